@@ -1,0 +1,251 @@
+#include "common/parallel.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "gtest/gtest.h"
+
+namespace bertlab {
+namespace {
+
+using Chunk = std::pair<int64_t, int64_t>;
+
+std::vector<Chunk> Chunks(const ChunkPartition& partition) {
+  std::vector<Chunk> chunks;
+  for (int chunk = 0; chunk < partition.num_chunks; ++chunk) {
+    chunks.emplace_back(partition.ChunkBegin(chunk), partition.ChunkEnd(chunk));
+  }
+  return chunks;
+}
+
+TEST(PartitionRangeTest, FollowsDocumentedRule) {
+  // size 10, 4 threads: base 2, extra 2 -> 3, 3, 2, 2.
+  EXPECT_EQ(Chunks(PartitionRange(0, 10, 1, 4)),
+            (std::vector<Chunk>{{0, 3}, {3, 6}, {6, 8}, {8, 10}}));
+  // Offsets carry through.
+  EXPECT_EQ(
+      Chunks(PartitionRange(100, 110, 1, 4)),
+      (std::vector<Chunk>{{100, 103}, {103, 106}, {106, 108}, {108, 110}}));
+  // min_chunk caps the chunk count: 10 / 4 = 2 chunks of 5.
+  EXPECT_EQ(Chunks(PartitionRange(0, 10, 4, 8)),
+            (std::vector<Chunk>{{0, 5}, {5, 10}}));
+  // Shorter than min_chunk: one chunk.
+  EXPECT_EQ(Chunks(PartitionRange(-3, 2, 100, 8)),
+            (std::vector<Chunk>{{-3, 2}}));
+  // More threads than elements: one element each.
+  EXPECT_EQ(Chunks(PartitionRange(0, 3, 1, 8)),
+            (std::vector<Chunk>{{0, 1}, {1, 2}, {2, 3}}));
+  // Empty and reversed ranges have no chunks.
+  EXPECT_EQ(PartitionRange(5, 5, 1, 4).num_chunks, 0);
+  EXPECT_EQ(PartitionRange(5, 2, 1, 4).num_chunks, 0);
+}
+
+TEST(PartitionRangeTest, ChunksTileTheRangeAndDifferByAtMostOne) {
+  for (int64_t size = 1; size < 70; ++size) {
+    for (int threads = 1; threads <= 9; ++threads) {
+      for (int64_t min_chunk : {1, 2, 5, 16}) {
+        const ChunkPartition partition =
+            PartitionRange(7, 7 + size, min_chunk, threads);
+        ASSERT_GE(partition.num_chunks, 1);
+        ASSERT_LE(partition.num_chunks, threads);
+        int64_t shortest = size;
+        int64_t longest = 0;
+        int64_t next = 7;
+        for (const Chunk& chunk : Chunks(partition)) {
+          ASSERT_EQ(chunk.first, next);
+          shortest = std::min(shortest, chunk.second - chunk.first);
+          longest = std::max(longest, chunk.second - chunk.first);
+          next = chunk.second;
+        }
+        ASSERT_EQ(next, 7 + size);
+        ASSERT_LE(longest - shortest, 1);
+        if (partition.num_chunks > 1) {
+          ASSERT_GE(shortest, min_chunk);
+        }
+      }
+    }
+  }
+}
+
+TEST(ParallelForTest, VisitsEveryIndexExactlyOnceWithTheDocumentedChunks) {
+  for (int threads : {1, 2, 3, 5}) {
+    SetNumThreads(threads);
+    ASSERT_EQ(NumThreads(), threads);
+    constexpr int64_t kBegin = -17;
+    constexpr int64_t kEnd = 1000;
+    std::vector<std::atomic<int>> visits(kEnd - kBegin);
+    std::mutex mutex;
+    std::set<Chunk> seen_chunks;
+    ParallelFor(kBegin, kEnd, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) ++visits[i - kBegin];
+      std::lock_guard<std::mutex> lock(mutex);
+      seen_chunks.insert({begin, end});
+    });
+    for (int64_t i = 0; i < kEnd - kBegin; ++i) {
+      ASSERT_EQ(visits[i].load(), 1) << "index " << i + kBegin;
+    }
+    const std::vector<Chunk> expected =
+        Chunks(PartitionRange(kBegin, kEnd, 1, threads));
+    EXPECT_EQ(seen_chunks, std::set<Chunk>(expected.begin(), expected.end()));
+  }
+}
+
+TEST(ParallelForTest, EmptyRangeNeverCallsBody) {
+  SetNumThreads(2);
+  int calls = 0;
+  ParallelFor(3, 3, 1, [&](int64_t, int64_t) { ++calls; });
+  ParallelFor(3, 1, 1, [&](int64_t, int64_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(ParallelForTest, OneThreadRunsEverythingOnTheCaller) {
+  SetNumThreads(1);
+  EXPECT_EQ(openblas_get_num_threads(), 1);
+  const std::thread::id caller = std::this_thread::get_id();
+  int calls = 0;
+  bool all_on_caller = true;
+  ParallelFor(0, 100000, 1, [&](int64_t, int64_t) {
+    ++calls;
+    all_on_caller &= std::this_thread::get_id() == caller;
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(all_on_caller);
+}
+
+TEST(ParallelForTest, TwoThreadsUseAtMostTwoThreadIdsAndSetOpenBlas) {
+  SetNumThreads(2);
+  EXPECT_EQ(NumThreads(), 2);
+  EXPECT_EQ(openblas_get_num_threads(), 2);
+  for (int repeat = 0; repeat < 20; ++repeat) {
+    std::mutex mutex;
+    std::set<std::thread::id> ids;
+    int calls = 0;
+    ParallelFor(0, 1 << 16, 1, [&](int64_t, int64_t) {
+      std::lock_guard<std::mutex> lock(mutex);
+      ids.insert(std::this_thread::get_id());
+      ++calls;
+    });
+    EXPECT_EQ(calls, 2);
+    EXPECT_LE(ids.size(), 2u);
+    EXPECT_EQ(ids.count(std::this_thread::get_id()), 1u)
+        << "the caller must take a chunk";
+  }
+}
+
+TEST(ParallelForTest, NestedCallsRunInlineWithoutDeadlock) {
+  SetNumThreads(4);
+  constexpr int64_t kOuter = 8;
+  constexpr int64_t kInner = 1000;
+  std::vector<std::atomic<int>> visits(kOuter * kInner);
+  std::atomic<int> inner_calls_on_other_threads{0};
+  ParallelFor(0, kOuter, 1, [&](int64_t outer_begin, int64_t outer_end) {
+    const std::thread::id outer_thread = std::this_thread::get_id();
+    for (int64_t outer = outer_begin; outer < outer_end; ++outer) {
+      ParallelFor(0, kInner, 1, [&](int64_t begin, int64_t end) {
+        if (std::this_thread::get_id() != outer_thread) {
+          ++inner_calls_on_other_threads;
+        }
+        for (int64_t i = begin; i < end; ++i) ++visits[outer * kInner + i];
+      });
+    }
+  });
+  for (const std::atomic<int>& count : visits) ASSERT_EQ(count.load(), 1);
+  EXPECT_EQ(inner_calls_on_other_threads.load(), 0);
+}
+
+TEST(ParallelForTest, ReductionOverChunksIsReproducible) {
+  SetNumThreads(3);
+  std::vector<float> values(100003);
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = 1.0f / static_cast<float>(i + 1);
+  }
+  auto reduce = [&] {
+    const ChunkPartition partition =
+        PartitionRange(0, values.size(), 1024, NumThreads());
+    std::vector<float> partials(partition.num_chunks, 0.0f);
+    ParallelForChunks(partition, [&](int chunk, int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) partials[chunk] += values[i];
+    });
+    float total = 0.0f;
+    for (float partial : partials) total += partial;
+    return total;
+  };
+  const float first = reduce();
+  for (int repeat = 0; repeat < 10; ++repeat) EXPECT_EQ(reduce(), first);
+}
+
+TEST(ParallelForTest, ConcurrentTopLevelCallsTakeTurns) {
+  SetNumThreads(2);
+  std::atomic<int64_t> total{0};
+  auto work = [&] {
+    for (int repeat = 0; repeat < 50; ++repeat) {
+      ParallelFor(0, 1000, 1,
+                  [&](int64_t begin, int64_t end) { total += end - begin; });
+    }
+  };
+  std::thread other(work);
+  work();
+  other.join();
+  EXPECT_EQ(total.load(), 2 * 50 * 1000);
+}
+
+TEST(DefaultNumThreadsTest, ReadsEnvironment) {
+  ASSERT_EQ(setenv(kNumThreadsEnvVar, "3", 1), 0);
+  absl::StatusOr<int> n = DefaultNumThreads();
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, 3);
+
+  for (const char* bad : {"0", "-2", "four", "2x", "100000"}) {
+    ASSERT_EQ(setenv(kNumThreadsEnvVar, bad, 1), 0);
+    n = DefaultNumThreads();
+    EXPECT_EQ(n.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(n.status().message().find(kNumThreadsEnvVar),
+              absl::string_view::npos);
+  }
+
+  ASSERT_EQ(unsetenv(kNumThreadsEnvVar), 0);
+  n = DefaultNumThreads();
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_GE(*n, 1);
+}
+
+// Death tests re-execute the binary (threadsafe style), so the child starts
+// with no thread count set, as a fresh process would.
+TEST(NumThreadsDeathTest, FirstUseAppliesEnvironmentToOpenBlas) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv(kNumThreadsEnvVar, "3", 1);
+        const int n = NumThreads();
+        const int openblas_n = openblas_get_num_threads();
+        fprintf(stderr, "threads %d openblas %d\n", n, openblas_n);
+        exit(n == 3 && openblas_n == 3 ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "threads 3 openblas 3");
+}
+
+TEST(NumThreadsDeathTest, MalformedEnvironmentFailsLoudly) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        setenv(kNumThreadsEnvVar, "lots", 1);
+        NumThreads();
+      },
+      "BERTLAB_NUM_THREADS=\"lots\"");
+}
+
+}  // namespace
+}  // namespace bertlab
