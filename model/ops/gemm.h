@@ -1,0 +1,33 @@
+// Row-major GEMM through OpenBLAS: C = alpha * op(A) * op(B) + beta * C, with
+// op(X) = X or X^T. Float calls cblas_sgemm, double calls cblas_dgemm (the
+// gradient checks run in double).
+//
+//   A: (M, K) or, transposed, stored as (K, M), leading dimension lda
+//   B: (K, N) or, transposed, stored as (N, K), leading dimension ldb
+//   C: (M, N), leading dimension ldc
+#ifndef BERTLAB_MODEL_OPS_GEMM_H_
+#define BERTLAB_MODEL_OPS_GEMM_H_
+
+#include <cstdint>
+
+namespace bertlab {
+
+enum class Transpose { kNo, kYes };
+
+template <typename T>
+void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
+          int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc);
+
+// The common case: contiguous operands (lda/ldb/ldc implied by the shapes).
+template <typename T>
+void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
+          int64_t k, T alpha, const T* a, const T* b, T beta, T* c) {
+  Gemm(transpose_a, transpose_b, m, n, k, alpha, a,
+       transpose_a == Transpose::kNo ? k : m, b,
+       transpose_b == Transpose::kNo ? n : k, beta, c, n);
+}
+
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_OPS_GEMM_H_

@@ -1,0 +1,183 @@
+// Throughput of the encoder's CPU ops at BERT-BASE shapes: a micro-batch of
+// 8 sequences of 128 tokens (1024 rows), hidden 768, intermediate 3072.
+//
+//   bazel run -c opt //model/ops:ops_benchmark
+//   bazel run -c opt //model/ops:ops_benchmark -- --benchmark_filter=Linear
+//
+// How to read it: the Linear rows report GFLOP/s (2 * rows * in * out
+// multiply-adds per product; backward counts its two products, d_in and
+// d_weight) against the machine's OpenBLAS peak. LayerNorm and GELU are
+// memory- and transcendental-bound: items_per_second counts elements and
+// bytes_per_second the tensors read and written. The /threads:N suffix is the
+// thread count set for OpenBLAS and ParallelFor (1 and the default, which is
+// $BERTLAB_NUM_THREADS or the hardware concurrency). Times are wall-clock.
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "benchmark/benchmark.h"
+#include "common/check.h"
+#include "common/parallel.h"
+#include "model/ops/gelu.h"
+#include "model/ops/layer_norm.h"
+#include "model/ops/linear.h"
+
+namespace bertlab {
+namespace {
+
+constexpr int64_t kRows = 8 * 128;
+constexpr int64_t kHidden = 768;
+constexpr int64_t kIntermediate = 3072;
+constexpr double kBertEps = 1e-12;
+
+std::vector<float> Filled(int64_t n, float first) {
+  std::vector<float> values(n);
+  // A cheap deterministic pattern in [-1, 1); the values do not matter.
+  for (int64_t i = 0; i < n; ++i) {
+    values[i] = first + static_cast<float>((i * 7919) % 2000) / 1000.0f - 1.0f;
+  }
+  return values;
+}
+
+// Args: thread count 1 and the default one.
+void ThreadCounts(benchmark::internal::Benchmark* benchmark) {
+  benchmark->ArgName("threads")->Arg(1);
+  const absl::StatusOr<int> default_threads = DefaultNumThreads();
+  CHECK_OK(default_threads.status());
+  if (*default_threads > 1) benchmark->Arg(*default_threads);
+  benchmark->UseRealTime();
+}
+
+void SetGflops(benchmark::State& state, double flops_per_iteration) {
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops_per_iteration * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The FFN's first projection: (1024, 768) -> (1024, 3072).
+void BM_LinearForward(benchmark::State& state) {
+  SetNumThreads(static_cast<int>(state.range(0)));
+  const std::vector<float> in = Filled(kRows * kHidden, 0);
+  const std::vector<float> weight = Filled(kIntermediate * kHidden, 0);
+  const std::vector<float> bias = Filled(kIntermediate, 0);
+  std::vector<float> out(kRows * kIntermediate);
+  for (auto _ : state) {
+    LinearForward(out.data(), in.data(), weight.data(), bias.data(), kRows,
+                  kHidden, kIntermediate);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  SetGflops(state, 2.0 * kRows * kHidden * kIntermediate);
+}
+BENCHMARK(BM_LinearForward)->Apply(ThreadCounts);
+
+void BM_LinearBackward(benchmark::State& state) {
+  SetNumThreads(static_cast<int>(state.range(0)));
+  const std::vector<float> in = Filled(kRows * kHidden, 0);
+  const std::vector<float> weight = Filled(kIntermediate * kHidden, 0);
+  const std::vector<float> d_out = Filled(kRows * kIntermediate, 0);
+  std::vector<float> d_in(kRows * kHidden);
+  std::vector<float> d_weight(kIntermediate * kHidden, 0.0f);
+  std::vector<float> d_bias(kIntermediate, 0.0f);
+  for (auto _ : state) {
+    LinearBackward(d_in.data(), d_weight.data(), d_bias.data(), d_out.data(),
+                   in.data(), weight.data(), kRows, kHidden, kIntermediate);
+    benchmark::DoNotOptimize(d_in.data());
+    benchmark::DoNotOptimize(d_weight.data());
+    benchmark::ClobberMemory();
+  }
+  SetGflops(state, 2 * 2.0 * kRows * kHidden * kIntermediate);
+}
+BENCHMARK(BM_LinearBackward)->Apply(ThreadCounts);
+
+void SetElementThroughput(benchmark::State& state, int64_t elements,
+                          int64_t tensors_touched) {
+  state.SetItemsProcessed(state.iterations() * elements);
+  state.SetBytesProcessed(state.iterations() * elements * tensors_touched *
+                          static_cast<int64_t>(sizeof(float)));
+}
+
+void BM_LayerNormForward(benchmark::State& state) {
+  SetNumThreads(static_cast<int>(state.range(0)));
+  const std::vector<float> in = Filled(kRows * kHidden, 0.5f);
+  const std::vector<float> gamma = Filled(kHidden, 1),
+                           beta = Filled(kHidden, 0);
+  std::vector<float> out(kRows * kHidden), mean(kRows), rstd(kRows);
+  for (auto _ : state) {
+    LayerNormForward(out.data(), mean.data(), rstd.data(), in.data(),
+                     gamma.data(), beta.data(), kRows, kHidden, kBertEps);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  SetElementThroughput(state, kRows * kHidden, /*in, out*/ 2);
+}
+BENCHMARK(BM_LayerNormForward)->Apply(ThreadCounts);
+
+void BM_LayerNormBackward(benchmark::State& state) {
+  SetNumThreads(static_cast<int>(state.range(0)));
+  const std::vector<float> in = Filled(kRows * kHidden, 0.5f);
+  const std::vector<float> gamma = Filled(kHidden, 1),
+                           beta = Filled(kHidden, 0);
+  const std::vector<float> d_out = Filled(kRows * kHidden, 0);
+  std::vector<float> out(kRows * kHidden), mean(kRows), rstd(kRows);
+  LayerNormForward(out.data(), mean.data(), rstd.data(), in.data(),
+                   gamma.data(), beta.data(), kRows, kHidden, kBertEps);
+  std::vector<float> d_in(kRows * kHidden);
+  std::vector<float> d_gamma(kHidden, 0.0f), d_beta(kHidden, 0.0f);
+  for (auto _ : state) {
+    LayerNormBackward(d_in.data(), d_gamma.data(), d_beta.data(), d_out.data(),
+                      in.data(), gamma.data(), mean.data(), rstd.data(), kRows,
+                      kHidden);
+    benchmark::DoNotOptimize(d_in.data());
+    benchmark::ClobberMemory();
+  }
+  // d_in pass reads in, d_out, writes d_in; the column pass reads in, d_out.
+  SetElementThroughput(state, kRows * kHidden, /*tensors_touched=*/5);
+}
+BENCHMARK(BM_LayerNormBackward)->Apply(ThreadCounts);
+
+// Args: thread count, GELU form (0 = kErf, 1 = kTanh).
+void GeluArgs(benchmark::internal::Benchmark* benchmark) {
+  const absl::StatusOr<int> default_threads = DefaultNumThreads();
+  CHECK_OK(default_threads.status());
+  benchmark->ArgNames({"threads", "tanh"});
+  for (int form : {0, 1}) {
+    benchmark->Args({1, form});
+    if (*default_threads > 1) benchmark->Args({*default_threads, form});
+  }
+  benchmark->UseRealTime();
+}
+
+// The FFN activation: (1024, 3072).
+void BM_GeluForward(benchmark::State& state) {
+  SetNumThreads(static_cast<int>(state.range(0)));
+  const GeluForm form = state.range(1) == 0 ? GeluForm::kErf : GeluForm::kTanh;
+  const int64_t n = kRows * kIntermediate;
+  const std::vector<float> in = Filled(n, 0);
+  std::vector<float> out(n);
+  for (auto _ : state) {
+    GeluForward(out.data(), in.data(), n, form);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  SetElementThroughput(state, n, /*in, out*/ 2);
+}
+BENCHMARK(BM_GeluForward)->Apply(GeluArgs);
+
+void BM_GeluBackward(benchmark::State& state) {
+  SetNumThreads(static_cast<int>(state.range(0)));
+  const GeluForm form = state.range(1) == 0 ? GeluForm::kErf : GeluForm::kTanh;
+  const int64_t n = kRows * kIntermediate;
+  const std::vector<float> in = Filled(n, 0), d_out = Filled(n, 0.25f);
+  std::vector<float> d_in(n);
+  for (auto _ : state) {
+    GeluBackward(d_in.data(), d_out.data(), in.data(), n, form);
+    benchmark::DoNotOptimize(d_in.data());
+    benchmark::ClobberMemory();
+  }
+  SetElementThroughput(state, n, /*d_out, in, d_in*/ 3);
+}
+BENCHMARK(BM_GeluBackward)->Apply(GeluArgs);
+
+}  // namespace
+}  // namespace bertlab
