@@ -144,9 +144,8 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
                    params + offsets.token_type_embeddings, batch.batch,
                    batch.seq_len, hidden, config.vocab_size,
                    config.max_position_embeddings, config.type_vocab_size);
-  LayerNormForward(acts->embedding_output_.data(),
-                   acts->embedding_mean_.data(), acts->embedding_rstd_.data(),
-                   acts->embedding_sum_.data(),
+  LayerNormForward(acts->embedding_output_.data(), acts->embedding_mean_.data(),
+                   acts->embedding_rstd_.data(), acts->embedding_sum_.data(),
                    params + offsets.embeddings_norm_gamma,
                    params + offsets.embeddings_norm_beta, n, hidden, eps);
   const DropoutSite embedding_dropout =
@@ -160,17 +159,17 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
     auto& layer = acts->layers_[l];
     LinearForward(layer.qkv.data(), x, params + p.qkv_weight,
                   params + p.qkv_bias, n, hidden, 3 * hidden);
-    AttentionForward(layer.context.data(), layer.probs.data(),
-                     layer.qkv.data(), batch.attention_mask, batch.batch,
-                     batch.seq_len, config.num_attention_heads,
-                     config.head_dim(), MakeAttentionOptions(config, dropout, l));
+    AttentionForward(layer.context.data(), layer.probs.data(), layer.qkv.data(),
+                     batch.attention_mask, batch.batch, batch.seq_len,
+                     config.num_attention_heads, config.head_dim(),
+                     MakeAttentionOptions(config, dropout, l));
     // a = Dropout(Dense(context)), then x + a, kept in attention_residual.
     T* residual = layer.attention_residual.data();
     LinearForward(residual, layer.context.data(),
                   params + p.attention_output_weight,
                   params + p.attention_output_bias, n, hidden, hidden);
-    const DropoutSite attention_dropout = Site(
-        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
+    const DropoutSite attention_dropout =
+        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
     DropoutForward(residual, residual, n * hidden, attention_dropout.rate,
                    attention_dropout.stream);
     ResidualAddForward(residual, residual, x, n * hidden);
@@ -180,16 +179,16 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
                      params + p.attention_norm_beta, n, hidden, eps);
 
     LinearForward(layer.intermediate_input.data(), layer.attention_norm.data(),
-                  params + p.intermediate_weight,
-                  params + p.intermediate_bias, n, hidden, intermediate);
+                  params + p.intermediate_weight, params + p.intermediate_bias,
+                  n, hidden, intermediate);
     GeluForward(layer.intermediate.data(), layer.intermediate_input.data(),
                 n * intermediate, config.hidden_act);
     T* output_residual = layer.output_residual.data();
     LinearForward(output_residual, layer.intermediate.data(),
                   params + p.output_weight, params + p.output_bias, n,
                   intermediate, hidden);
-    const DropoutSite output_dropout = Site(
-        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
+    const DropoutSite output_dropout =
+        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
     DropoutForward(output_residual, output_residual, n * hidden,
                    output_dropout.rate, output_dropout.stream);
     ResidualAddForward(output_residual, output_residual,
@@ -211,9 +210,8 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
 template <typename T>
 void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
                      const T* params, T* grads, const EncoderBatch& batch,
-                     const DropoutSettings& dropout,
-                     const T* d_sequence_output, const T* d_pooled_output,
-                     EncoderActivations<T>* acts) {
+                     const DropoutSettings& dropout, const T* d_sequence_output,
+                     const T* d_pooled_output, EncoderActivations<T>* acts) {
   CHECK_EQ(batch.batch, acts->batch_);
   CHECK_EQ(batch.seq_len, acts->seq_len_);
   const int64_t n = batch.batch * batch.seq_len;
@@ -247,14 +245,13 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
     const T* x = l == 0 ? acts->embedding_output_.data()
                         : acts->layers_[l - 1].output.data();
     // out = LayerNorm(r2): d_r2 -> d_a.
-    LayerNormBackward(d_a, grads + p.output_norm_gamma,
-                      grads + p.output_norm_beta, d_x,
-                      layer.output_residual.data(),
-                      params + p.output_norm_gamma, layer.output_mean.data(),
-                      layer.output_rstd.data(), n, hidden);
+    LayerNormBackward(
+        d_a, grads + p.output_norm_gamma, grads + p.output_norm_beta, d_x,
+        layer.output_residual.data(), params + p.output_norm_gamma,
+        layer.output_mean.data(), layer.output_rstd.data(), n, hidden);
     // r2 = h + Dropout(f): d_f -> d_b.
-    const DropoutSite output_dropout = Site(
-        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
+    const DropoutSite output_dropout =
+        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
     DropoutBackward(d_b, d_a, n * hidden, output_dropout.rate,
                     output_dropout.stream);
     T* d_intermediate = acts->d_intermediate_.data();
@@ -271,15 +268,13 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
     // h feeds both Dense1 and the residual: d_h = d_b + d_a.
     ResidualAddForward(d_b, d_b, d_a, n * hidden);
     // h = LayerNorm(r1): d_r1 -> d_a.
-    LayerNormBackward(d_a, grads + p.attention_norm_gamma,
-                      grads + p.attention_norm_beta, d_b,
-                      layer.attention_residual.data(),
-                      params + p.attention_norm_gamma,
-                      layer.attention_mean.data(), layer.attention_rstd.data(),
-                      n, hidden);
+    LayerNormBackward(
+        d_a, grads + p.attention_norm_gamma, grads + p.attention_norm_beta, d_b,
+        layer.attention_residual.data(), params + p.attention_norm_gamma,
+        layer.attention_mean.data(), layer.attention_rstd.data(), n, hidden);
     // r1 = x + Dropout(Dense(context)).
-    const DropoutSite attention_dropout = Site(
-        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
+    const DropoutSite attention_dropout =
+        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
     DropoutBackward(d_b, d_a, n * hidden, attention_dropout.rate,
                     attention_dropout.stream);
     LinearBackward(d_x, grads + p.attention_output_weight,
@@ -288,7 +283,8 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
     AttentionBackward(acts->d_qkv_.data(), d_x, layer.qkv.data(),
                       layer.probs.data(), batch.attention_mask, batch.batch,
                       batch.seq_len, config.num_attention_heads,
-                      config.head_dim(), MakeAttentionOptions(config, dropout, l));
+                      config.head_dim(),
+                      MakeAttentionOptions(config, dropout, l));
     LinearBackward(d_x, grads + p.qkv_weight, grads + p.qkv_bias,
                    acts->d_qkv_.data(), x, params + p.qkv_weight, n, hidden,
                    3 * hidden);
@@ -301,18 +297,17 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
       Site(dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
   DropoutBackward(d_x, d_x, n * hidden, embedding_dropout.rate,
                   embedding_dropout.stream);
-  LayerNormBackward(d_a, grads + offsets.embeddings_norm_gamma,
-                    grads + offsets.embeddings_norm_beta, d_x,
-                    acts->embedding_sum_.data(),
-                    params + offsets.embeddings_norm_gamma,
-                    acts->embedding_mean_.data(), acts->embedding_rstd_.data(),
-                    n, hidden);
+  LayerNormBackward(
+      d_a, grads + offsets.embeddings_norm_gamma,
+      grads + offsets.embeddings_norm_beta, d_x, acts->embedding_sum_.data(),
+      params + offsets.embeddings_norm_gamma, acts->embedding_mean_.data(),
+      acts->embedding_rstd_.data(), n, hidden);
   EmbeddingBackward(grads + offsets.word_embeddings,
                     grads + offsets.position_embeddings,
-                    grads + offsets.token_type_embeddings, d_a,
-                    batch.input_ids, batch.token_type_ids, batch.batch,
-                    batch.seq_len, hidden, config.vocab_size,
-                    config.max_position_embeddings, config.type_vocab_size);
+                    grads + offsets.token_type_embeddings, d_a, batch.input_ids,
+                    batch.token_type_ids, batch.batch, batch.seq_len, hidden,
+                    config.vocab_size, config.max_position_embeddings,
+                    config.type_vocab_size);
 }
 
 template class EncoderActivations<float>;

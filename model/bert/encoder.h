@@ -63,16 +63,16 @@ class EncoderActivations {
   int64_t batch() const { return batch_; }
   int64_t seq_len() const { return seq_len_; }
 
-  const T* sequence_output() const;  // (B*T, H)
+  const T* sequence_output() const;                          // (B*T, H)
   const T* pooled_output() const { return pooled_.data(); }  // (B, H)
   // Bytes held by all buffers.
   int64_t SizeInBytes() const;
 
  private:
   template <typename U>
-  friend void EncoderForward(const BertConfig&, const EncoderOffsets&,
-                             const U*, const EncoderBatch&,
-                             const DropoutSettings&, EncoderActivations<U>*);
+  friend void EncoderForward(const BertConfig&, const EncoderOffsets&, const U*,
+                             const EncoderBatch&, const DropoutSettings&,
+                             EncoderActivations<U>*);
   template <typename U>
   friend void EncoderBackward(const BertConfig&, const EncoderOffsets&,
                               const U*, U*, const EncoderBatch&,
@@ -102,8 +102,8 @@ class EncoderActivations {
   std::vector<T> embedding_mean_;    // (N)
   std::vector<T> embedding_rstd_;    // (N)
   std::vector<Layer> layers_;
-  std::vector<T> cls_;           // (B, H) sequence output at t = 0
-  std::vector<T> pooled_;        // (B, H)
+  std::vector<T> cls_;     // (B, H) sequence output at t = 0
+  std::vector<T> pooled_;  // (B, H)
   // Backward work space.
   std::vector<T> d_a_, d_b_, d_c_;  // (N, H) each
   std::vector<T> d_qkv_;            // (N, 3H)
@@ -126,8 +126,8 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
 template <typename T>
 void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
                      const T* params, T* grads, const EncoderBatch& batch,
-                     const DropoutSettings& dropout,
-                     const T* d_sequence_output, const T* d_pooled_output,
+                     const DropoutSettings& dropout, const T* d_sequence_output,
+                     const T* d_pooled_output,
                      EncoderActivations<T>* activations);
 
 }  // namespace bertlab

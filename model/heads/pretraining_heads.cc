@@ -24,9 +24,8 @@ PretrainingHeadOffsets AddPretrainingHeadParameters(const BertConfig& config,
   offsets.transform_norm_gamma =
       layout->Add("cls.predictions.transform.LayerNorm.weight", {hidden},
                   OnesInitializer());
-  offsets.transform_norm_beta =
-      layout->Add("cls.predictions.transform.LayerNorm.bias", {hidden},
-                  ZerosInitializer());
+  offsets.transform_norm_beta = layout->Add(
+      "cls.predictions.transform.LayerNorm.bias", {hidden}, ZerosInitializer());
   offsets.decoder_bias = layout->Add("cls.predictions.bias",
                                      {config.vocab_size}, ZerosInitializer());
   if (next_sentence) {
@@ -68,7 +67,8 @@ T PretrainingHeadsForward(const BertConfig& config,
                           const PretrainingHeadOffsets& head, const T* params,
                           const T* sequence_output, const T* pooled_output,
                           const PretrainingTargets& targets, int64_t batch,
-                          int64_t seq_len, PretrainingHeadActivations<T>* acts) {
+                          int64_t seq_len,
+                          PretrainingHeadActivations<T>* acts) {
   const int64_t m = targets.num_predictions;
   const int64_t hidden = config.hidden_size;
   const int64_t vocab = config.vocab_size;
@@ -84,19 +84,18 @@ T PretrainingHeadsForward(const BertConfig& config,
                 sizeof(T) * hidden);
   }
   LinearForward(acts->transform_input_.data(), acts->gathered_.data(),
-                params + head.transform_weight, params + head.transform_bias,
-                m, hidden, hidden);
+                params + head.transform_weight, params + head.transform_bias, m,
+                hidden, hidden);
   GeluForward(acts->transform_.data(), acts->transform_input_.data(),
               m * hidden, config.hidden_act);
-  LayerNormForward(acts->normed_.data(), acts->norm_mean_.data(),
-                   acts->norm_rstd_.data(), acts->transform_.data(),
-                   params + head.transform_norm_gamma,
-                   params + head.transform_norm_beta, m, hidden,
-                   config.layer_norm_eps);
+  LayerNormForward(
+      acts->normed_.data(), acts->norm_mean_.data(), acts->norm_rstd_.data(),
+      acts->transform_.data(), params + head.transform_norm_gamma,
+      params + head.transform_norm_beta, m, hidden, config.layer_norm_eps);
   // The tied decoder: word_embeddings (V, H) is the weight in [out, in].
   LinearForward(acts->logits_.data(), acts->normed_.data(),
-                params + encoder.word_embeddings, params + head.decoder_bias,
-                m, hidden, vocab);
+                params + encoder.word_embeddings, params + head.decoder_bias, m,
+                hidden, vocab);
   acts->masked_lm_loss_ = SoftmaxCrossEntropyForward(
       acts->probs_.data(), acts->logits_.data(), targets.labels,
       static_cast<const T*>(nullptr), m, vocab, kIgnoreLabel);
@@ -130,19 +129,18 @@ void PretrainingHeadsBackward(const BertConfig& config,
   const int64_t hidden = config.hidden_size;
   const int64_t vocab = config.vocab_size;
   SoftmaxCrossEntropyBackward(acts->d_logits_.data(), acts->probs_.data(),
-                              targets.labels, static_cast<const T*>(nullptr),
-                              m, vocab, kIgnoreLabel, T(1));
+                              targets.labels, static_cast<const T*>(nullptr), m,
+                              vocab, kIgnoreLabel, T(1));
   T* d_a = acts->d_hidden_a_.data();
   T* d_b = acts->d_hidden_b_.data();
   LinearBackward(d_a, grads + encoder.word_embeddings,
                  grads + head.decoder_bias, acts->d_logits_.data(),
                  acts->normed_.data(), params + encoder.word_embeddings, m,
                  hidden, vocab);
-  LayerNormBackward(d_b, grads + head.transform_norm_gamma,
-                    grads + head.transform_norm_beta, d_a,
-                    acts->transform_.data(), params + head.transform_norm_gamma,
-                    acts->norm_mean_.data(), acts->norm_rstd_.data(), m,
-                    hidden);
+  LayerNormBackward(
+      d_b, grads + head.transform_norm_gamma, grads + head.transform_norm_beta,
+      d_a, acts->transform_.data(), params + head.transform_norm_gamma,
+      acts->norm_mean_.data(), acts->norm_rstd_.data(), m, hidden);
   GeluBackward(d_b, d_b, acts->transform_input_.data(), m * hidden,
                config.hidden_act);
   LinearBackward(d_a, grads + head.transform_weight,
@@ -172,14 +170,14 @@ void PretrainingHeadsBackward(const BertConfig& config,
 
 template class PretrainingHeadActivations<float>;
 template class PretrainingHeadActivations<double>;
-#define BERTLAB_INSTANTIATE(T)                                               \
-  template T PretrainingHeadsForward<T>(                                     \
+#define BERTLAB_INSTANTIATE(T)                                                 \
+  template T PretrainingHeadsForward<T>(                                       \
       const BertConfig&, const EncoderOffsets&, const PretrainingHeadOffsets&, \
-      const T*, const T*, const T*, const PretrainingTargets&, int64_t,      \
-      int64_t, PretrainingHeadActivations<T>*);                              \
-  template void PretrainingHeadsBackward<T>(                                 \
+      const T*, const T*, const T*, const PretrainingTargets&, int64_t,        \
+      int64_t, PretrainingHeadActivations<T>*);                                \
+  template void PretrainingHeadsBackward<T>(                                   \
       const BertConfig&, const EncoderOffsets&, const PretrainingHeadOffsets&, \
-      const T*, T*, const PretrainingTargets&, int64_t, int64_t,             \
+      const T*, T*, const PretrainingTargets&, int64_t, int64_t,               \
       PretrainingHeadActivations<T>*, T*, T*);
 BERTLAB_INSTANTIATE(float)
 BERTLAB_INSTANTIATE(double)

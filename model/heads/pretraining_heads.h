@@ -60,7 +60,7 @@ class PretrainingHeadActivations {
   T masked_lm_loss() const { return masked_lm_loss_; }
   T next_sentence_loss() const { return next_sentence_loss_; }
   const T* prediction_logits() const { return logits_.data(); }  // (M, V)
-  const T* next_sentence_logits() const {  // (B, 2)
+  const T* next_sentence_logits() const {                        // (B, 2)
     return nsp_logits_.data();
   }
 
@@ -68,30 +68,31 @@ class PretrainingHeadActivations {
   template <typename U>
   friend U PretrainingHeadsForward(const BertConfig&, const EncoderOffsets&,
                                    const PretrainingHeadOffsets&, const U*,
-                                   const U*, const U*, const PretrainingTargets&,
-                                   int64_t, int64_t,
+                                   const U*, const U*,
+                                   const PretrainingTargets&, int64_t, int64_t,
                                    PretrainingHeadActivations<U>*);
   template <typename U>
-  friend void PretrainingHeadsBackward(
-      const BertConfig&, const EncoderOffsets&, const PretrainingHeadOffsets&,
-      const U*, U*, const PretrainingTargets&, int64_t, int64_t,
-      PretrainingHeadActivations<U>*, U*, U*);
+  friend void PretrainingHeadsBackward(const BertConfig&, const EncoderOffsets&,
+                                       const PretrainingHeadOffsets&, const U*,
+                                       U*, const PretrainingTargets&, int64_t,
+                                       int64_t, PretrainingHeadActivations<U>*,
+                                       U*, U*);
 
   int64_t max_predictions_;
   int64_t batch_;
-  std::vector<T> gathered_;         // (M, H)
-  std::vector<T> transform_input_;  // (M, H) Dense output, GELU input
-  std::vector<T> transform_;        // (M, H) GELU output
-  std::vector<T> normed_;           // (M, H)
-  std::vector<T> norm_mean_, norm_rstd_;  // (M)
-  std::vector<T> logits_;           // (M, V)
-  std::vector<T> probs_;            // (M, V)
-  std::vector<T> pooled_;           // (B, H) copy of the pooled output
-  std::vector<T> nsp_logits_;       // (B, 2)
-  std::vector<T> nsp_probs_;        // (B, 2)
-  std::vector<T> d_logits_;         // (M, V)
+  std::vector<T> gathered_;                 // (M, H)
+  std::vector<T> transform_input_;          // (M, H) Dense output, GELU input
+  std::vector<T> transform_;                // (M, H) GELU output
+  std::vector<T> normed_;                   // (M, H)
+  std::vector<T> norm_mean_, norm_rstd_;    // (M)
+  std::vector<T> logits_;                   // (M, V)
+  std::vector<T> probs_;                    // (M, V)
+  std::vector<T> pooled_;                   // (B, H) copy of the pooled output
+  std::vector<T> nsp_logits_;               // (B, 2)
+  std::vector<T> nsp_probs_;                // (B, 2)
+  std::vector<T> d_logits_;                 // (M, V)
   std::vector<T> d_hidden_a_, d_hidden_b_;  // (M, H)
-  std::vector<T> d_nsp_logits_;     // (B, 2)
+  std::vector<T> d_nsp_logits_;             // (B, 2)
   T masked_lm_loss_ = 0;
   T next_sentence_loss_ = 0;
 };

@@ -93,8 +93,8 @@ void CheckModelGradients(Model* model, const PretrainingTargets& targets,
   EncoderBackward(model->config, model->encoder, model->params.data(),
                   grads.data(), batch.View(), dropout, d_sequence.data(),
                   d_pooled.data(), &encoder_acts);
-  EXPECT_TRUE(GradientMatches("BertForPreTraining", loss, &model->params,
-                              grads, kModelTolerance));
+  EXPECT_TRUE(GradientMatches("BertForPreTraining", loss, &model->params, grads,
+                              kModelTolerance));
 }
 
 TEST(PretrainingHeadsGradientTest, MaskedLmAndNextSentence) {
@@ -144,12 +144,12 @@ TEST(PretrainingHeadsTest, LossIsTheSumOfItsParts) {
                              next_sentence.data()};
   EncoderActivations<double> encoder_acts(model.config, 2, 5);
   PretrainingHeadActivations<double> head_acts(model.config, 2, 2);
-  EncoderForward(model.config, model.encoder, model.params.data(),
-                 batch.View(), {}, &encoder_acts);
+  EncoderForward(model.config, model.encoder, model.params.data(), batch.View(),
+                 {}, &encoder_acts);
   const double loss = PretrainingHeadsForward(
       model.config, model.encoder, model.head, model.params.data(),
-      encoder_acts.sequence_output(), encoder_acts.pooled_output(), targets,
-      2, 5, &head_acts);
+      encoder_acts.sequence_output(), encoder_acts.pooled_output(), targets, 2,
+      5, &head_acts);
   EXPECT_DOUBLE_EQ(loss,
                    head_acts.masked_lm_loss() + head_acts.next_sentence_loss());
   // The masked-LM loss is the mean of -log softmax at the two positions.
