@@ -1,0 +1,40 @@
+// The line format of //tasks:tokenize: one output line per input line, its
+// tokens separated by single spaces (an input line without tokens gives an
+// empty output line).
+//
+// Input lines end at "\n" only; a last line without "\n" still counts, and
+// the "\r" of "\r\n" is whitespace to the tokenizer. Other line breaks that
+// Python's str.splitlines() knows (\v, \f, \x1c-\x1e, \x85, U+2028, U+2029)
+// do not end a line. tools/reference/bert_tokenizer_reference.py reads the
+// same way, so the two can be compared line by line.
+#ifndef BERTLAB_TASKS_TOKENIZE_LINES_H_
+#define BERTLAB_TASKS_TOKENIZE_LINES_H_
+
+#include <istream>
+#include <ostream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "tasks/full_tokenizer.h"
+
+namespace bertlab {
+
+enum class TokenizeOutput {
+  kWordpieces,   // what FullTokenizer::Tokenize returns
+  kIds,          // their vocabulary ids, in decimal
+  kBasicTokens,  // BasicTokenizer's tokens, before WordPiece
+};
+
+// The output line for one input line, without its "\n".
+std::string FormatTokenizedLine(const FullTokenizer& tokenizer,
+                                TokenizeOutput output, absl::string_view line);
+
+// Tokenizes every line of `in` into `out`. Fails only when a stream does.
+absl::Status TokenizeLines(const FullTokenizer& tokenizer,
+                           TokenizeOutput output, std::istream& in,
+                           std::ostream& out);
+
+}  // namespace bertlab
+
+#endif  // BERTLAB_TASKS_TOKENIZE_LINES_H_
