@@ -22,6 +22,8 @@ PACKAGES=(
   clang-format        # the format check in .ci/run (tools/check_format.sh)
   nlohmann-json3-dev  # JSON (safetensors headers, HF config.json, SQuAD, run records)
   libutf8proc-dev     # Unicode categories and NFD for the BERT tokenizer
+  sword-text-web      # the embedded default corpus: the World English Bible (public domain)
+  diatheke            # reads SWORD modules (//tasks/corpus:default_corpus turns the WEB into our corpus format)
 )
 
 is_installed() {
