@@ -17,10 +17,12 @@
 #ifndef BERTLAB_TASKS_BASIC_TOKENIZER_H_
 #define BERTLAB_TASKS_BASIC_TOKENIZER_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "tasks/unicode_text.h"
 
@@ -45,15 +47,26 @@ class BasicTokenizer {
   // valid UTF-8 and free of whitespace.
   std::vector<std::string> Tokenize(absl::string_view text) const;
 
+  // The same tokens, in order, handed to `emit` one at a time without a
+  // std::string each; a view is valid only during its call.
+  void ForEachToken(absl::string_view text,
+                    absl::FunctionRef<void(absl::string_view)> emit) const;
+
   const BasicTokenizerOptions& options() const { return options_; }
 
  private:
-  // Appends the tokens of one whitespace-delimited token.
-  void SplitToken(const std::u32string& token,
-                  std::vector<std::string>* out) const;
+  // Emits the tokens of one whitespace-delimited token of cleaned text
+  // (valid UTF-8; `is_ascii` says whether all of it is ASCII). May change
+  // *token.
+  void SplitToken(std::string* token, bool is_ascii,
+                  absl::FunctionRef<void(absl::string_view)> emit) const;
 
   BasicTokenizerOptions options_;
   absl::flat_hash_set<std::string> never_split_;
+  // The shortest and longest entry of never_split_ in bytes: a token of
+  // another length needs no lookup.
+  size_t never_split_min_bytes_ = 0;
+  size_t never_split_max_bytes_ = 0;
 };
 
 }  // namespace bertlab

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tasks/unicode_text.h"
 
 namespace bertlab {
 namespace {
@@ -32,6 +33,41 @@ TEST(BasicTokenizerTest, SplitsOnWhitespaceAndPunctuation) {
   EXPECT_THAT(Uncased("a--b"), ElementsAre("a", "-", "-", "b"));
   EXPECT_THAT(Uncased(""), IsEmpty());
   EXPECT_THAT(Uncased(" \t\r\n "), IsEmpty());
+}
+
+// The ASCII table of basic_tokenizer.cc against the general character
+// classes, for every ASCII character between two letters.
+TEST(BasicTokenizerTest, EveryAsciiCharacterIsClassifiedAsInGeneral) {
+  for (int c = 0; c < 0x80; ++c) {
+    const std::string text = {'a', static_cast<char>(c), 'b'};
+    std::vector<std::string> expected;
+    if (IsBertControl(c, ControlCategories::kAllOther)) {
+      expected = {"ab"};
+    } else if (IsBertWhitespace(c) || IsPythonWhitespace(c)) {
+      expected = {"a", "b"};
+    } else if (IsBertPunctuation(c)) {
+      expected = {"a", std::string(1, static_cast<char>(c)), "b"};
+    } else {
+      std::string word = text;
+      if (c >= 'A' && c <= 'Z') word[1] = static_cast<char>(c + ('a' - 'A'));
+      expected = {word};
+    }
+    EXPECT_EQ(Uncased(text), expected) << "character " << c;
+  }
+}
+
+TEST(BasicTokenizerTest, ForEachTokenHandsOutWhatTokenizeReturns) {
+  const BasicTokenizer tokenizer{BasicTokenizerOptions()};
+  for (const std::string text :
+       {"Hello, World! [CLS] caf\xC3\xA9\xE4\xB8\xAD\xCE\xA3x-y", "", "  \t",
+        "\xFF\xFE",
+        "a\xE2\x80\xA8"
+        "b"}) {
+    std::vector<std::string> handed_out;
+    tokenizer.ForEachToken(
+        text, [&](absl::string_view token) { handed_out.emplace_back(token); });
+    EXPECT_EQ(handed_out, tokenizer.Tokenize(text)) << text;
+  }
 }
 
 TEST(BasicTokenizerTest, AsciiSymbolsAreSplitLikePunctuation) {
@@ -154,6 +190,25 @@ TEST(BasicTokenizerTest, LowercasingIsPythons) {
               ElementsAre("\xCE\xB1\xCF\x82", "\xE4\xB8\xAD"));
 }
 
+TEST(BasicTokenizerTest, MixedAsciiAndOtherTokens) {
+  // Tokens with non-ASCII characters take the general path; their ASCII
+  // parts must come out as the ASCII path would have them.
+  EXPECT_THAT(Uncased("1990\xE2\x80\x93"
+                      "95 Ab\xC3\x89-Cd"),
+              ElementsAre("1990", "\xE2\x80\x93", "95", "abe", "-", "cd"));
+  EXPECT_THAT(
+      Cased("1990\xE2\x80\x93"
+            "95 Ab\xC3\x89-Cd"),
+      ElementsAre("1990", "\xE2\x80\x93", "95", "Ab\xC3\x89", "-", "Cd"));
+  // U+2028 splits (str.split()) though cleaning leaves it; NBSP and the
+  // ideographic space are whitespace to cleaning.
+  EXPECT_THAT(Cased("a\xE2\x80\xA8"
+                    "b\xC2\xA0"
+                    "c\xE3\x80\x80"
+                    "d"),
+              ElementsAre("a", "b", "c", "d"));
+}
+
 TEST(BasicTokenizerTest, NeverSplitTokensKeepTheirForm) {
   EXPECT_THAT(
       Uncased("[CLS] Hello [SEP] [MASK] [PAD] [UNK]"),
@@ -165,6 +220,14 @@ TEST(BasicTokenizerTest, NeverSplitTokensKeepTheirForm) {
   options.never_split = {"<Keep.Me>"};
   EXPECT_THAT(BasicTokenizer(options).Tokenize("<Keep.Me> [CLS]"),
               ElementsAre("<Keep.Me>", "[", "cls", "]"));
+  // Entries of different lengths, one of them not ASCII.
+  options.never_split = {"[X]", "\xC3\x89T\xC3\x89", "<LONGER>"};
+  EXPECT_THAT(
+      BasicTokenizer(options).Tokenize("[X] \xC3\x89T\xC3\x89 <LONGER> [Y]"),
+      ElementsAre("[X]", "\xC3\x89T\xC3\x89", "<LONGER>", "[", "y", "]"));
+  options.never_split.clear();
+  EXPECT_THAT(BasicTokenizer(options).Tokenize("[CLS]"),
+              ElementsAre("[", "cls", "]"));
 }
 
 }  // namespace

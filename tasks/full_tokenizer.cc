@@ -39,18 +39,17 @@ absl::StatusOr<FullTokenizer> FullTokenizer::FromVocabFile(
 
 std::vector<std::string> FullTokenizer::Tokenize(absl::string_view text) const {
   std::vector<std::string> pieces;
-  for (const std::string& word : basic_.Tokenize(text)) {
+  basic_.ForEachToken(text, [&](absl::string_view word) {
     wordpiece_.TokenizeWord(word, &pieces);
-  }
+  });
   return pieces;
 }
 
 std::vector<int> FullTokenizer::TokenizeToIds(absl::string_view text) const {
   std::vector<int> ids;
-  for (const std::string& piece : Tokenize(text)) {
-    // WordPiece emits vocabulary entries only.
-    ids.push_back(*vocab_->TokenToId(piece));
-  }
+  basic_.ForEachToken(text, [&](absl::string_view word) {
+    wordpiece_.TokenizeWordToIds(word, &ids);
+  });
   return ids;
 }
 

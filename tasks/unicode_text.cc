@@ -85,6 +85,8 @@ const char* UnicodeVersion() { return utf8proc_unicode_version(); }
 
 bool IsBertControl(char32_t c, ControlCategories categories) {
   if (c == '\t' || c == '\n' || c == '\r') return false;
+  // ASCII's only category C* characters are Cc: 0x00-0x1F and 0x7F.
+  if (c < 0x80) return c < 0x20 || c == 0x7F;
   switch (Category(c)) {
     case UTF8PROC_CATEGORY_CC:
     case UTF8PROC_CATEGORY_CF:
@@ -100,6 +102,7 @@ bool IsBertControl(char32_t c, ControlCategories categories) {
 
 bool IsBertWhitespace(char32_t c) {
   if (c == ' ' || c == '\t' || c == '\n' || c == '\r') return true;
+  if (c < 0x80) return false;  // Space is ASCII's only Zs character.
   return Category(c) == UTF8PROC_CATEGORY_ZS;
 }
 
@@ -108,6 +111,8 @@ bool IsBertPunctuation(char32_t c) {
       (c >= 123 && c <= 126)) {
     return true;
   }
+  // Those ranges hold every ASCII character of category P*.
+  if (c < 0x80) return false;
   switch (Category(c)) {
     case UTF8PROC_CATEGORY_PC:
     case UTF8PROC_CATEGORY_PD:

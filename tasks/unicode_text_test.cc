@@ -1,5 +1,7 @@
 #include "tasks/unicode_text.h"
 
+#include <utf8proc.h>
+
 #include <string>
 
 #include "gtest/gtest.h"
@@ -37,6 +39,37 @@ TEST(IsBertControlTest, DropsControlAndFormatButNotTabNewlineReturn) {
     EXPECT_FALSE(IsBertControl('a', categories));
     EXPECT_FALSE(IsBertControl(0x2028, categories));   // Zl
     EXPECT_FALSE(IsBertControl(0x1F600, categories));  // emoji, So
+  }
+}
+
+// IsBertControl, IsBertWhitespace and IsBertPunctuation answer ASCII
+// without a category lookup (and BasicTokenizer has a table of their
+// answers); both must agree with the categories themselves.
+TEST(AsciiFastPathTest, AgreesWithTheUnicodeCategories) {
+  for (char32_t c = 0; c < 0x80; ++c) {
+    const utf8proc_category_t category =
+        utf8proc_category(static_cast<utf8proc_int32_t>(c));
+    const bool tab_newline_return = c == '\t' || c == '\n' || c == '\r';
+    const bool is_other =
+        category == UTF8PROC_CATEGORY_CC || category == UTF8PROC_CATEGORY_CF ||
+        category == UTF8PROC_CATEGORY_CN || category == UTF8PROC_CATEGORY_CO ||
+        category == UTF8PROC_CATEGORY_CS;
+    const bool is_punctuation =
+        category >= UTF8PROC_CATEGORY_PC && category <= UTF8PROC_CATEGORY_PO;
+    const bool is_symbol =
+        category >= UTF8PROC_CATEGORY_SM && category <= UTF8PROC_CATEGORY_SO;
+    for (ControlCategories categories :
+         {ControlCategories::kAllOther, ControlCategories::kControlAndFormat}) {
+      EXPECT_EQ(IsBertControl(c, categories), is_other && !tab_newline_return)
+          << static_cast<int>(c);
+    }
+    EXPECT_EQ(IsBertWhitespace(c),
+              tab_newline_return || category == UTF8PROC_CATEGORY_ZS)
+        << static_cast<int>(c);
+    // tokenization.py counts every non-alphanumeric printable ASCII
+    // character as punctuation: categories P* and S*.
+    EXPECT_EQ(IsBertPunctuation(c), is_punctuation || is_symbol)
+        << static_cast<int>(c);
   }
 }
 

@@ -10,15 +10,10 @@ namespace {
 
 bool IsContinuation(uint8_t byte) { return (byte & 0xC0) == 0x80; }
 
-// Decodes the sequence at bytes[i]. Returns the number of bytes it takes,
-// and sets `*value` to its code point, or to U+FFFD when the sequence is
-// ill-formed; then the length is that of its maximal subpart (at least 1).
-size_t DecodeOne(absl::string_view bytes, size_t i, char32_t* value) {
+// The multi-byte case of DecodeUtf8At: the length of the sequence at
+// bytes[i], or of its maximal subpart when it is ill-formed.
+size_t DecodeMultiByte(absl::string_view bytes, size_t i, char32_t* value) {
   const uint8_t lead = static_cast<uint8_t>(bytes[i]);
-  if (lead < 0x80) {
-    *value = lead;
-    return 1;
-  }
   // Table 3-7 of the Unicode standard: the length of the sequence and the
   // range allowed for its second byte, which excludes overlong forms,
   // surrogates and values above U+10FFFF.
@@ -66,13 +61,22 @@ size_t DecodeOne(absl::string_view bytes, size_t i, char32_t* value) {
 
 }  // namespace
 
+size_t DecodeUtf8At(absl::string_view bytes, size_t i, char32_t* value) {
+  const uint8_t lead = static_cast<uint8_t>(bytes[i]);
+  if (lead < 0x80) {
+    *value = lead;
+    return 1;
+  }
+  return DecodeMultiByte(bytes, i, value);
+}
+
 std::u32string DecodeUtf8Lenient(absl::string_view bytes) {
   std::u32string out;
   out.reserve(bytes.size());
   size_t i = 0;
   while (i < bytes.size()) {
     char32_t value;
-    i += DecodeOne(bytes, i, &value);
+    i += DecodeUtf8At(bytes, i, &value);
     out.push_back(value);
   }
   return out;
@@ -82,7 +86,7 @@ bool IsValidUtf8(absl::string_view bytes) {
   size_t i = 0;
   while (i < bytes.size()) {
     char32_t value;
-    const size_t length = DecodeOne(bytes, i, &value);
+    const size_t length = DecodeUtf8At(bytes, i, &value);
     // A literal U+FFFD (EF BF BD) is well-formed; any other U+FFFD stands
     // for ill-formed bytes.
     if (value == kReplacementCharacter &&

@@ -13,6 +13,7 @@
 #ifndef BERTLAB_TASKS_UTF8_H_
 #define BERTLAB_TASKS_UTF8_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -24,6 +25,12 @@ inline constexpr char32_t kReplacementCharacter = 0xFFFD;
 // Decodes `bytes`; never fails (see the file comment). Every returned value is
 // a Unicode scalar value (no surrogates, at most U+10FFFF).
 std::u32string DecodeUtf8Lenient(absl::string_view bytes);
+
+// Decodes the one sequence that starts at bytes[i] (i < bytes.size()) as
+// DecodeUtf8Lenient does: sets `*value` to its code point, or to U+FFFD for
+// an ill-formed sequence, and returns the number of bytes it takes (at least
+// 1), so that a caller can decode as it goes without a decoded copy.
+size_t DecodeUtf8At(absl::string_view bytes, size_t i, char32_t* value);
 
 // Whether `bytes` is well-formed UTF-8.
 bool IsValidUtf8(absl::string_view bytes);

@@ -1,6 +1,7 @@
 #include "tasks/utf8.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -58,6 +59,25 @@ TEST(DecodeUtf8LenientTest, NeverFailsOnAnyByteSequence) {
       EXPECT_TRUE(c <= 0x10FFFF && (c < 0xD800 || c > 0xDFFF));
     }
   }
+}
+
+TEST(DecodeUtf8AtTest, StepsThroughTextAsDecodeUtf8LenientDoes) {
+  const std::string text =
+      "a\xC3\xA9\xE2\x82"
+      "A\xF0\x9F\x98\x80\xED\xA0\x80\xFF";
+  std::u32string stepped;
+  std::vector<size_t> lengths;
+  for (size_t i = 0; i < text.size();) {
+    char32_t value;
+    const size_t length = DecodeUtf8At(text, i, &value);
+    stepped.push_back(value);
+    lengths.push_back(length);
+    i += length;
+  }
+  EXPECT_EQ(stepped, DecodeUtf8Lenient(text));
+  // a, é, the truncated E2 82, A, the emoji, then ED A0 80 (a surrogate:
+  // three replacements) and FF.
+  EXPECT_EQ(lengths, (std::vector<size_t>{1, 2, 2, 1, 4, 1, 1, 1, 1}));
 }
 
 TEST(EncodeUtf8Test, RoundTripsEveryScalarValue) {

@@ -1,8 +1,11 @@
 #include "tasks/wordpiece.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
 
@@ -31,43 +34,94 @@ absl::StatusOr<WordPieceTokenizer> WordPieceTokenizer::Create(
   return WordPieceTokenizer(vocab, std::move(options));
 }
 
-void WordPieceTokenizer::TokenizeWord(absl::string_view word,
-                                      std::vector<std::string>* pieces) const {
-  // Byte offsets of the code point boundaries: candidate piece ends.
-  std::vector<size_t> boundaries;
-  for (size_t i = 0; i < word.size(); ++i) {
-    if (!IsUtf8Continuation(word[i])) boundaries.push_back(i);
+WordPieceTokenizer::WordPieceTokenizer(const Vocab* vocab,
+                                       WordPieceOptions options)
+    : vocab_(vocab),
+      options_(std::move(options)),
+      unknown_id_(*vocab_->TokenToId(options_.unknown_token)) {
+  const absl::string_view prefix = options_.continuation_prefix;
+  for (const std::string& token : vocab_->tokens()) {
+    max_initial_piece_bytes_ = std::max(max_initial_piece_bytes_, token.size());
+    if (absl::StartsWith(token, prefix)) {
+      max_continuation_piece_bytes_ =
+          std::max(max_continuation_piece_bytes_, token.size() - prefix.size());
+    }
   }
-  const size_t num_chars = boundaries.size();
-  boundaries.push_back(word.size());
+}
+
+bool WordPieceTokenizer::ForEachPiece(
+    absl::string_view word,
+    absl::FunctionRef<void(absl::string_view, int)> emit) const {
+  // Pieces start and end at code point boundaries: the bytes that are not
+  // continuation bytes, and the end of the word.
+  size_t num_chars = 0;
+  size_t start = word.size();  // The first boundary, in bytes.
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (!IsUtf8Continuation(word[i])) {
+      if (num_chars == 0) start = i;
+      ++num_chars;
+    }
+  }
   if (num_chars > static_cast<size_t>(options_.max_input_chars_per_word)) {
-    pieces->push_back(options_.unknown_token);
-    return;
+    return false;
   }
 
-  const size_t first_new_piece = pieces->size();
-  std::string candidate;
-  size_t start = 0;  // In code points.
-  while (start < num_chars) {
+  const absl::string_view prefix = options_.continuation_prefix;
+  std::string candidate;  // prefix + the rest of the word, for lookups
+  bool first_piece = true;
+  while (start < word.size()) {
+    // Longest match first: from the longest piece that could be in the
+    // vocabulary down to one code point.
+    const size_t max_bytes =
+        first_piece ? max_initial_piece_bytes_ : max_continuation_piece_bytes_;
+    size_t end =
+        word.size() - start > max_bytes ? start + max_bytes : word.size();
+    while (end > start && end < word.size() && IsUtf8Continuation(word[end])) {
+      --end;
+    }
+    if (!first_piece) {
+      candidate.assign(prefix.data(), prefix.size());
+      candidate.append(word.data() + start, end - start);
+    }
     bool found = false;
-    for (size_t end = num_chars; end > start; --end) {
-      const absl::string_view substring =
-          word.substr(boundaries[start], boundaries[end] - boundaries[start]);
-      candidate.clear();
-      if (start > 0) candidate.append(options_.continuation_prefix);
-      candidate.append(substring.data(), substring.size());
-      if (vocab_->Contains(candidate)) {
-        pieces->push_back(candidate);
+    while (end > start) {
+      const absl::string_view piece =
+          first_piece ? word.substr(start, end - start)
+                      : absl::string_view(candidate.data(),
+                                          prefix.size() + (end - start));
+      if (const std::optional<int> id = vocab_->TokenToId(piece)) {
+        emit(piece, *id);
         start = end;
         found = true;
         break;
       }
+      --end;
+      while (end > start && IsUtf8Continuation(word[end])) --end;
     }
-    if (!found) {
-      pieces->resize(first_new_piece);
-      pieces->push_back(options_.unknown_token);
-      return;
-    }
+    if (!found) return false;
+    first_piece = false;
+  }
+  return true;
+}
+
+void WordPieceTokenizer::TokenizeWord(absl::string_view word,
+                                      std::vector<std::string>* pieces) const {
+  const size_t first_new_piece = pieces->size();
+  if (!ForEachPiece(word, [pieces](absl::string_view piece, int) {
+        pieces->emplace_back(piece);
+      })) {
+    pieces->resize(first_new_piece);
+    pieces->push_back(options_.unknown_token);
+  }
+}
+
+void WordPieceTokenizer::TokenizeWordToIds(absl::string_view word,
+                                           std::vector<int>* ids) const {
+  const size_t first_new_id = ids->size();
+  if (!ForEachPiece(word,
+                    [ids](absl::string_view, int id) { ids->push_back(id); })) {
+    ids->resize(first_new_id);
+    ids->push_back(unknown_id_);
   }
 }
 

@@ -9,10 +9,12 @@
 #ifndef BERTLAB_TASKS_WORDPIECE_H_
 #define BERTLAB_TASKS_WORDPIECE_H_
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "tasks/vocab.h"
@@ -38,15 +40,27 @@ class WordPieceTokenizer {
   // whitespace (a BasicTokenizer token). Every piece is in the vocabulary.
   void TokenizeWord(absl::string_view word,
                     std::vector<std::string>* pieces) const;
+  // The same, as vocabulary ids.
+  void TokenizeWordToIds(absl::string_view word, std::vector<int>* ids) const;
 
   const WordPieceOptions& options() const { return options_; }
 
  private:
-  WordPieceTokenizer(const Vocab* vocab, WordPieceOptions options)
-      : vocab_(vocab), options_(std::move(options)) {}
+  WordPieceTokenizer(const Vocab* vocab, WordPieceOptions options);
+
+  // Calls `emit` with each piece of `word` and its id, and returns true; or
+  // returns false, after some calls, when the word is the unknown token.
+  bool ForEachPiece(absl::string_view word,
+                    absl::FunctionRef<void(absl::string_view, int)> emit) const;
 
   const Vocab* vocab_;
   WordPieceOptions options_;
+  int unknown_id_;
+  // The longest vocabulary entry, and the longest after the continuation
+  // prefix of those that have it, in bytes: longer candidates cannot match
+  // and are not looked up.
+  size_t max_initial_piece_bytes_ = 0;
+  size_t max_continuation_piece_bytes_ = 0;
 };
 
 }  // namespace bertlab

@@ -68,6 +68,36 @@ TEST(WordPieceTest, ContinuationPiecesAndMultiByteCharacters) {
               ElementsAre("caf", "##\xE4\xB8\xAD"));
 }
 
+TEST(WordPieceTest, IdsAreThoseOfThePieces) {
+  const Vocab vocab = ToyVocab();
+  absl::StatusOr<WordPieceTokenizer> tokenizer =
+      WordPieceTokenizer::Create(&vocab, WordPieceOptions());
+  ASSERT_TRUE(tokenizer.ok());
+  std::vector<int> ids;
+  for (const char* word : {"unwanted", "unwantedX", "caf\xC3\xA9", ","}) {
+    tokenizer->TokenizeWordToIds(word, &ids);
+  }
+  // un ##want ##ed, [UNK], caf ##é, ","
+  EXPECT_THAT(ids, ElementsAre(7, 4, 5, 0, 15, 14, 10));
+}
+
+TEST(WordPieceTest, WordsLongerThanEveryPiece) {
+  // The longest piece has 3 bytes, the longest continuation 2 after "##":
+  // lookups of longer candidates are skipped, never their shorter ones.
+  absl::StatusOr<Vocab> vocab = Vocab::FromTokens(
+      {"[UNK]", "abc", "a", "##bc", "##b", "##c", "##\xC3\xA9"}, "short");
+  ASSERT_TRUE(vocab.ok());
+  absl::StatusOr<WordPieceTokenizer> tokenizer =
+      WordPieceTokenizer::Create(&*vocab, WordPieceOptions());
+  ASSERT_TRUE(tokenizer.ok());
+  EXPECT_THAT(Pieces(*tokenizer, {"abcbcbbc",
+                                  "a\xC3\xA9\xC3\xA9"
+                                  "bc"}),
+              ElementsAre("abc", "##bc", "##b", "##bc", "a", "##\xC3\xA9",
+                          "##\xC3\xA9", "##bc"));
+  EXPECT_THAT(Pieces(*tokenizer, {"abcd"}), ElementsAre("[UNK]"));
+}
+
 TEST(WordPieceTest, MaxInputCharsCountsCodePoints) {
   const Vocab vocab = ToyVocab();
   WordPieceOptions options;
