@@ -1,0 +1,1519 @@
+#include "experiments/config_loader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <memory>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/check.h"
+#include "common/file.h"
+#include "common/status_macros.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+
+namespace bertlab {
+namespace experiments {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::EnumDescriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::FileDescriptor;
+using google::protobuf::Message;
+using google::protobuf::OneofDescriptor;
+using google::protobuf::Reflection;
+using google::protobuf::TextFormat;
+using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
+
+// ---------------------------------------------------------------------------
+// Numbers in messages.
+
+// Doubles in the shortest form that parses back to the same value, so a sum
+// that misses 1 by 1e-12 does not print as "1".
+template <typename T>
+std::string Num(T value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    char buffer[64];
+    const std::to_chars_result result = std::to_chars(
+        buffer, buffer + sizeof(buffer), static_cast<double>(value));
+    CHECK(result.ec == std::errc());
+    return std::string(buffer, result.ptr);
+  } else {
+    return absl::StrCat(value);
+  }
+}
+
+// An interval of doubles; an infinite bound is open.
+struct Interval {
+  double lo;
+  bool lo_open;
+  double hi;
+  bool hi_open;
+
+  bool Contains(double value) const {
+    const bool above = lo_open ? value > lo : value >= lo;
+    const bool below = hi_open ? value < hi : value <= hi;
+    return above && below;  // false for NaN
+  }
+  std::string Text() const {
+    if (std::isinf(hi)) return absl::StrCat(lo_open ? "> " : ">= ", Num(lo));
+    return absl::StrCat(lo_open ? "(" : "[", Num(lo), ", ", Num(hi),
+                        hi_open ? ")" : "]");
+  }
+};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr Interval kProbability{0, false, 1, false};       // [0, 1]
+constexpr Interval kDropout{0, false, 1, true};            // [0, 1)
+constexpr Interval kPositive{0, true, kInf, true};         // > 0
+constexpr Interval kNonNegative{0, false, kInf, true};     // >= 0
+constexpr Interval kFraction{0, true, 1, false};           // (0, 1]
+constexpr Interval kHeldOutFraction{0, true, 0.5, false};  // (0, 0.5]
+constexpr Interval kLearningRate{0, true, 1, false};       // (0, 1]
+constexpr Interval kWeightDecay{0, false, 1, true};        // [0, 1)
+
+std::string KnownSizes() {
+  std::vector<std::string> names;
+  for (const ModelSize& size : ModelSizes()) names.push_back(size.name);
+  return absl::StrJoin(names, ", ");
+}
+
+// [A-Za-z0-9_.-]+, not "." or "..": names become directory names.
+bool IsValidName(absl::string_view name) {
+  if (name.empty() || name == "." || name == "..") return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Semantic checks of one resolved RunSpec. Paths are relative to the
+// RunSpec, e.g. "pretraining.schedule.warmup_steps"; a oneof's name stands
+// for "whichever member is set".
+
+struct Problem {
+  std::string path;
+  // Follows the path: "(0) must be at least 1; ...".
+  std::string text;
+};
+
+class RunChecker {
+ public:
+  explicit RunChecker(const RunSpec& spec) : spec_(spec) {}
+
+  std::vector<Problem> Check() {
+    CheckModel();
+    CheckObjectives();
+    CheckMasking();
+    CheckData();
+    CheckOptimizer();
+    CheckSchedule();
+    CheckSequenceSchedule();
+    CheckRunControl();
+    return std::move(problems_);
+  }
+
+ private:
+  void Add(std::string path, std::string text) {
+    problems_.push_back(Problem{std::move(path), std::move(text)});
+  }
+
+  // An integer field without a default: present and at least `minimum`.
+  void RequireAtLeast(const std::string& path, bool has, int64_t value,
+                      int64_t minimum, absl::string_view what) {
+    if (!has) {
+      Add(path, absl::StrCat("is required: set it to ", what, ", at least ",
+                             minimum));
+    } else {
+      AtLeast(path, value, minimum, absl::StrCat("set it to ", what));
+    }
+  }
+
+  void AtLeast(const std::string& path, int64_t value, int64_t minimum,
+               absl::string_view fix) {
+    if (value < minimum) {
+      Add(path,
+          absl::StrCat("(", value, ") must be at least ", minimum, "; ", fix));
+    }
+  }
+
+  void InRange(const std::string& path, double value, const Interval& interval,
+               absl::string_view fix) {
+    if (!interval.Contains(value)) {
+      Add(path, absl::StrCat("(", Num(value), ") must be ",
+                             std::isinf(interval.hi) ? "" : "in ",
+                             interval.Text(), "; ", fix));
+    }
+  }
+
+  // A double field without a default.
+  void RequireInRange(const std::string& path, bool has, double value,
+                      const Interval& interval, absl::string_view what) {
+    if (!has) {
+      Add(path, absl::StrCat("is required: set it to ", what,
+                             std::isinf(interval.hi) ? ", " : ", in ",
+                             interval.Text()));
+    } else {
+      InRange(path, value, interval, absl::StrCat("set it to ", what));
+    }
+  }
+
+  bool masked_lm() const {
+    return spec_.pretraining().objectives().language_model() ==
+           PretrainingObjectives::MASKED_LM;
+  }
+
+  void CheckModel() {
+    const ModelSpec& model = spec_.model();
+    switch (model.architecture_case()) {
+      case ModelSpec::kSize: {
+        const auto& sizes = ModelSizes();
+        if (std::none_of(sizes.begin(), sizes.end(), [&](const ModelSize& s) {
+              return model.size() == s.name;
+            })) {
+          Add("model.size",
+              absl::StrCat("(\"", model.size(),
+                           "\") is not a known size; use one of: ",
+                           KnownSizes(), "; or give shape { ... } instead"));
+        }
+        break;
+      }
+      case ModelSpec::kShape: {
+        const ModelSpec::Shape& shape = model.shape();
+        RequireAtLeast("model.shape.num_hidden_layers",
+                       shape.has_num_hidden_layers(), shape.num_hidden_layers(),
+                       1, "the number of layers L");
+        RequireAtLeast("model.shape.hidden_size", shape.has_hidden_size(),
+                       shape.hidden_size(), 1, "the hidden size H");
+        RequireAtLeast(
+            "model.shape.num_attention_heads", shape.has_num_attention_heads(),
+            shape.num_attention_heads(), 1, "the number of attention heads A");
+        if (shape.has_intermediate_size()) {
+          AtLeast("model.shape.intermediate_size", shape.intermediate_size(), 1,
+                  "or leave it unset for 4 * hidden_size");
+        }
+        if (shape.hidden_size() > 0 && shape.num_attention_heads() > 0 &&
+            shape.hidden_size() % shape.num_attention_heads() != 0) {
+          Add("model.shape.hidden_size",
+              absl::StrCat("(", shape.hidden_size(),
+                           ") must be divisible by num_attention_heads (",
+                           shape.num_attention_heads(),
+                           "); change one of them (BERT: 768 and 12)"));
+        }
+        break;
+      }
+      case ModelSpec::ARCHITECTURE_NOT_SET:
+        Add("model.architecture",
+            absl::StrCat("is required: set size (one of: ", KnownSizes(),
+                         ") or shape { num_hidden_layers: L hidden_size: H "
+                         "num_attention_heads: A }"));
+        break;
+    }
+
+    switch (model.vocab_case()) {
+      case ModelSpec::kVocabFile:
+        if (model.vocab_file().empty()) {
+          Add("model.vocab_file",
+              "is empty: set it to the path of a vocab.txt (relative to this "
+              "file)");
+        }
+        break;
+      case ModelSpec::kTrainVocab:
+        RequireAtLeast("model.train_vocab.size", model.train_vocab().has_size(),
+                       model.train_vocab().size(), 6,
+                       "the number of entries, special tokens included (the "
+                       "default corpus uses 8000)");
+        break;
+      case ModelSpec::VOCAB_NOT_SET:
+        Add("model.vocab",
+            "is required: set vocab_file: \"path/to/vocab.txt\" or "
+            "train_vocab { size: N } to train one on the corpus");
+        break;
+    }
+
+    AtLeast("model.max_position_embeddings", model.max_position_embeddings(), 1,
+            "BERT uses 512");
+    if (masked_lm()) {
+      AtLeast("model.type_vocab_size", model.type_vocab_size(), 2,
+              "MASKED_LM pairs [CLS] A [SEP] B [SEP] use segment types 0 and "
+              "1 (BERT: 2)");
+    } else {
+      AtLeast("model.type_vocab_size", model.type_vocab_size(), 1,
+              "BERT uses 2");
+    }
+    if (model.hidden_act() == ModelSpec::HIDDEN_ACT_UNSPECIFIED) {
+      Add("model.hidden_act",
+          "is HIDDEN_ACT_UNSPECIFIED: set GELU_ERF (the released checkpoints) "
+          "or GELU_TANH");
+    }
+    InRange("model.hidden_dropout_prob", model.hidden_dropout_prob(), kDropout,
+            "BERT uses 0.1");
+    InRange("model.attention_probs_dropout_prob",
+            model.attention_probs_dropout_prob(), kDropout, "BERT uses 0.1");
+    InRange("model.initializer_range", model.initializer_range(), kPositive,
+            "BERT uses 0.02");
+    InRange("model.layer_norm_eps", model.layer_norm_eps(), kPositive,
+            "BERT uses 1e-12");
+
+    switch (model.attention_mode()) {
+      case ModelSpec::ATTENTION_MODE_UNSPECIFIED:
+        Add("model.attention_mode",
+            "is ATTENTION_MODE_UNSPECIFIED: set BIDIRECTIONAL (masked LM) or "
+            "CAUSAL (left-to-right LM)");
+        break;
+      case ModelSpec::CAUSAL:
+        if (masked_lm()) {
+          Add("model.attention_mode",
+              "(CAUSAL) does not fit pretraining.objectives.language_model "
+              "MASKED_LM, which predicts a token from both sides; set "
+              "attention_mode: BIDIRECTIONAL, or language_model: "
+              "LEFT_TO_RIGHT");
+        }
+        break;
+      case ModelSpec::BIDIRECTIONAL:
+        break;
+    }
+  }
+
+  void CheckObjectives() {
+    const PretrainingObjectives& objectives = spec_.pretraining().objectives();
+    switch (objectives.language_model()) {
+      case PretrainingObjectives::LANGUAGE_MODEL_UNSPECIFIED:
+        Add("pretraining.objectives.language_model",
+            "is LANGUAGE_MODEL_UNSPECIFIED: set MASKED_LM (BERT) or "
+            "LEFT_TO_RIGHT");
+        break;
+      case PretrainingObjectives::LEFT_TO_RIGHT:
+        if (objectives.next_sentence()) {
+          Add("pretraining.objectives.language_model",
+              "(LEFT_TO_RIGHT) has no next-sentence task (a sequence is one "
+              "segment of one document); set pretraining.objectives."
+              "next_sentence: false (the paper's \"LTR & No NSP\")");
+        }
+        if (spec_.model().attention_mode() == ModelSpec::BIDIRECTIONAL) {
+          Add("pretraining.objectives.language_model",
+              "(LEFT_TO_RIGHT) needs causal attention: a bidirectional model "
+              "sees the token it predicts; set model.attention_mode: CAUSAL");
+        }
+        break;
+      case PretrainingObjectives::MASKED_LM:
+        break;
+    }
+    InRange("pretraining.objectives.random_next_prob",
+            objectives.random_next_prob(), kProbability,
+            "the reference uses 0.5");
+  }
+
+  void CheckMasking() {
+    if (!masked_lm()) return;  // LEFT_TO_RIGHT masks nothing
+    const MaskingSpec& masking = spec_.pretraining().masking();
+    InRange("pretraining.masking.masked_lm_prob", masking.masked_lm_prob(),
+            kFraction, "BERT uses 0.15");
+    InRange("pretraining.masking.mask_fraction", masking.mask_fraction(),
+            kProbability, "BERT uses 0.8");
+    InRange("pretraining.masking.random_fraction", masking.random_fraction(),
+            kProbability, "BERT uses 0.1");
+    InRange("pretraining.masking.keep_fraction", masking.keep_fraction(),
+            kProbability, "BERT uses 0.1");
+    const double sum = masking.mask_fraction() + masking.random_fraction() +
+                       masking.keep_fraction();
+    if (!(std::abs(sum - 1.0) <= 1e-9)) {
+      Add("pretraining.masking.mask_fraction",
+          absl::StrCat("+ random_fraction + keep_fraction = ",
+                       Num(masking.mask_fraction()), " + ",
+                       Num(masking.random_fraction()), " + ",
+                       Num(masking.keep_fraction()), " = ", Num(sum),
+                       "; they must sum to 1 (BERT: 0.8, 0.1, 0.1)"));
+    }
+  }
+
+  void CheckData() {
+    const PretrainingData& data = spec_.pretraining().data();
+    const std::string base = "pretraining.data";
+    if (data.format() == PretrainingData::FORMAT_UNSPECIFIED) {
+      Add(base + ".format",
+          "is required: set REFERENCE, WIKIEXTRACTOR, GUTENBERG, DIATHEKE or "
+          "DEFAULT_CORPUS (the embedded World English Bible)");
+    } else if (data.format() == PretrainingData::DEFAULT_CORPUS) {
+      if (data.corpus_files_size() > 0) {
+        Add(base + ".corpus_files",
+            "must be empty with format DEFAULT_CORPUS (that corpus is built "
+            "in); remove them, or set the format of your files");
+      }
+    } else if (data.corpus_files_size() == 0) {
+      Add(base + ".corpus_files",
+          absl::StrCat("is empty: list the corpus files (format ",
+                       PretrainingData::Format_Name(data.format()),
+                       "), or use format DEFAULT_CORPUS"));
+    }
+    for (int i = 0; i < data.corpus_files_size(); ++i) {
+      if (data.corpus_files(i).empty()) {
+        Add(absl::StrCat(base, ".corpus_files[", i, "]"),
+            "is empty: give a file path or remove the entry");
+      }
+    }
+    switch (data.held_out_case()) {
+      case PretrainingData::kHeldOutFraction:
+        InRange(base + ".held_out_fraction", data.held_out_fraction(),
+                kHeldOutFraction,
+                "the share of documents kept for evaluation, e.g. 0.01");
+        break;
+      case PretrainingData::kHeldOutFiles:
+        if (data.held_out_files().files_size() == 0) {
+          Add(base + ".held_out_files.files",
+              "is empty: list the held-out files, or use held_out_fraction");
+        }
+        for (int i = 0; i < data.held_out_files().files_size(); ++i) {
+          if (data.held_out_files().files(i).empty()) {
+            Add(absl::StrCat(base, ".held_out_files.files[", i, "]"),
+                "is empty: give a file path or remove the entry");
+          }
+        }
+        break;
+      case PretrainingData::HELD_OUT_NOT_SET:
+        Add(base + ".held_out",
+            "is required: set held_out_fraction (e.g. 0.01) or "
+            "held_out_files { files: \"...\" } for the evaluation loss");
+        break;
+    }
+    if (data.dupe_factor() < 1 || data.dupe_factor() > kMaxDupeFactor) {
+      Add(base + ".dupe_factor",
+          absl::StrCat("(", data.dupe_factor(), ") must be in [1, ",
+                       kMaxDupeFactor, "]; the reference uses 10"));
+    }
+    InRange(base + ".short_seq_prob", data.short_seq_prob(), kProbability,
+            "the reference uses 0.1");
+    if (data.has_shards_dir() && data.shards_dir().empty()) {
+      Add(base + ".shards_dir",
+          "is empty: give a directory, or remove it to keep shards in the "
+          "run's output directory");
+    }
+  }
+
+  void CheckOptimizer() {
+    const OptimizerSpec& optimizer = spec_.pretraining().optimizer();
+    const std::string base = "pretraining.optimizer";
+    RequireInRange(base + ".learning_rate", optimizer.has_learning_rate(),
+                   optimizer.learning_rate(), kLearningRate,
+                   "the peak learning rate (the paper: 1e-4)");
+    InRange(base + ".beta1", optimizer.beta1(), kDropout, "BERT uses 0.9");
+    InRange(base + ".beta2", optimizer.beta2(), kDropout, "BERT uses 0.999");
+    InRange(base + ".epsilon", optimizer.epsilon(), kPositive,
+            "BERT uses 1e-6");
+    InRange(base + ".weight_decay", optimizer.weight_decay(), kWeightDecay,
+            "BERT uses 0.01");
+    if (optimizer.weight_decay() > 0 &&
+        optimizer.weight_decay_exclude_size() == 0) {
+      Add(base + ".weight_decay_exclude",
+          absl::StrCat("is empty but weight_decay is ",
+                       Num(optimizer.weight_decay()),
+                       ": list the parameter-name parts not to decay (BERT: "
+                       "weight_decay_exclude: [\"LayerNorm\", \"layer_norm\", "
+                       "\"bias\"]), or set weight_decay: 0"));
+    }
+    for (int i = 0; i < optimizer.weight_decay_exclude_size(); ++i) {
+      if (optimizer.weight_decay_exclude(i).empty()) {
+        Add(absl::StrCat(base, ".weight_decay_exclude[", i, "]"),
+            "is empty, which would match every parameter; remove it");
+      }
+    }
+    InRange(base + ".clip_norm", optimizer.clip_norm(), kNonNegative,
+            "BERT uses 1.0; 0 turns clipping off");
+    AtLeast(base + ".gradient_accumulation_steps",
+            optimizer.gradient_accumulation_steps(), 1,
+            "1 means no accumulation");
+  }
+
+  void CheckSchedule() {
+    const ScheduleSpec& schedule = spec_.pretraining().schedule();
+    const std::string base = "pretraining.schedule";
+    RequireAtLeast(base + ".total_steps", schedule.has_total_steps(),
+                   schedule.total_steps(), 1,
+                   "the number of optimizer steps (the paper: 1000000)");
+    switch (schedule.warmup_case()) {
+      case ScheduleSpec::kWarmupSteps:
+        if (schedule.warmup_steps() < 0) {
+          Add(base + ".warmup_steps",
+              absl::StrCat("(", schedule.warmup_steps(),
+                           ") must be at least 0; 0 means no warmup"));
+        } else if (schedule.total_steps() >= 1 &&
+                   schedule.warmup_steps() >= schedule.total_steps()) {
+          Add(base + ".warmup_steps",
+              absl::StrCat("(", schedule.warmup_steps(),
+                           ") must be less than total_steps (",
+                           schedule.total_steps(),
+                           "); lower warmup_steps or raise total_steps"));
+        }
+        break;
+      case ScheduleSpec::kWarmupProportion:
+        InRange(base + ".warmup_proportion", schedule.warmup_proportion(),
+                kDropout,
+                "it is the share of total_steps spent warming up (the paper: "
+                "0.01)");
+        break;
+      case ScheduleSpec::WARMUP_NOT_SET:
+        Add(base + ".warmup",
+            "is required: set warmup_steps (the paper: 10000 of 1000000) or "
+            "warmup_proportion (e.g. 0.01)");
+        break;
+    }
+  }
+
+  void CheckSequenceSchedule() {
+    const PretrainingSpec& pretraining = spec_.pretraining();
+    const SequenceLengthSchedule& schedule = pretraining.sequence_schedule();
+    const std::string base = "pretraining.sequence_schedule.phases";
+    if (schedule.phases_size() == 0) {
+      Add(base,
+          "is empty: add at least one phase { fraction_of_steps: 1 "
+          "max_seq_length: 128 batch_size: 256 max_predictions_per_seq: 20 "
+          "} (the paper: 0.9 at 128, then 0.1 at 512)");
+      return;
+    }
+    const int64_t max_positions = spec_.model().max_position_embeddings();
+    const int min_length =
+        masked_lm() ? kMinMaxSeqLengthMaskedLm : kMinMaxSeqLengthLeftToRight;
+    const int accumulation =
+        pretraining.optimizer().gradient_accumulation_steps();
+    bool fractions_ok = true;
+    double sum = 0;
+    std::vector<std::string> terms;
+    for (int i = 0; i < schedule.phases_size(); ++i) {
+      const SequencePhase& phase = schedule.phases(i);
+      const std::string path = absl::StrCat(base, "[", i, "]");
+      const size_t before = problems_.size();
+      RequireInRange(path + ".fraction_of_steps", phase.has_fraction_of_steps(),
+                     phase.fraction_of_steps(), kFraction,
+                     "this phase's share of total_steps");
+      if (problems_.size() != before) fractions_ok = false;
+      sum += phase.fraction_of_steps();
+      terms.push_back(Num(phase.fraction_of_steps()));
+
+      if (!phase.has_max_seq_length()) {
+        Add(path + ".max_seq_length",
+            "is required: set it to the tokens per sequence (BERT: 128, then "
+            "512)");
+      } else if (phase.max_seq_length() < min_length) {
+        Add(path + ".max_seq_length",
+            absl::StrCat("(", phase.max_seq_length(), ") must be at least ",
+                         min_length, " for ",
+                         masked_lm() ? "MASKED_LM ([CLS] A [SEP] B [SEP] "
+                                       "needs 2 tokens of text)"
+                                     : "LEFT_TO_RIGHT ([CLS] text [SEP] "
+                                       "needs 2 tokens of text)",
+                         "; BERT uses 128 and 512"));
+      } else if (phase.max_seq_length() > max_positions) {
+        Add(path + ".max_seq_length",
+            absl::StrCat("(", phase.max_seq_length(),
+                         ") must be at most model.max_position_embeddings (",
+                         max_positions,
+                         "); lower max_seq_length or raise "
+                         "max_position_embeddings"));
+      } else if (phase.max_seq_length() > kMaxMaxSeqLength) {
+        Add(path + ".max_seq_length",
+            absl::StrCat("(", phase.max_seq_length(), ") must be at most ",
+                         kMaxMaxSeqLength,
+                         " (shards store positions as "
+                         "uint16)"));
+      }
+
+      RequireAtLeast(path + ".batch_size", phase.has_batch_size(),
+                     phase.batch_size(), 1,
+                     "the sequences per optimizer step (the paper: 256)");
+      if (phase.batch_size() >= 1 && accumulation >= 1 &&
+          phase.batch_size() % accumulation != 0) {
+        Add(path + ".batch_size",
+            absl::StrCat("(", phase.batch_size(),
+                         ") must be divisible by pretraining.optimizer."
+                         "gradient_accumulation_steps (",
+                         accumulation,
+                         "); change one so that every micro-batch has the "
+                         "same size"));
+      }
+
+      if (masked_lm()) {
+        if (!phase.has_max_predictions_per_seq()) {
+          Add(path + ".max_predictions_per_seq",
+              absl::StrCat(
+                  "is required for MASKED_LM: set it to about max_seq_length "
+                  "* masked_lm_prob (the reference: 20 for 128, 80 for 512)"));
+        } else if (phase.max_predictions_per_seq() < 1 ||
+                   (phase.has_max_seq_length() &&
+                    phase.max_predictions_per_seq() > phase.max_seq_length())) {
+          Add(path + ".max_predictions_per_seq",
+              absl::StrCat("(", phase.max_predictions_per_seq(),
+                           ") must be in [1, max_seq_length (",
+                           phase.max_seq_length(),
+                           ")]; about max_seq_length * masked_lm_prob, e.g. "
+                           "20 for 128"));
+        }
+      }
+    }
+    if (!fractions_ok) return;
+    if (!(std::abs(sum - 1.0) <= 1e-6)) {
+      Add(base, absl::StrCat("fraction_of_steps add up to ",
+                             absl::StrJoin(terms, " + "), " = ", Num(sum),
+                             "; they must sum to 1"));
+      return;
+    }
+    const int64_t total_steps = pretraining.schedule().total_steps();
+    if (total_steps < 1) return;
+    const std::vector<int64_t> ends = SequencePhaseEndSteps(pretraining);
+    for (int i = 0; i < schedule.phases_size(); ++i) {
+      const int64_t start = i == 0 ? 0 : ends[i - 1];
+      if (ends[i] <= start) {
+        Add(absl::StrCat(base, "[", i, "].fraction_of_steps"),
+            absl::StrCat("(", Num(schedule.phases(i).fraction_of_steps()),
+                         ") gives this phase no steps of total_steps (",
+                         total_steps,
+                         "); raise fraction_of_steps or total_steps"));
+      }
+    }
+  }
+
+  void CheckRunControl() {
+    const PretrainingSpec& pretraining = spec_.pretraining();
+    RequireAtLeast("pretraining.eval_every_steps",
+                   pretraining.has_eval_every_steps(),
+                   pretraining.eval_every_steps(), 1,
+                   "the steps between held-out evaluations");
+    RequireAtLeast("pretraining.eval_batches", pretraining.has_eval_batches(),
+                   pretraining.eval_batches(), 1,
+                   "the held-out batches per evaluation");
+    RequireAtLeast("pretraining.checkpoint_every_steps",
+                   pretraining.has_checkpoint_every_steps(),
+                   pretraining.checkpoint_every_steps(), 1,
+                   "the steps between checkpoints");
+    AtLeast("pretraining.keep_last_checkpoints",
+            pretraining.keep_last_checkpoints(), 1,
+            "resuming needs the last one");
+    AtLeast("pretraining.log_every_steps", pretraining.log_every_steps(), 1,
+            "e.g. 10");
+    if (pretraining.on_non_finite() ==
+        PretrainingSpec::ON_NON_FINITE_UNSPECIFIED) {
+      Add("pretraining.on_non_finite",
+          "is ON_NON_FINITE_UNSPECIFIED: set STOP or SKIP_STEP");
+    }
+  }
+
+  const RunSpec& spec_;
+  std::vector<Problem> problems_;
+};
+
+// ---------------------------------------------------------------------------
+// Field paths: "pretraining.sequence_schedule.phases[1].batch_size".
+
+struct PathStep {
+  std::string name;
+  int index = -1;  // for repeated fields; -1 = the field as a whole
+};
+
+std::vector<PathStep> SplitPath(absl::string_view path) {
+  std::vector<PathStep> steps;
+  for (absl::string_view part : absl::StrSplit(path, '.')) {
+    PathStep step;
+    const size_t bracket = part.find('[');
+    if (bracket == absl::string_view::npos) {
+      step.name = std::string(part);
+    } else {
+      step.name = std::string(part.substr(0, bracket));
+      absl::string_view digits = part.substr(bracket + 1);
+      digits.remove_suffix(1);  // ']'
+      CHECK(absl::SimpleAtoi(digits, &step.index)) << path;
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+// The field `step` names in `message` (type `descriptor`): a field, or for a
+// oneof's name the member `message` has set (nullptr when none is, or when
+// `message` is nullptr).
+const FieldDescriptor* StepField(const Descriptor* descriptor,
+                                 const Message* message, const PathStep& step) {
+  if (const FieldDescriptor* field = descriptor->FindFieldByName(step.name)) {
+    return field;
+  }
+  const OneofDescriptor* oneof = descriptor->FindOneofByName(step.name);
+  CHECK(oneof != nullptr) << "no field " << step.name << " in "
+                          << descriptor->full_name();
+  if (message == nullptr) return nullptr;
+  return message->GetReflection()->GetOneofFieldDescriptor(*message, oneof);
+}
+
+// Whether `message` has `field` (element `index` of a repeated one, or any
+// element for index -1); sets *child to that message value if it has it.
+bool HasStep(const Message& message, const FieldDescriptor* field, int index,
+             const Message** child) {
+  const Reflection* reflection = message.GetReflection();
+  *child = nullptr;
+  if (field->is_repeated()) {
+    const int size = reflection->FieldSize(message, field);
+    if (index >= size || size == 0) return false;
+    if (index >= 0 && field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      *child = &reflection->GetRepeatedMessage(message, field, index);
+    }
+    return true;
+  }
+  if (!reflection->HasField(message, field)) return false;
+  if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+    *child = &reflection->GetMessage(message, field);
+  }
+  return true;
+}
+
+enum class Source { kBase, kOverride };
+
+// Where the value at `path` of a variant's run comes from. The override
+// owns everything under a repeated field it sets (that list replaced the
+// base's) and any field it sets; otherwise the one holding the deeper part
+// of the path wins, and ties go to the base (a required field missing from
+// both belongs in the base, which all variants share).
+Source Attribute(const RunSpec& base, const RunSpec& overrides,
+                 const std::vector<PathStep>& steps) {
+  const Message* in_base = &base;
+  const Message* in_override = &overrides;
+  const Descriptor* descriptor = RunSpec::descriptor();
+  size_t depth_base = 0, depth_override = 0;
+  for (size_t k = 0; k < steps.size() && descriptor != nullptr; ++k) {
+    const FieldDescriptor* field = StepField(descriptor, in_override, steps[k]);
+    if (field == nullptr) field = StepField(descriptor, in_base, steps[k]);
+    if (field == nullptr) break;
+    const Message* child = nullptr;
+    if (in_override != nullptr &&
+        HasStep(*in_override, field, steps[k].index, &child)) {
+      if (field->is_repeated()) return Source::kOverride;
+      depth_override = k + 1;
+      in_override = child;
+    } else {
+      in_override = nullptr;
+    }
+    if (in_base != nullptr &&
+        HasStep(*in_base, field, steps[k].index, &child)) {
+      depth_base = k + 1;
+      in_base = child;
+    } else {
+      in_base = nullptr;
+    }
+    descriptor = field->message_type();
+  }
+  return depth_override == steps.size() || depth_override > depth_base
+             ? Source::kOverride
+             : Source::kBase;
+}
+
+// The text position of the deepest step of `path` (from `root`, whose parse
+// tree is `tree`) that appears in the text; line -1 when none does.
+TextFormat::ParseLocation Locate(const Message& root, const ParseInfoTree* tree,
+                                 absl::string_view path) {
+  TextFormat::ParseLocation best;  // line -1
+  const Message* message = &root;
+  const Descriptor* descriptor = root.GetDescriptor();
+  for (const PathStep& step : SplitPath(path)) {
+    if (tree == nullptr || message == nullptr) break;
+    const FieldDescriptor* field = StepField(descriptor, message, step);
+    if (field == nullptr) break;
+    const int index = field->is_repeated() ? std::max(step.index, 0) : -1;
+    const TextFormat::ParseLocation location = tree->GetLocation(field, index);
+    if (location.line < 0) break;
+    best = location;
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) break;
+    tree = tree->GetTreeForNested(field, index);
+    const Message* child = nullptr;
+    HasStep(*message, field, index, &child);
+    message = child;
+    descriptor = field->message_type();
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------------------
+// Text positions. protobuf's are 0-based and count a tab as a move to the
+// next multiple of 8; ours are 1-based and count bytes, as editors do.
+
+struct TextPosition {
+  int line = -1;    // 0-based
+  int column = -1;  // 0-based byte offset in the line
+};
+
+std::vector<absl::string_view> Lines(absl::string_view text) {
+  return absl::StrSplit(text, '\n');
+}
+
+TextPosition FromProtobuf(const std::vector<absl::string_view>& lines, int line,
+                          int column) {
+  if (line < 0 || line >= static_cast<int>(lines.size())) {
+    return TextPosition{line, column};
+  }
+  const absl::string_view text = lines[line];
+  int expanded = 0;
+  size_t byte = 0;
+  while (byte < text.size() && expanded < column) {
+    expanded = text[byte] == '\t' ? expanded + 8 - expanded % 8 : expanded + 1;
+    ++byte;
+  }
+  return TextPosition{line, static_cast<int>(byte) + (column - expanded)};
+}
+
+std::string Where(absl::string_view source, const TextPosition& position) {
+  if (position.line < 0) return absl::StrCat(source, ": ");
+  return absl::StrCat(source, ":", position.line + 1, ":", position.column + 1,
+                      ": ");
+}
+
+bool IsIdentifierChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
+
+// The last whole-word occurrence of `token` that starts at or before
+// `position`. protobuf reports some errors at the token after the culprit
+// (an unknown enum value at the next line's "}"), so this walks back to it.
+TextPosition FindTokenBefore(const std::vector<absl::string_view>& lines,
+                             const TextPosition& position,
+                             absl::string_view token) {
+  if (token.empty() || position.line < 0 ||
+      position.line >= static_cast<int>(lines.size())) {
+    return position;
+  }
+  for (int line = position.line; line >= 0; --line) {
+    const absl::string_view text = lines[line];
+    size_t end =
+        line == position.line
+            ? std::min<size_t>(std::max(position.column, 0), text.size())
+            : text.size();
+    while (true) {
+      const size_t found = text.substr(0, end + token.size()).rfind(token);
+      if (found == absl::string_view::npos || found > end) break;
+      const bool starts = found == 0 || !IsIdentifierChar(text[found - 1]);
+      const size_t after = found + token.size();
+      const bool ends = after >= text.size() || !IsIdentifierChar(text[after]);
+      if (starts && ends) return TextPosition{line, static_cast<int>(found)};
+      if (found == 0) break;
+      end = found - 1;
+    }
+  }
+  return position;
+}
+
+// The quoted strings of a protobuf message, in order.
+std::vector<std::string> QuotedParts(absl::string_view message) {
+  std::vector<std::string> parts;
+  std::vector<absl::string_view> pieces = absl::StrSplit(message, '"');
+  for (size_t i = 1; i < pieces.size(); i += 2) {
+    parts.emplace_back(pieces[i]);
+  }
+  return parts;
+}
+
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "; did you mean \"x\"?" for the closest of `candidates`, or "; known
+// fields: a, b, c" when none is close.
+std::string Suggestion(absl::string_view typed,
+                       const std::vector<std::string>& candidates,
+                       absl::string_view what) {
+  const std::string* best = nullptr;
+  size_t best_distance = 0;
+  for (const std::string& candidate : candidates) {
+    const size_t distance = EditDistance(typed, candidate);
+    if (best == nullptr || distance < best_distance) {
+      best = &candidate;
+      best_distance = distance;
+    }
+  }
+  if (best != nullptr &&
+      best_distance <= std::max<size_t>(2, typed.size() / 3)) {
+    return absl::StrCat("; did you mean \"", *best, "\"?");
+  }
+  return absl::StrCat("; ", what, ": ", absl::StrJoin(candidates, ", "));
+}
+
+// The enum type of the fields of experiment.proto named `field_name`, if all
+// of them share one.
+const EnumDescriptor* EnumOfField(absl::string_view field_name) {
+  const EnumDescriptor* found = nullptr;
+  bool ambiguous = false;
+  std::vector<const Descriptor*> pending;
+  const FileDescriptor* file = Experiment::descriptor()->file();
+  for (int i = 0; i < file->message_type_count(); ++i) {
+    pending.push_back(file->message_type(i));
+  }
+  while (!pending.empty()) {
+    const Descriptor* descriptor = pending.back();
+    pending.pop_back();
+    for (int i = 0; i < descriptor->nested_type_count(); ++i) {
+      pending.push_back(descriptor->nested_type(i));
+    }
+    const FieldDescriptor* field =
+        descriptor->FindFieldByName(std::string(field_name));
+    if (field == nullptr || field->enum_type() == nullptr) continue;
+    if (found != nullptr && found != field->enum_type()) ambiguous = true;
+    found = field->enum_type();
+  }
+  return ambiguous ? nullptr : found;
+}
+
+// Records TextFormat's errors and warnings (both fail the parse: the parse
+// is strict).
+class ParseErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    errors_.push_back(Error{line, column, message});
+  }
+  void AddWarning(int line, google::protobuf::io::ColumnNumber column,
+                  const std::string& message) override {
+    errors_.push_back(Error{line, column, message});
+  }
+
+  struct Error {
+    int line;
+    int column;
+    std::string message;
+  };
+  const std::vector<Error>& errors() const { return errors_; }
+
+ private:
+  std::vector<Error> errors_;
+};
+
+// "source:LINE:COL: message", the position moved onto the culprit and a
+// hint added for the errors people make most.
+std::string DescribeParseError(absl::string_view source, absl::string_view text,
+                               const ParseErrorCollector::Error& error) {
+  const std::vector<absl::string_view> lines = Lines(text);
+  TextPosition position = FromProtobuf(lines, error.line, error.column);
+  std::string message = error.message;
+  const std::vector<std::string> quoted = QuotedParts(message);
+  if (absl::StartsWith(message, "Message type \"") &&
+      absl::StrContains(message, "has no field named") && quoted.size() >= 2) {
+    position = FindTokenBefore(lines, position, quoted[1]);
+    const Descriptor* descriptor =
+        google::protobuf::DescriptorPool::generated_pool()
+            ->FindMessageTypeByName(quoted[0]);
+    if (descriptor != nullptr) {
+      std::vector<std::string> names;
+      for (int i = 0; i < descriptor->field_count(); ++i) {
+        names.push_back(descriptor->field(i)->name());
+      }
+      message = absl::StrCat("unknown field \"", quoted[1], "\" in ",
+                             descriptor->name(),
+                             Suggestion(quoted[1], names, "its fields are"));
+    }
+  } else if (absl::StartsWith(message, "Unknown enumeration value of") &&
+             quoted.size() >= 2) {
+    position = FindTokenBefore(lines, position, quoted[0]);
+    if (const EnumDescriptor* type = EnumOfField(quoted[1])) {
+      std::vector<std::string> names;
+      for (int i = 0; i < type->value_count(); ++i) {
+        if (type->value(i)->number() != 0) {
+          names.push_back(type->value(i)->name());
+        }
+      }
+      message = absl::StrCat("unknown value \"", quoted[0], "\" for field \"",
+                             quoted[1], "\"",
+                             Suggestion(quoted[0], names, "use one of"));
+    }
+  } else if (absl::StartsWith(message, "Non-repeated field") &&
+             !quoted.empty()) {
+    position = FindTokenBefore(lines, position, quoted[0]);
+    message = absl::StrCat("field \"", quoted[0],
+                           "\" is given twice; keep one (overriding is what "
+                           "variants are for)");
+  } else if (absl::StartsWith(message, "Invalid value for") &&
+             quoted.size() >= 2) {
+    position = FindTokenBefore(lines, position, quoted[1]);
+  } else if (absl::StrContains(message, "another member of oneof") &&
+             quoted.size() >= 3) {
+    position = FindTokenBefore(lines, position, quoted[0]);
+    message =
+        absl::StrCat("\"", quoted[0], "\" and \"", quoted[1],
+                     "\" exclude each other (oneof ", quoted[2], "); keep one");
+  }
+  return absl::StrCat(Where(source, position), message);
+}
+
+// ---------------------------------------------------------------------------
+// (path_role) fields.
+
+PathRole RoleOf(const FieldDescriptor* field) {
+  return field->options().GetExtension(path_role);
+}
+
+// Calls visit(path_from_root, role, &value) for every set string field marked
+// (path_role) under `message`, then stores the value back.
+template <typename Visit>
+void VisitPaths(Message* message, const std::string& prefix, Visit&& visit) {
+  const Reflection* reflection = message->GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(*message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    const std::string name = absl::StrCat(prefix, field->name());
+    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      if (field->is_repeated()) {
+        for (int i = 0; i < reflection->FieldSize(*message, field); ++i) {
+          VisitPaths(reflection->MutableRepeatedMessage(message, field, i),
+                     absl::StrCat(name, "[", i, "]."), visit);
+        }
+      } else {
+        VisitPaths(reflection->MutableMessage(message, field),
+                   absl::StrCat(name, "."), visit);
+      }
+      continue;
+    }
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_STRING) continue;
+    const PathRole role = RoleOf(field);
+    if (role == PATH_ROLE_UNSPECIFIED) continue;
+    if (field->is_repeated()) {
+      for (int i = 0; i < reflection->FieldSize(*message, field); ++i) {
+        std::string value = reflection->GetRepeatedString(*message, field, i);
+        visit(absl::StrCat(name, "[", i, "]"), role, &value);
+        reflection->SetRepeatedString(message, field, i, std::move(value));
+      }
+    } else {
+      std::string value = reflection->GetString(*message, field);
+      visit(name, role, &value);
+      reflection->SetString(message, field, std::move(value));
+    }
+  }
+}
+
+std::string ResolveAgainst(const std::filesystem::path& directory,
+                           const std::string& path) {
+  if (path.empty() || path[0] == '/' || directory.empty()) return path;
+  return (directory / path).lexically_normal().string();
+}
+
+// ---------------------------------------------------------------------------
+// Whole-experiment validation.
+
+// One line of the report, before rendering.
+struct Finding {
+  std::string path;  // from the Experiment
+  std::string text;
+  // The variants whose runs have this problem (empty for experiment-level
+  // problems and for an experiment without variants).
+  std::vector<std::string> variants;
+};
+
+class Findings {
+ public:
+  void Add(const std::string& path, const std::string& text,
+           const std::string& variant) {
+    const std::string key = absl::StrCat(path, "\n", text);
+    auto [it, inserted] = index_.emplace(key, findings_.size());
+    if (inserted) findings_.push_back(Finding{path, text, {}});
+    if (!variant.empty()) findings_[it->second].variants.push_back(variant);
+  }
+  const std::vector<Finding>& findings() const { return findings_; }
+
+ private:
+  std::vector<Finding> findings_;
+  std::map<std::string, size_t> index_;
+};
+
+void CollectFindings(const Experiment& experiment, Findings* findings) {
+  if (!experiment.has_name()) {
+    findings->Add("name",
+                  "is required: name the experiment ([A-Za-z0-9_.-]+; it "
+                  "names the output directory)",
+                  "");
+  } else if (!IsValidName(experiment.name())) {
+    findings->Add("name",
+                  absl::StrCat("(\"", experiment.name(),
+                               "\") must be [A-Za-z0-9_.-]+ (it names the "
+                               "output directory)"),
+                  "");
+  }
+  if (!experiment.has_base()) {
+    findings->Add("base",
+                  "is required: give base { model { ... } "
+                  "pretraining { ... } }",
+                  "");
+    return;
+  }
+  std::map<std::string, int> first_index;
+  for (int i = 0; i < experiment.variants_size(); ++i) {
+    const Variant& variant = experiment.variants(i);
+    const std::string path = absl::StrCat("variants[", i, "].name");
+    if (!variant.has_name()) {
+      findings->Add(path, "is required: name the variant ([A-Za-z0-9_.-]+)",
+                    "");
+    } else if (!IsValidName(variant.name())) {
+      findings->Add(path,
+                    absl::StrCat("(\"", variant.name(),
+                                 "\") must be [A-Za-z0-9_.-]+ (it names the "
+                                 "run's directory)"),
+                    "");
+    } else if (auto [it, inserted] = first_index.emplace(variant.name(), i);
+               !inserted) {
+      findings->Add(path,
+                    absl::StrCat("(\"", variant.name(),
+                                 "\") is already the name of variants[",
+                                 it->second, "]; names must be unique"),
+                    "");
+    }
+  }
+
+  const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    for (const Problem& problem : RunChecker(runs[r].spec).Check()) {
+      if (experiment.variants_size() == 0) {
+        findings->Add(absl::StrCat("base.", problem.path), problem.text, "");
+        continue;
+      }
+      const Variant& variant = experiment.variants(static_cast<int>(r));
+      const Source source = Attribute(experiment.base(), variant.overrides(),
+                                      SplitPath(problem.path));
+      // A problem of the override's own names its variant in the path; one
+      // of the base's is reported once, with the variants it breaks.
+      if (source == Source::kOverride) {
+        findings->Add(
+            absl::StrCat("variants[", r, "].overrides.", problem.path),
+            problem.text, "");
+      } else {
+        findings->Add(absl::StrCat("base.", problem.path), problem.text,
+                      runs[r].name);
+      }
+    }
+  }
+}
+
+absl::Status ValidateImpl(const Experiment& experiment,
+                          absl::string_view source, const ParseInfoTree* tree,
+                          absl::string_view text,
+                          const std::vector<Finding>& extra) {
+  Findings collected;
+  CollectFindings(experiment, &collected);
+  std::vector<Finding> findings = collected.findings();
+  findings.insert(findings.end(), extra.begin(), extra.end());
+  if (findings.empty()) return absl::OkStatus();
+
+  // In the order of the text (problems without a position first), so a
+  // reader fixes the file top to bottom; without text, in check order.
+  const std::vector<absl::string_view> lines = Lines(text);
+  std::vector<std::pair<TextPosition, std::string>> messages;
+  for (const Finding& finding : findings) {
+    TextPosition position;
+    std::string where;
+    if (!source.empty()) {
+      const TextFormat::ParseLocation location =
+          Locate(experiment, tree, finding.path);
+      if (location.line >= 0) {
+        position = FromProtobuf(lines, location.line, location.column);
+      }
+      where = Where(source, position);
+    }
+    std::string line = absl::StrCat(where, finding.path, " ", finding.text);
+    if (!finding.variants.empty() &&
+        static_cast<int>(finding.variants.size()) !=
+            experiment.variants_size()) {
+      absl::StrAppend(&line, " (in variant",
+                      finding.variants.size() > 1 ? "s " : " ",
+                      absl::StrJoin(finding.variants, ", "), ")");
+    }
+    messages.emplace_back(position, std::move(line));
+  }
+  std::stable_sort(messages.begin(), messages.end(),
+                   [](const auto& a, const auto& b) {
+                     return std::make_pair(a.first.line, a.first.column) <
+                            std::make_pair(b.first.line, b.first.column);
+                   });
+  std::vector<std::string> texts;
+  for (auto& [position, line] : messages) texts.push_back(std::move(line));
+  return absl::InvalidArgumentError(absl::StrJoin(texts, "\n"));
+}
+
+// Copies singular field `field` of `from` into `to`.
+void CopySingular(const Message& from, const FieldDescriptor* field,
+                  Message* to) {
+  const Reflection* in = from.GetReflection();
+  const Reflection* out = to->GetReflection();
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+      out->SetInt32(to, field, in->GetInt32(from, field));
+      break;
+    case FieldDescriptor::CPPTYPE_INT64:
+      out->SetInt64(to, field, in->GetInt64(from, field));
+      break;
+    case FieldDescriptor::CPPTYPE_UINT32:
+      out->SetUInt32(to, field, in->GetUInt32(from, field));
+      break;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      out->SetUInt64(to, field, in->GetUInt64(from, field));
+      break;
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      out->SetDouble(to, field, in->GetDouble(from, field));
+      break;
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      out->SetFloat(to, field, in->GetFloat(from, field));
+      break;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      out->SetBool(to, field, in->GetBool(from, field));
+      break;
+    case FieldDescriptor::CPPTYPE_ENUM:
+      out->SetEnumValue(to, field, in->GetEnumValue(from, field));
+      break;
+    case FieldDescriptor::CPPTYPE_STRING:
+      out->SetString(to, field, in->GetString(from, field));
+      break;
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      out->MutableMessage(to, field)->CopyFrom(in->GetMessage(from, field));
+      break;
+  }
+}
+
+// Appends element `index` of repeated `field` of `from` to `to`.
+void AppendElement(const Message& from, const FieldDescriptor* field, int index,
+                   Message* to) {
+  const Reflection* in = from.GetReflection();
+  const Reflection* out = to->GetReflection();
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+      out->AddInt32(to, field, in->GetRepeatedInt32(from, field, index));
+      break;
+    case FieldDescriptor::CPPTYPE_INT64:
+      out->AddInt64(to, field, in->GetRepeatedInt64(from, field, index));
+      break;
+    case FieldDescriptor::CPPTYPE_UINT32:
+      out->AddUInt32(to, field, in->GetRepeatedUInt32(from, field, index));
+      break;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      out->AddUInt64(to, field, in->GetRepeatedUInt64(from, field, index));
+      break;
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      out->AddDouble(to, field, in->GetRepeatedDouble(from, field, index));
+      break;
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      out->AddFloat(to, field, in->GetRepeatedFloat(from, field, index));
+      break;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      out->AddBool(to, field, in->GetRepeatedBool(from, field, index));
+      break;
+    case FieldDescriptor::CPPTYPE_ENUM:
+      out->AddEnumValue(to, field,
+                        in->GetRepeatedEnumValue(from, field, index));
+      break;
+    case FieldDescriptor::CPPTYPE_STRING:
+      out->AddString(to, field, in->GetRepeatedString(from, field, index));
+      break;
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      out->AddMessage(to, field)->CopyFrom(
+          in->GetRepeatedMessage(from, field, index));
+      break;
+  }
+}
+
+void SetToDefault(const FieldDescriptor* field, Message* message) {
+  const Reflection* reflection = message->GetReflection();
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+      reflection->SetInt32(message, field, field->default_value_int32());
+      break;
+    case FieldDescriptor::CPPTYPE_INT64:
+      reflection->SetInt64(message, field, field->default_value_int64());
+      break;
+    case FieldDescriptor::CPPTYPE_UINT32:
+      reflection->SetUInt32(message, field, field->default_value_uint32());
+      break;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      reflection->SetUInt64(message, field, field->default_value_uint64());
+      break;
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      reflection->SetDouble(message, field, field->default_value_double());
+      break;
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      reflection->SetFloat(message, field, field->default_value_float());
+      break;
+    case FieldDescriptor::CPPTYPE_BOOL:
+      reflection->SetBool(message, field, field->default_value_bool());
+      break;
+    case FieldDescriptor::CPPTYPE_ENUM:
+      reflection->SetEnum(message, field, field->default_value_enum());
+      break;
+    case FieldDescriptor::CPPTYPE_STRING:
+      reflection->SetString(message, field, field->default_value_string());
+      break;
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      CHECK(false) << "messages have no default";
+      break;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Experiment> ParseExperiment(absl::string_view text,
+                                           absl::string_view source,
+                                           const LoadOptions& options) {
+  Experiment experiment;
+  ParseInfoTree tree;
+  ParseErrorCollector collector;
+  TextFormat::Parser parser;
+  parser.RecordErrorsTo(&collector);
+  parser.WriteLocationsTo(&tree);
+  // The defaults already refuse unknown fields and extensions, field
+  // numbers for names and a singular field given twice; said here so that
+  // it stays so.
+  parser.AllowUnknownField(false);
+  parser.AllowUnknownExtension(false);
+  parser.AllowFieldNumber(false);
+  parser.AllowPartialMessage(false);
+  const bool parsed = parser.ParseFromString(std::string(text), &experiment);
+  if (!parsed || !collector.errors().empty()) {
+    std::vector<std::string> messages;
+    for (const ParseErrorCollector::Error& error : collector.errors()) {
+      messages.push_back(DescribeParseError(source, text, error));
+    }
+    if (messages.empty()) {
+      messages.push_back(
+          absl::StrCat(source, ": not a text-format Experiment"));
+    }
+    return absl::InvalidArgumentError(absl::StrJoin(messages, "\n"));
+  }
+
+  const std::filesystem::path directory =
+      std::filesystem::path(std::string(source)).parent_path();
+  VisitPaths(&experiment, "",
+             [&](const std::string&, PathRole, std::string* value) {
+               *value = ResolveAgainst(directory, *value);
+             });
+
+  std::vector<Finding> missing_files;
+  if (options.check_input_files) {
+    Experiment copy = experiment;
+    VisitPaths(&copy, "",
+               [&](const std::string& path, PathRole role, std::string* value) {
+                 if (role != INPUT_PATH || value->empty()) return;
+                 std::error_code error;
+                 if (!std::filesystem::is_regular_file(*value, error)) {
+                   missing_files.push_back(Finding{
+                       path,
+                       absl::StrCat("(\"", *value,
+                                    "\") is not a readable file; paths are "
+                                    "relative to the experiment's directory"),
+                       {}});
+                 }
+               });
+  }
+  RETURN_IF_ERROR(ValidateImpl(experiment, source, &tree, text, missing_files));
+  return experiment;
+}
+
+absl::StatusOr<Experiment> LoadExperiment(const std::string& path,
+                                          const LoadOptions& options) {
+  ASSIGN_OR_RETURN(const std::string text, ReadFileToString(path));
+  return ParseExperiment(text, path, options);
+}
+
+absl::Status Validate(const Experiment& experiment) {
+  return ValidateImpl(experiment, "", nullptr, "", {});
+}
+
+void MergeOverrides(const Message& overrides, Message* target) {
+  CHECK(overrides.GetDescriptor() == target->GetDescriptor())
+      << overrides.GetDescriptor()->full_name() << " vs "
+      << target->GetDescriptor()->full_name();
+  const Reflection* reflection = overrides.GetReflection();
+  const Reflection* target_reflection = target->GetReflection();
+  std::vector<const FieldDescriptor*> fields;
+  reflection->ListFields(overrides, &fields);
+  for (const FieldDescriptor* field : fields) {
+    if (field->is_repeated()) {
+      target_reflection->ClearField(target, field);
+      for (int i = 0; i < reflection->FieldSize(overrides, field); ++i) {
+        AppendElement(overrides, field, i, target);
+      }
+    } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      // MutableMessage clears another member of the field's oneof.
+      MergeOverrides(reflection->GetMessage(overrides, field),
+                     target_reflection->MutableMessage(target, field));
+    } else {
+      CopySingular(overrides, field, target);
+    }
+  }
+}
+
+void FillDefaults(Message* message) {
+  const Descriptor* descriptor = message->GetDescriptor();
+  const Reflection* reflection = message->GetReflection();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    const bool is_message =
+        field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;
+    if (field->is_repeated()) {
+      if (!is_message) continue;
+      for (int j = 0; j < reflection->FieldSize(*message, field); ++j) {
+        FillDefaults(reflection->MutableRepeatedMessage(message, field, j));
+      }
+    } else if (field->containing_oneof() != nullptr) {
+      // Filling would choose a member; fill inside the chosen one only.
+      if (is_message && reflection->HasField(*message, field)) {
+        FillDefaults(reflection->MutableMessage(message, field));
+      }
+    } else if (is_message) {
+      FillDefaults(reflection->MutableMessage(message, field));
+    } else if (field->has_default_value() &&
+               !reflection->HasField(*message, field)) {
+      SetToDefault(field, message);
+    }
+  }
+}
+
+std::vector<ResolvedRun> ResolveRuns(const Experiment& experiment) {
+  std::vector<ResolvedRun> runs;
+  if (experiment.variants_size() == 0) {
+    runs.push_back(ResolvedRun{"base", experiment.base()});
+  }
+  for (const Variant& variant : experiment.variants()) {
+    ResolvedRun run{variant.name(), experiment.base()};
+    MergeOverrides(variant.overrides(), &run.spec);
+    runs.push_back(std::move(run));
+  }
+  for (ResolvedRun& run : runs) FillDefaults(&run.spec);
+  return runs;
+}
+
+std::vector<int64_t> SequencePhaseEndSteps(const PretrainingSpec& pretraining) {
+  const int64_t total_steps = pretraining.schedule().total_steps();
+  const auto& phases = pretraining.sequence_schedule().phases();
+  std::vector<int64_t> ends;
+  double cumulative = 0;
+  for (int i = 0; i < phases.size(); ++i) {
+    cumulative += phases[i].fraction_of_steps();
+    ends.push_back(
+        i + 1 == phases.size()
+            ? total_steps
+            : std::llround(static_cast<double>(total_steps) * cumulative));
+  }
+  return ends;
+}
+
+int64_t WarmupSteps(const ScheduleSpec& schedule) {
+  if (schedule.has_warmup_proportion()) {
+    return static_cast<int64_t>(static_cast<double>(schedule.total_steps()) *
+                                schedule.warmup_proportion());
+  }
+  return schedule.warmup_steps();
+}
+
+absl::StatusOr<BertConfig> ToBertConfig(const ModelSpec& model,
+                                        int64_t vocab_size) {
+  BertConfig config;
+  switch (model.architecture_case()) {
+    case ModelSpec::kSize: {
+      ASSIGN_OR_RETURN(config, ConfigForSize(model.size(), vocab_size),
+                       _.Prepend("model.size: "));
+      break;
+    }
+    case ModelSpec::kShape:
+      config.vocab_size = vocab_size;
+      config.num_hidden_layers = model.shape().num_hidden_layers();
+      config.hidden_size = model.shape().hidden_size();
+      config.num_attention_heads = model.shape().num_attention_heads();
+      config.intermediate_size = model.shape().has_intermediate_size()
+                                     ? model.shape().intermediate_size()
+                                     : 4 * model.shape().hidden_size();
+      break;
+    case ModelSpec::ARCHITECTURE_NOT_SET:
+      return absl::InvalidArgumentError(
+          "model.architecture is required: set size or shape");
+  }
+  config.max_position_embeddings = model.max_position_embeddings();
+  config.type_vocab_size = model.type_vocab_size();
+  config.layer_norm_eps = model.layer_norm_eps();
+  switch (model.hidden_act()) {
+    case ModelSpec::GELU_ERF:
+      config.hidden_act = GeluForm::kErf;
+      break;
+    case ModelSpec::GELU_TANH:
+      config.hidden_act = GeluForm::kTanh;
+      break;
+    case ModelSpec::HIDDEN_ACT_UNSPECIFIED:
+      return absl::InvalidArgumentError(
+          "model.hidden_act is HIDDEN_ACT_UNSPECIFIED: set GELU_ERF or "
+          "GELU_TANH");
+  }
+  config.hidden_dropout_prob = model.hidden_dropout_prob();
+  config.attention_probs_dropout_prob = model.attention_probs_dropout_prob();
+  config.initializer_range = model.initializer_range();
+  switch (model.attention_mode()) {
+    case ModelSpec::BIDIRECTIONAL:
+      config.attention_mode = AttentionMode::kBidirectional;
+      break;
+    case ModelSpec::CAUSAL:
+      config.attention_mode = AttentionMode::kCausal;
+      break;
+    case ModelSpec::ATTENTION_MODE_UNSPECIFIED:
+      return absl::InvalidArgumentError(
+          "model.attention_mode is ATTENTION_MODE_UNSPECIFIED: set "
+          "BIDIRECTIONAL or CAUSAL");
+  }
+  RETURN_IF_ERROR(Annotate(ValidateConfig(config), "model: "));
+  return config;
+}
+
+InstanceConfig ToInstanceConfig(const PretrainingSpec& pretraining,
+                                int phase_index) {
+  const auto& phases = pretraining.sequence_schedule().phases();
+  CHECK(phase_index >= 0 && phase_index < phases.size())
+      << "phase " << phase_index << " of " << phases.size();
+  const SequencePhase& phase = phases[phase_index];
+  const PretrainingObjectives& objectives = pretraining.objectives();
+  const MaskingSpec& masking = pretraining.masking();
+  const PretrainingData& data = pretraining.data();
+
+  InstanceConfig config;
+  switch (objectives.language_model()) {
+    case PretrainingObjectives::MASKED_LM:
+      config.objective = PretrainingObjective::kMaskedLm;
+      config.max_predictions_per_seq = phase.max_predictions_per_seq();
+      config.next_sentence = objectives.next_sentence();
+      break;
+    case PretrainingObjectives::LEFT_TO_RIGHT:
+      config.objective = PretrainingObjective::kLeftToRight;
+      config.max_predictions_per_seq = 0;  // nothing is masked
+      config.next_sentence = false;
+      break;
+    case PretrainingObjectives::LANGUAGE_MODEL_UNSPECIFIED:
+      CHECK(false) << "ToInstanceConfig needs a validated spec";
+  }
+  config.max_seq_length = phase.max_seq_length();
+  config.dupe_factor = data.dupe_factor();
+  config.short_seq_prob = data.short_seq_prob();
+  config.masked_lm_prob = masking.masked_lm_prob();
+  config.mask_fraction = masking.mask_fraction();
+  config.random_fraction = masking.random_fraction();
+  config.keep_fraction = masking.keep_fraction();
+  config.do_whole_word_mask = masking.whole_word();
+  config.random_next_prob = objectives.random_next_prob();
+  config.seed = data.seed();
+  return config;
+}
+
+}  // namespace experiments
+}  // namespace bertlab

@@ -1,0 +1,118 @@
+// Loading experiments (experiment.proto): strict text-format parsing, paths
+// resolved against the file, validation that names the field and the fix,
+// variants merged onto the base, and conversion into the structs the model
+// and the data pipeline take.
+//
+//   absl::StatusOr<Experiment> experiment = LoadExperiment(path);
+//   for (const ResolvedRun& run : ResolveRuns(*experiment)) {
+//     BertConfig model = ToBertConfig(run.spec.model(), vocab.size()).value();
+//     InstanceConfig data = ToInstanceConfig(run.spec.pretraining(), 0);
+//   }
+//
+// Errors read "FILE:LINE:COLUMN: message", 1-based (protobuf counts from 0).
+// A validation message names the field by its path from the top of the file,
+// e.g.
+//   exp.textproto:14:5: base.pretraining.schedule.warmup_steps (12000) must
+//   be less than total_steps (10000); lower warmup_steps or raise total_steps
+// and, for a run of a variant, the place the offending value comes from:
+// "variants[2].overrides.<path>" when the variant sets it, "base.<path>"
+// otherwise (with the variants it breaks, unless it breaks all of them). A
+// required field that is missing points at the message that should hold it.
+// All problems are reported at once, one per line.
+#ifndef BERTLAB_EXPERIMENTS_CONFIG_LOADER_H_
+#define BERTLAB_EXPERIMENTS_CONFIG_LOADER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "experiments/experiment.pb.h"
+#include "google/protobuf/message.h"
+#include "model/bert/config.h"
+#include "tasks/pretraining_data/instance_config.h"
+
+namespace bertlab {
+namespace experiments {
+
+struct LoadOptions {
+  // Every (path_role) = INPUT_PATH file (vocab_file, corpus_files, held-out
+  // files) must exist. Off for checking an experiment away from its data.
+  bool check_input_files = true;
+};
+
+// Reads `path` and does what ParseExperiment does. Under `bazel run`, pass a
+// user's path through ResolveUserPath (common/user_path.h) first.
+absl::StatusOr<Experiment> LoadExperiment(const std::string& path,
+                                          const LoadOptions& options = {});
+
+// Parses `text` strictly: unknown fields, unknown enum values, a singular
+// field given twice, two members of a oneof and malformed values are errors.
+// Relative (path_role) fields are made relative to the directory of `source`
+// (the file the text came from; it also names the file in messages). Then runs
+// Validate and, with options.check_input_files, checks the input files.
+absl::StatusOr<Experiment> ParseExperiment(absl::string_view text,
+                                           absl::string_view source,
+                                           const LoadOptions& options = {});
+
+// Checks the experiment (its name, the variants' names) and the RunSpec of
+// every run ResolveRuns makes: required fields, every numeric range and the
+// consistency between fields (phase fractions sum to 1, max_seq_length <=
+// max_position_embeddings, LEFT_TO_RIGHT needs CAUSAL attention and no next
+// sentence, the masking mix sums to 1, ...). Messages name fields by path;
+// without the text there are no line numbers.
+absl::Status Validate(const Experiment& experiment);
+
+// Merges `overrides` into `target` (the same message type) the way a
+// variant overrides its base: every field set in `overrides` wins, singular
+// messages merge field by field (recursively), and a repeated field set in
+// `overrides` REPLACES the target's list. protobuf's MergeFrom would append
+// to it instead (base phases + variant phases), which is never what a
+// variant means. Setting one member of a oneof clears the target's other
+// member.
+void MergeOverrides(const google::protobuf::Message& overrides,
+                    google::protobuf::Message* target);
+
+// Sets every unset field that has a [default = ...] in the schema to that
+// default, creating unset sub-messages on the way (but not oneof members),
+// so the message spells out every number it runs with. For a complete spec
+// (a resolved run), never for overrides.
+void FillDefaults(google::protobuf::Message* message);
+
+struct ResolvedRun {
+  // The variant's name, or "base" for an experiment without variants.
+  std::string name;
+  // The base with the variant's overrides merged on, defaults filled in.
+  RunSpec spec;
+};
+
+// The runs of an experiment, in the order of its variants.
+std::vector<ResolvedRun> ResolveRuns(const Experiment& experiment);
+
+// The step at which each sequence phase ends (exclusive): phase i runs steps
+// [end[i-1], end[i]), end[i] = round(total_steps * cumulative fraction), and
+// the last phase ends at total_steps. For a validated spec.
+std::vector<int64_t> SequencePhaseEndSteps(const PretrainingSpec& pretraining);
+
+// warmup_steps, or int(total_steps * warmup_proportion) as the reference's
+// run_pretraining / run_classifier compute it. For a validated spec.
+int64_t WarmupSteps(const ScheduleSpec& schedule);
+
+// The encoder config of `model` with the vocabulary's size (the vocab file's
+// lines, or train_vocab.size). Errors name the model.* field.
+absl::StatusOr<BertConfig> ToBertConfig(const ModelSpec& model,
+                                        int64_t vocab_size);
+
+// How the instances of sequence phase `phase_index` are made: objective,
+// lengths, masking, next sentence, data seed. The streaming block limits keep
+// InstanceConfig's defaults. For a validated spec (CHECKs the index and the
+// objective).
+InstanceConfig ToInstanceConfig(const PretrainingSpec& pretraining,
+                                int phase_index);
+
+}  // namespace experiments
+}  // namespace bertlab
+
+#endif  // BERTLAB_EXPERIMENTS_CONFIG_LOADER_H_

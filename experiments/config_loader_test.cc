@@ -1,0 +1,1058 @@
+#include "experiments/config_loader.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/check.h"
+#include "experiments/experiment.pb.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "model/bert/config.h"
+#include "tasks/pretraining_data/instance_config.h"
+
+namespace bertlab {
+namespace experiments {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+// Tests run in the runfiles tree, where data deps keep their workspace path.
+constexpr char kTestdata[] = "experiments/testdata/";
+
+std::string Testdata(const std::string& name) {
+  return absl::StrCat(kTestdata, name);
+}
+
+// The status message of loading a testdata file, which must fail.
+std::string LoadError(const std::string& name) {
+  absl::StatusOr<Experiment> experiment = LoadExperiment(Testdata(name));
+  EXPECT_FALSE(experiment.ok()) << name << " loaded";
+  return std::string(experiment.status().message());
+}
+
+// A complete, valid experiment without files (the default corpus and a
+// trained vocabulary), for tests that break one thing at a time.
+constexpr char kValid[] = R"pb(
+  name: "valid"
+  base {
+    model {
+      size: "L2_H128_A2"
+      train_vocab { size: 1000 }
+    }
+    pretraining {
+      data { format: DEFAULT_CORPUS held_out_fraction: 0.01 }
+      sequence_schedule {
+        phases {
+          fraction_of_steps: 0.9
+          max_seq_length: 128
+          batch_size: 8
+          max_predictions_per_seq: 20
+        }
+        phases {
+          fraction_of_steps: 0.1
+          max_seq_length: 512
+          batch_size: 2
+          max_predictions_per_seq: 80
+        }
+      }
+      optimizer {
+        learning_rate: 1e-4
+        weight_decay_exclude: [ "LayerNorm", "layer_norm", "bias" ]
+      }
+      schedule { total_steps: 100 warmup_steps: 10 }
+      eval_every_steps: 50
+      eval_batches: 2
+      checkpoint_every_steps: 50
+    }
+  }
+)pb";
+
+Experiment ValidExperiment() {
+  Experiment experiment;
+  CHECK(google::protobuf::TextFormat::ParseFromString(kValid, &experiment));
+  return experiment;
+}
+
+RunSpec ParseRunSpec(const std::string& text) {
+  RunSpec spec;
+  CHECK(google::protobuf::TextFormat::ParseFromString(text, &spec)) << text;
+  return spec;
+}
+
+// ---------------------------------------------------------------------------
+// Loading the valid test experiment.
+
+TEST(LoadExperimentTest, LoadsTheTinyExperimentAndResolvesPaths) {
+  absl::StatusOr<Experiment> experiment =
+      LoadExperiment(Testdata("tiny.textproto"));
+  ASSERT_TRUE(experiment.ok()) << experiment.status();
+  EXPECT_EQ(experiment->name(), "tiny");
+  const RunSpec& base = experiment->base();
+  EXPECT_EQ(base.model().vocab_file(), Testdata("tiny_vocab.txt"));
+  EXPECT_THAT(base.pretraining().data().corpus_files(),
+              ElementsAre(Testdata("tiny_corpus.txt")));
+  EXPECT_THAT(base.pretraining().data().held_out_files().files(),
+              ElementsAre(Testdata("tiny_held_out.txt")));
+  // "../tiny_shards" from experiments/testdata/, normalised.
+  EXPECT_EQ(base.pretraining().data().shards_dir(), "experiments/tiny_shards");
+  ASSERT_EQ(experiment->variants_size(), 2);
+  EXPECT_EQ(experiment->variants(1).overrides().model().attention_mode(),
+            ModelSpec::CAUSAL);
+}
+
+TEST(LoadExperimentTest, ResolvesRelativeToTheSourceDirectory) {
+  LoadOptions options;
+  options.check_input_files = false;
+  Experiment valid = ValidExperiment();
+  valid.mutable_base()->mutable_model()->set_vocab_file("v.txt");
+  valid.mutable_base()->mutable_pretraining()->mutable_data()->set_format(
+      PretrainingData::REFERENCE);
+  for (const char* file : {"/abs/corpus.txt", "../up/c.txt", "./here.txt"}) {
+    valid.mutable_base()
+        ->mutable_pretraining()
+        ->mutable_data()
+        ->add_corpus_files(file);
+  }
+  valid.add_variants()->set_name("v");
+  valid.mutable_variants(0)
+      ->mutable_overrides()
+      ->mutable_model()
+      ->set_vocab_file("sub/v2.txt");
+  std::string valid_text;
+  google::protobuf::TextFormat::PrintToString(valid, &valid_text);
+  absl::StatusOr<Experiment> resolved =
+      ParseExperiment(valid_text, "/a/b/exp.textproto", options);
+  ASSERT_TRUE(resolved.ok()) << resolved.status();
+  EXPECT_EQ(resolved->base().model().vocab_file(), "/a/b/v.txt");
+  EXPECT_THAT(resolved->base().pretraining().data().corpus_files(),
+              ElementsAre("/abs/corpus.txt", "/a/up/c.txt", "/a/b/here.txt"));
+  EXPECT_EQ(resolved->variants(0).overrides().model().vocab_file(),
+            "/a/b/sub/v2.txt");
+  // A source without a directory leaves relative paths as they are.
+  absl::StatusOr<Experiment> here =
+      ParseExperiment(valid_text, "exp.textproto", options);
+  ASSERT_TRUE(here.ok()) << here.status();
+  EXPECT_EQ(here->base().model().vocab_file(), "v.txt");
+}
+
+TEST(LoadExperimentTest, MissingExperimentFileIsNotFound) {
+  absl::StatusOr<Experiment> experiment =
+      LoadExperiment(Testdata("no_such.textproto"));
+  EXPECT_EQ(experiment.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(experiment.status().message(), HasSubstr("no_such.textproto"));
+}
+
+// ---------------------------------------------------------------------------
+// Strict parsing, with 1-based FILE:LINE:COLUMN.
+
+TEST(ParseErrorTest, PositionsAreOneBased) {
+  // protobuf reports this at line 1, column 0 (0-based).
+  absl::StatusOr<Experiment> experiment =
+      ParseExperiment("name: \"x\"\nfoo: 1\n", "t.textproto");
+  ASSERT_FALSE(experiment.ok());
+  EXPECT_THAT(std::string(experiment.status().message()),
+              StartsWith("t.textproto:2:1: unknown field \"foo\" in "
+                         "Experiment"));
+}
+
+TEST(ParseErrorTest, UnknownFieldPointsAtItAndSuggestsTheNearest) {
+  EXPECT_EQ(LoadError("bad_unknown_field.textproto"),
+            Testdata("bad_unknown_field.textproto:6:57: unknown field "
+                     "\"hiden_size\" in Shape; did you mean "
+                     "\"hidden_size\"?"));
+}
+
+TEST(ParseErrorTest, UnknownFieldFarFromAnyListsTheFields) {
+  absl::StatusOr<Experiment> experiment = ParseExperiment(
+      "base { pretraining { schedule { zzzzzzzzzz: 1 } } }", "t.textproto");
+  ASSERT_FALSE(experiment.ok());
+  EXPECT_EQ(experiment.status().message(),
+            "t.textproto:1:33: unknown field \"zzzzzzzzzz\" in ScheduleSpec; "
+            "its fields are: total_steps, warmup_steps, warmup_proportion");
+}
+
+TEST(ParseErrorTest, UnknownEnumValuePointsAtTheValue) {
+  // protobuf reports it at the "}" on the next line.
+  EXPECT_EQ(LoadError("bad_enum.textproto"),
+            Testdata("bad_enum.textproto:6:17: unknown value \"GELU_EXACT\" "
+                     "for field \"hidden_act\"; use one of: GELU_ERF, "
+                     "GELU_TANH"));
+}
+
+TEST(ParseErrorTest, NumericEnumValueIsRejected) {
+  absl::StatusOr<Experiment> experiment =
+      ParseExperiment("base { model { hidden_act: 7 } }", "t.textproto");
+  ASSERT_FALSE(experiment.ok());
+  EXPECT_THAT(std::string(experiment.status().message()),
+              StartsWith("t.textproto:1:28: unknown value \"7\" for field "
+                         "\"hidden_act\""));
+}
+
+TEST(ParseErrorTest, TypeErrorPointsAtTheValue) {
+  EXPECT_EQ(LoadError("bad_type.textproto"),
+            Testdata("bad_type.textproto:6:30: Expected integer, got: "
+                     "\"512\""));
+}
+
+TEST(ParseErrorTest, TabCountsAsOneColumn) {
+  // protobuf's column for "modle" is 8 (a tab advances to the next multiple
+  // of 8); editors show column 2.
+  EXPECT_EQ(LoadError("bad_tab.textproto"),
+            Testdata("bad_tab.textproto:4:2: unknown field \"modle\" in "
+                     "RunSpec; did you mean \"model\"?"));
+}
+
+TEST(ParseErrorTest, SingularFieldGivenTwice) {
+  EXPECT_EQ(LoadError("bad_duplicate_field.textproto"),
+            Testdata("bad_duplicate_field.textproto:3:1: field \"name\" is "
+                     "given twice; keep one (overriding is what variants are "
+                     "for)"));
+}
+
+TEST(ParseErrorTest, TwoMembersOfAOneof) {
+  EXPECT_EQ(LoadError("bad_oneof.textproto"),
+            Testdata("bad_oneof.textproto:5:5: \"shape\" and \"size\" "
+                     "exclude each other (oneof architecture); keep one"));
+}
+
+TEST(ParseErrorTest, MalformedNumbersAndSyntax) {
+  for (const auto& [text, expected] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"base { model { max_position_embeddings: 1.5 } }",
+            "t:1:41: Expected integer, got: 1.5"},
+           {"base { model { max_position_embeddings: 99999999999999999999 } }",
+            "t:1:41: Integer out of range (99999999999999999999)"},
+           {"base { model { hidden_dropout_prob: \"x\" } }",
+            "t:1:37: Expected double, got: \"x\""},
+           {"base { model {\n", "t:2:1: Expected identifier, got: "},
+           {"base { model { cased: maybe } }",
+            "t:1:23: Invalid value for boolean field \"cased\". Value: "
+            "\"maybe\"."},
+       }) {
+    absl::StatusOr<Experiment> experiment = ParseExperiment(text, "t");
+    ASSERT_FALSE(experiment.ok()) << text;
+    EXPECT_EQ(experiment.status().message(), expected) << text;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Validation messages from files: the field's path and its position.
+
+TEST(ValidationErrorTest, MissingRequiredPointsAtTheEnclosingMessage) {
+  const std::string message = LoadError("bad_missing_required.textproto");
+  const std::string file = Testdata("bad_missing_required.textproto");
+  EXPECT_THAT(message, HasSubstr(absl::StrCat(
+                           file, ": name is required: name the experiment")));
+  EXPECT_THAT(message,
+              HasSubstr(absl::StrCat(file,
+                                     ":28:5: base.pretraining.schedule."
+                                     "total_steps is required: set it to the "
+                                     "number of optimizer steps")));
+}
+
+TEST(ValidationErrorTest, OutOfRangeValuesNameFieldValueAndFix) {
+  const std::string message = LoadError("bad_out_of_range.textproto");
+  const std::string file = Testdata("bad_out_of_range.textproto");
+  EXPECT_THAT(message, HasSubstr(absl::StrCat(
+                           file,
+                           ":9:5: base.model.hidden_dropout_prob (1.5) must be "
+                           "in [0, 1); BERT uses 0.1\n")));
+  EXPECT_THAT(message,
+              HasSubstr(absl::StrCat(
+                  file,
+                  ":30:26: base.pretraining.schedule.warmup_steps (12000) "
+                  "must be less than total_steps (10000); lower warmup_steps "
+                  "or raise total_steps\n")));
+  EXPECT_THAT(message,
+              HasSubstr(absl::StrCat(
+                  file,
+                  ":19:9: base.pretraining.sequence_schedule.phases[0]."
+                  "max_seq_length (1024) must be at most "
+                  "model.max_position_embeddings (512)")));
+  // Set by the variant, so the variant is named; not "(in variant ...)"
+  // for base problems, which break both variants.
+  EXPECT_THAT(message,
+              HasSubstr(absl::StrCat(
+                  file,
+                  ":43:20: variants[1].overrides.pretraining.objectives."
+                  "language_model (LEFT_TO_RIGHT) has no next-sentence task")));
+  EXPECT_THAT(message, Not(HasSubstr("(in variant")));
+  // In the order of the file.
+  EXPECT_LT(message.find(":9:5:"), message.find(":19:9:"));
+  EXPECT_LT(message.find(":19:9:"), message.find(":30:26:"));
+  EXPECT_LT(message.find(":30:26:"), message.find(":43:20:"));
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 3);
+  // Reported once although both variants inherit it.
+  EXPECT_EQ(message.find("hidden_dropout_prob"),
+            message.rfind("hidden_dropout_prob"));
+}
+
+TEST(ValidationErrorTest, MissingInputFileIsNamedWithItsPosition) {
+  const std::string message = LoadError("bad_missing_file.textproto");
+  EXPECT_THAT(message,
+              HasSubstr(Testdata(
+                  "bad_missing_file.textproto:13:7: "
+                  "base.pretraining.data.corpus_files[1] "
+                  "(\"experiments/testdata/no_such_corpus.txt\") is not a "
+                  "readable file")));
+  EXPECT_THAT(message, Not(HasSubstr("corpus_files[0]")));
+  LoadOptions options;
+  options.check_input_files = false;
+  absl::StatusOr<Experiment> unchecked =
+      LoadExperiment(Testdata("bad_missing_file.textproto"), options);
+  ASSERT_FALSE(unchecked.ok());  // still incomplete, but not for the file
+  EXPECT_THAT(unchecked.status().message(), Not(HasSubstr("readable")));
+}
+
+TEST(ValidationErrorTest, BaseProblemInSomeVariantsNamesThem) {
+  Experiment experiment = ValidExperiment();
+  experiment.mutable_base()->mutable_model()->set_max_position_embeddings(256);
+  Variant* short_only = experiment.add_variants();
+  short_only->set_name("short");
+  short_only->mutable_overrides()
+      ->mutable_pretraining()
+      ->mutable_sequence_schedule()
+      ->add_phases()
+      ->MergeFrom(
+          experiment.base().pretraining().sequence_schedule().phases(0));
+  short_only->mutable_overrides()
+      ->mutable_pretraining()
+      ->mutable_sequence_schedule()
+      ->mutable_phases(0)
+      ->set_fraction_of_steps(1);
+  experiment.add_variants()->set_name("long");
+  const absl::Status status = Validate(experiment);
+  EXPECT_EQ(status.message(),
+            "base.pretraining.sequence_schedule.phases[1].max_seq_length (512) "
+            "must be at most model.max_position_embeddings (256); lower "
+            "max_seq_length or raise max_position_embeddings (in variant "
+            "long)");
+}
+
+TEST(ValidationErrorTest, ProblemInsideAReplacedListBelongsToTheOverride) {
+  Experiment experiment = ValidExperiment();
+  Variant* variant = experiment.add_variants();
+  variant->set_name("v");
+  variant->mutable_overrides()
+      ->mutable_pretraining()
+      ->mutable_sequence_schedule()
+      ->add_phases()
+      ->set_fraction_of_steps(1);  // no length, batch or predictions
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message,
+              HasSubstr("variants[0].overrides.pretraining.sequence_schedule."
+                        "phases[0].max_seq_length is required"));
+  EXPECT_THAT(message,
+              HasSubstr("variants[0].overrides.pretraining.sequence_schedule."
+                        "phases[0].batch_size is required"));
+}
+
+TEST(ValidationErrorTest, VariantNames) {
+  Experiment experiment = ValidExperiment();
+  experiment.set_name("bad name");
+  experiment.add_variants()->set_name("a");
+  experiment.add_variants()->set_name("a");
+  experiment.add_variants();
+  experiment.add_variants()->set_name("..");
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message,
+              HasSubstr("name (\"bad name\") must be [A-Za-z0-9_.-]+"));
+  EXPECT_THAT(message, HasSubstr("variants[1].name (\"a\") is already the name "
+                                 "of variants[0]"));
+  EXPECT_THAT(message, HasSubstr("variants[2].name is required"));
+  EXPECT_THAT(message, HasSubstr("variants[3].name (\"..\") must be"));
+}
+
+TEST(ValidationErrorTest, BaseIsRequired) {
+  Experiment experiment;
+  experiment.set_name("x");
+  EXPECT_THAT(Validate(experiment).message(), HasSubstr("base is required"));
+}
+
+// ---------------------------------------------------------------------------
+// Every rule, one broken field at a time (Validate without text: messages
+// start with the path).
+
+struct RuleCase {
+  const char* name;
+  std::function<void(RunSpec*)> breakit;
+  const char* expected;
+};
+
+class ValidationRuleTest : public ::testing::TestWithParam<RuleCase> {};
+
+TEST_P(ValidationRuleTest, ReportsTheFieldAndTheFix) {
+  Experiment experiment = ValidExperiment();
+  ASSERT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+  GetParam().breakit(experiment.mutable_base());
+  const absl::Status status = Validate(experiment);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr(GetParam().expected));
+}
+
+ModelSpec* Model(RunSpec* spec) { return spec->mutable_model(); }
+PretrainingSpec* Pre(RunSpec* spec) { return spec->mutable_pretraining(); }
+SequencePhase* Phase(RunSpec* spec, int i) {
+  return Pre(spec)->mutable_sequence_schedule()->mutable_phases(i);
+}
+
+const RuleCase kRuleCases[] = {
+    {"UnknownSize", [](RunSpec* s) { Model(s)->set_size("huge"); },
+     "base.model.size (\"huge\") is not a known size; use one of: "
+     "L2_H128_A2, L4_H256_A4"},
+    {"NoArchitecture", [](RunSpec* s) { Model(s)->clear_architecture(); },
+     "base.model.architecture is required: set size"},
+    {"ShapeMissingLayers",
+     [](RunSpec* s) {
+       Model(s)->mutable_shape()->set_hidden_size(64);
+       Model(s)->mutable_shape()->set_num_attention_heads(4);
+     },
+     "base.model.shape.num_hidden_layers is required: set it to the number "
+     "of layers L, at least 1"},
+    {"ShapeNotDivisible",
+     [](RunSpec* s) {
+       auto* shape = Model(s)->mutable_shape();
+       shape->set_num_hidden_layers(1);
+       shape->set_hidden_size(30);
+       shape->set_num_attention_heads(4);
+     },
+     "base.model.shape.hidden_size (30) must be divisible by "
+     "num_attention_heads (4)"},
+    {"ShapeIntermediate",
+     [](RunSpec* s) {
+       auto* shape = Model(s)->mutable_shape();
+       shape->set_num_hidden_layers(1);
+       shape->set_hidden_size(32);
+       shape->set_num_attention_heads(4);
+       shape->set_intermediate_size(0);
+     },
+     "base.model.shape.intermediate_size (0) must be at least 1"},
+    {"NoVocab", [](RunSpec* s) { Model(s)->clear_vocab(); },
+     "base.model.vocab is required: set vocab_file"},
+    {"EmptyVocabFile", [](RunSpec* s) { Model(s)->set_vocab_file(""); },
+     "base.model.vocab_file is empty"},
+    {"TinyTrainedVocab",
+     [](RunSpec* s) { Model(s)->mutable_train_vocab()->set_size(5); },
+     "base.model.train_vocab.size (5) must be at least 6"},
+    {"TrainedVocabWithoutSize",
+     [](RunSpec* s) { Model(s)->mutable_train_vocab()->clear_size(); },
+     "base.model.train_vocab.size is required"},
+    {"MaxPositions",
+     [](RunSpec* s) { Model(s)->set_max_position_embeddings(0); },
+     "base.model.max_position_embeddings (0) must be at least 1"},
+    {"TypeVocabForPairs", [](RunSpec* s) { Model(s)->set_type_vocab_size(1); },
+     "base.model.type_vocab_size (1) must be at least 2; MASKED_LM pairs"},
+    {"HiddenActUnspecified",
+     [](RunSpec* s) {
+       Model(s)->set_hidden_act(ModelSpec::HIDDEN_ACT_UNSPECIFIED);
+     },
+     "base.model.hidden_act is HIDDEN_ACT_UNSPECIFIED: set GELU_ERF"},
+    {"HiddenDropout", [](RunSpec* s) { Model(s)->set_hidden_dropout_prob(1); },
+     "base.model.hidden_dropout_prob (1) must be in [0, 1)"},
+    {"AttentionDropout",
+     [](RunSpec* s) { Model(s)->set_attention_probs_dropout_prob(-0.1); },
+     "base.model.attention_probs_dropout_prob (-0.1) must be in [0, 1)"},
+    {"InitializerRange", [](RunSpec* s) { Model(s)->set_initializer_range(0); },
+     "base.model.initializer_range (0) must be > 0; BERT uses 0.02"},
+    {"LayerNormEpsNaN",
+     [](RunSpec* s) { Model(s)->set_layer_norm_eps(std::nan("")); },
+     "base.model.layer_norm_eps (nan) must be > 0"},
+    {"AttentionUnspecified",
+     [](RunSpec* s) {
+       Model(s)->set_attention_mode(ModelSpec::ATTENTION_MODE_UNSPECIFIED);
+     },
+     "base.model.attention_mode is ATTENTION_MODE_UNSPECIFIED"},
+    {"MaskedLmWithCausalAttention",
+     [](RunSpec* s) { Model(s)->set_attention_mode(ModelSpec::CAUSAL); },
+     "base.model.attention_mode (CAUSAL) does not fit "
+     "pretraining.objectives.language_model MASKED_LM"},
+    {"LanguageModelUnspecified",
+     [](RunSpec* s) {
+       Pre(s)->mutable_objectives()->set_language_model(
+           PretrainingObjectives::LANGUAGE_MODEL_UNSPECIFIED);
+     },
+     "base.pretraining.objectives.language_model is "
+     "LANGUAGE_MODEL_UNSPECIFIED"},
+    {"LeftToRightNeedsCausal",
+     [](RunSpec* s) {
+       Pre(s)->mutable_objectives()->set_language_model(
+           PretrainingObjectives::LEFT_TO_RIGHT);
+       Pre(s)->mutable_objectives()->set_next_sentence(false);
+     },
+     "base.pretraining.objectives.language_model (LEFT_TO_RIGHT) needs "
+     "causal attention: a bidirectional model sees the token it predicts; "
+     "set model.attention_mode: CAUSAL"},
+    {"LeftToRightHasNoNextSentence",
+     [](RunSpec* s) {
+       Pre(s)->mutable_objectives()->set_language_model(
+           PretrainingObjectives::LEFT_TO_RIGHT);
+       Model(s)->set_attention_mode(ModelSpec::CAUSAL);
+     },
+     "base.pretraining.objectives.language_model (LEFT_TO_RIGHT) has no "
+     "next-sentence task"},
+    {"RandomNextProb",
+     [](RunSpec* s) {
+       Pre(s)->mutable_objectives()->set_random_next_prob(1.5);
+     },
+     "base.pretraining.objectives.random_next_prob (1.5) must be in [0, 1]"},
+    {"MaskedLmProb",
+     [](RunSpec* s) { Pre(s)->mutable_masking()->set_masked_lm_prob(0); },
+     "base.pretraining.masking.masked_lm_prob (0) must be in (0, 1]"},
+    {"MaskingMixSum",
+     [](RunSpec* s) { Pre(s)->mutable_masking()->set_keep_fraction(0.2); },
+     "base.pretraining.masking.mask_fraction + random_fraction + "
+     "keep_fraction = 0.8 + 0.1 + 0.2 = 1.1; they must sum to 1 (BERT: 0.8, "
+     "0.1, 0.1)"},
+    {"MaskFractionRange",
+     [](RunSpec* s) { Pre(s)->mutable_masking()->set_mask_fraction(-0.1); },
+     "base.pretraining.masking.mask_fraction (-0.1) must be in [0, 1]"},
+    {"FormatRequired",
+     [](RunSpec* s) { Pre(s)->mutable_data()->clear_format(); },
+     "base.pretraining.data.format is required: set REFERENCE, "
+     "WIKIEXTRACTOR, GUTENBERG, DIATHEKE or DEFAULT_CORPUS"},
+    {"DefaultCorpusTakesNoFiles",
+     [](RunSpec* s) { Pre(s)->mutable_data()->add_corpus_files("a.txt"); },
+     "base.pretraining.data.corpus_files must be empty with format "
+     "DEFAULT_CORPUS"},
+    {"CorpusFilesRequired",
+     [](RunSpec* s) {
+       Pre(s)->mutable_data()->set_format(PretrainingData::WIKIEXTRACTOR);
+     },
+     "base.pretraining.data.corpus_files is empty: list the corpus files "
+     "(format WIKIEXTRACTOR)"},
+    {"EmptyCorpusFile",
+     [](RunSpec* s) {
+       Pre(s)->mutable_data()->set_format(PretrainingData::REFERENCE);
+       Pre(s)->mutable_data()->add_corpus_files("a.txt");
+       Pre(s)->mutable_data()->add_corpus_files("");
+     },
+     "base.pretraining.data.corpus_files[1] is empty"},
+    {"HeldOutRequired",
+     [](RunSpec* s) { Pre(s)->mutable_data()->clear_held_out(); },
+     "base.pretraining.data.held_out is required: set held_out_fraction"},
+    {"HeldOutFraction",
+     [](RunSpec* s) { Pre(s)->mutable_data()->set_held_out_fraction(0.6); },
+     "base.pretraining.data.held_out_fraction (0.6) must be in (0, 0.5]"},
+    {"HeldOutFilesEmpty",
+     [](RunSpec* s) { Pre(s)->mutable_data()->mutable_held_out_files(); },
+     "base.pretraining.data.held_out_files.files is empty"},
+    {"DupeFactor",
+     [](RunSpec* s) { Pre(s)->mutable_data()->set_dupe_factor(0); },
+     "base.pretraining.data.dupe_factor (0) must be in [1, 16777216]"},
+    {"ShortSeqProb",
+     [](RunSpec* s) { Pre(s)->mutable_data()->set_short_seq_prob(2); },
+     "base.pretraining.data.short_seq_prob (2) must be in [0, 1]"},
+    {"EmptyShardsDir",
+     [](RunSpec* s) { Pre(s)->mutable_data()->set_shards_dir(""); },
+     "base.pretraining.data.shards_dir is empty"},
+    {"NoPhases",
+     [](RunSpec* s) { Pre(s)->mutable_sequence_schedule()->clear_phases(); },
+     "base.pretraining.sequence_schedule.phases is empty: add at least one "
+     "phase"},
+    {"FractionsSum",
+     [](RunSpec* s) { Phase(s, 1)->set_fraction_of_steps(0.05); },
+     "base.pretraining.sequence_schedule.phases fraction_of_steps add up to "
+     "0.9 + 0.05 = 0.9500000000000001; they must sum to 1"},
+    {"FractionRequired",
+     [](RunSpec* s) { Phase(s, 1)->clear_fraction_of_steps(); },
+     "base.pretraining.sequence_schedule.phases[1].fraction_of_steps is "
+     "required"},
+    {"FractionRange",
+     [](RunSpec* s) {
+       Phase(s, 0)->set_fraction_of_steps(1.5);
+       Phase(s, 1)->set_fraction_of_steps(-0.5);
+     },
+     "base.pretraining.sequence_schedule.phases[1].fraction_of_steps (-0.5) "
+     "must be in (0, 1]"},
+    {"PhaseWithoutSteps",
+     [](RunSpec* s) {
+       Phase(s, 0)->set_fraction_of_steps(0.999);
+       Phase(s, 1)->set_fraction_of_steps(0.001);
+     },
+     "base.pretraining.sequence_schedule.phases[1].fraction_of_steps (0.001) "
+     "gives this phase no steps of total_steps (100)"},
+    {"SeqLengthRequired",
+     [](RunSpec* s) { Phase(s, 0)->clear_max_seq_length(); },
+     "base.pretraining.sequence_schedule.phases[0].max_seq_length is "
+     "required"},
+    {"SeqLengthTooShort",
+     [](RunSpec* s) { Phase(s, 0)->set_max_seq_length(4); },
+     "base.pretraining.sequence_schedule.phases[0].max_seq_length (4) must "
+     "be at least 5 for MASKED_LM"},
+    {"SeqLengthOverPositions",
+     [](RunSpec* s) { Phase(s, 1)->set_max_seq_length(513); },
+     "base.pretraining.sequence_schedule.phases[1].max_seq_length (513) must "
+     "be at most model.max_position_embeddings (512)"},
+    {"SeqLengthOverShardLimit",
+     [](RunSpec* s) {
+       Model(s)->set_max_position_embeddings(100000);
+       Phase(s, 1)->set_max_seq_length(70000);
+       Phase(s, 1)->set_max_predictions_per_seq(20);
+     },
+     "base.pretraining.sequence_schedule.phases[1].max_seq_length (70000) "
+     "must be at most 65535"},
+    {"BatchRequired", [](RunSpec* s) { Phase(s, 0)->clear_batch_size(); },
+     "base.pretraining.sequence_schedule.phases[0].batch_size is required"},
+    {"BatchNotDivisible",
+     [](RunSpec* s) {
+       Pre(s)->mutable_optimizer()->set_gradient_accumulation_steps(3);
+     },
+     "base.pretraining.sequence_schedule.phases[0].batch_size (8) must be "
+     "divisible by pretraining.optimizer.gradient_accumulation_steps (3)"},
+    {"PredictionsRequired",
+     [](RunSpec* s) { Phase(s, 1)->clear_max_predictions_per_seq(); },
+     "base.pretraining.sequence_schedule.phases[1].max_predictions_per_seq "
+     "is required for MASKED_LM"},
+    {"PredictionsOverLength",
+     [](RunSpec* s) { Phase(s, 0)->set_max_predictions_per_seq(129); },
+     "base.pretraining.sequence_schedule.phases[0].max_predictions_per_seq "
+     "(129) must be in [1, max_seq_length (128)]"},
+    {"LearningRateRequired",
+     [](RunSpec* s) { Pre(s)->mutable_optimizer()->clear_learning_rate(); },
+     "base.pretraining.optimizer.learning_rate is required: set it to the "
+     "peak learning rate (the paper: 1e-4), in (0, 1]"},
+    {"LearningRateRange",
+     [](RunSpec* s) { Pre(s)->mutable_optimizer()->set_learning_rate(2); },
+     "base.pretraining.optimizer.learning_rate (2) must be in (0, 1]"},
+    {"Beta1", [](RunSpec* s) { Pre(s)->mutable_optimizer()->set_beta1(1); },
+     "base.pretraining.optimizer.beta1 (1) must be in [0, 1); BERT uses 0.9"},
+    {"Beta2", [](RunSpec* s) { Pre(s)->mutable_optimizer()->set_beta2(-1); },
+     "base.pretraining.optimizer.beta2 (-1) must be in [0, 1)"},
+    {"Epsilon", [](RunSpec* s) { Pre(s)->mutable_optimizer()->set_epsilon(0); },
+     "base.pretraining.optimizer.epsilon (0) must be > 0; BERT uses 1e-6"},
+    {"WeightDecay",
+     [](RunSpec* s) { Pre(s)->mutable_optimizer()->set_weight_decay(-0.01); },
+     "base.pretraining.optimizer.weight_decay (-0.01) must be in [0, 1)"},
+    {"WeightDecayNeedsExclusions",
+     [](RunSpec* s) {
+       Pre(s)->mutable_optimizer()->clear_weight_decay_exclude();
+     },
+     "base.pretraining.optimizer.weight_decay_exclude is empty but "
+     "weight_decay is 0.01"},
+    {"EmptyExclusion",
+     [](RunSpec* s) {
+       Pre(s)->mutable_optimizer()->add_weight_decay_exclude("");
+     },
+     "base.pretraining.optimizer.weight_decay_exclude[3] is empty"},
+    {"ClipNorm",
+     [](RunSpec* s) { Pre(s)->mutable_optimizer()->set_clip_norm(-1); },
+     "base.pretraining.optimizer.clip_norm (-1) must be >= 0"},
+    {"Accumulation",
+     [](RunSpec* s) {
+       Pre(s)->mutable_optimizer()->set_gradient_accumulation_steps(0);
+     },
+     "base.pretraining.optimizer.gradient_accumulation_steps (0) must be at "
+     "least 1"},
+    {"TotalStepsRequired",
+     [](RunSpec* s) { Pre(s)->mutable_schedule()->clear_total_steps(); },
+     "base.pretraining.schedule.total_steps is required"},
+    {"TotalStepsPositive",
+     [](RunSpec* s) { Pre(s)->mutable_schedule()->set_total_steps(0); },
+     "base.pretraining.schedule.total_steps (0) must be at least 1"},
+    {"WarmupRequired",
+     [](RunSpec* s) { Pre(s)->mutable_schedule()->clear_warmup(); },
+     "base.pretraining.schedule.warmup is required: set warmup_steps"},
+    {"WarmupStepsTooMany",
+     [](RunSpec* s) { Pre(s)->mutable_schedule()->set_warmup_steps(100); },
+     "base.pretraining.schedule.warmup_steps (100) must be less than "
+     "total_steps (100); lower warmup_steps or raise total_steps"},
+    {"WarmupStepsNegative",
+     [](RunSpec* s) { Pre(s)->mutable_schedule()->set_warmup_steps(-1); },
+     "base.pretraining.schedule.warmup_steps (-1) must be at least 0"},
+    {"WarmupProportion",
+     [](RunSpec* s) { Pre(s)->mutable_schedule()->set_warmup_proportion(1); },
+     "base.pretraining.schedule.warmup_proportion (1) must be in [0, 1)"},
+    {"EvalEveryRequired", [](RunSpec* s) { Pre(s)->clear_eval_every_steps(); },
+     "base.pretraining.eval_every_steps is required"},
+    {"EvalBatches", [](RunSpec* s) { Pre(s)->set_eval_batches(0); },
+     "base.pretraining.eval_batches (0) must be at least 1"},
+    {"CheckpointEvery",
+     [](RunSpec* s) { Pre(s)->set_checkpoint_every_steps(-5); },
+     "base.pretraining.checkpoint_every_steps (-5) must be at least 1"},
+    {"KeepLast", [](RunSpec* s) { Pre(s)->set_keep_last_checkpoints(0); },
+     "base.pretraining.keep_last_checkpoints (0) must be at least 1"},
+    {"LogEvery", [](RunSpec* s) { Pre(s)->set_log_every_steps(0); },
+     "base.pretraining.log_every_steps (0) must be at least 1"},
+    {"OnNonFinite",
+     [](RunSpec* s) {
+       Pre(s)->set_on_non_finite(PretrainingSpec::ON_NON_FINITE_UNSPECIFIED);
+     },
+     "base.pretraining.on_non_finite is ON_NON_FINITE_UNSPECIFIED"},
+};
+
+INSTANTIATE_TEST_SUITE_P(AllRules, ValidationRuleTest,
+                         ::testing::ValuesIn(kRuleCases),
+                         [](const ::testing::TestParamInfo<RuleCase>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(ValidationTest, LeftToRightIgnoresMaskingAndPredictions) {
+  Experiment experiment = ValidExperiment();
+  RunSpec* spec = experiment.mutable_base();
+  Model(spec)->set_attention_mode(ModelSpec::CAUSAL);
+  Model(spec)->set_type_vocab_size(1);
+  Pre(spec)->mutable_objectives()->set_language_model(
+      PretrainingObjectives::LEFT_TO_RIGHT);
+  Pre(spec)->mutable_objectives()->set_next_sentence(false);
+  Pre(spec)->mutable_masking()->set_keep_fraction(0.5);  // ignored
+  Phase(spec, 0)->clear_max_predictions_per_seq();
+  Phase(spec, 0)->set_max_seq_length(4);  // [CLS] + 2 tokens + [SEP]
+  EXPECT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+}
+
+TEST(ValidationTest, ReportsEveryProblemOnItsOwnLine) {
+  Experiment experiment = ValidExperiment();
+  Pre(experiment.mutable_base())->mutable_schedule()->clear_total_steps();
+  Pre(experiment.mutable_base())->set_eval_batches(0);
+  EXPECT_EQ(Validate(experiment).message(),
+            "base.pretraining.schedule.total_steps is required: set it to the "
+            "number of optimizer steps (the paper: 1000000), at least 1\n"
+            "base.pretraining.eval_batches (0) must be at least 1; set it to "
+            "the held-out batches per evaluation");
+}
+
+// ---------------------------------------------------------------------------
+// Variants: MergeOverrides, FillDefaults, ResolveRuns.
+
+TEST(MergeOverridesTest, MergeFromAppendsRepeatedFieldsMergeOverridesReplaces) {
+  const RunSpec base = ParseRunSpec(R"pb(
+    pretraining {
+      sequence_schedule {
+        phases { fraction_of_steps: 0.9 max_seq_length: 128 }
+        phases { fraction_of_steps: 0.1 max_seq_length: 512 }
+      }
+      optimizer { weight_decay_exclude: [ "LayerNorm", "bias" ] }
+    }
+  )pb");
+  const RunSpec overrides = ParseRunSpec(R"pb(
+    pretraining {
+      sequence_schedule { phases { fraction_of_steps: 1 max_seq_length: 64 } }
+      optimizer { weight_decay_exclude: "bias" }
+    }
+  )pb");
+  // The pitfall: protobuf's MergeFrom runs the base's phases and then the
+  // variant's.
+  RunSpec appended = base;
+  appended.MergeFrom(overrides);
+  EXPECT_EQ(appended.pretraining().sequence_schedule().phases_size(), 3);
+  EXPECT_EQ(appended.pretraining().optimizer().weight_decay_exclude_size(), 3);
+
+  RunSpec merged = base;
+  MergeOverrides(overrides, &merged);
+  ASSERT_EQ(merged.pretraining().sequence_schedule().phases_size(), 1);
+  EXPECT_EQ(merged.pretraining().sequence_schedule().phases(0).max_seq_length(),
+            64);
+  EXPECT_THAT(merged.pretraining().optimizer().weight_decay_exclude(),
+              ElementsAre("bias"));
+}
+
+TEST(MergeOverridesTest, UnsetFieldsKeepTheBaseAndSetZerosWin) {
+  const RunSpec base = ParseRunSpec(R"pb(
+    model { size: "base" hidden_dropout_prob: 0.1 cased: true }
+    pretraining {
+      objectives { next_sentence: true }
+      optimizer { learning_rate: 1e-4 weight_decay_exclude: "bias" }
+      sequence_schedule { phases { max_seq_length: 128 } }
+    }
+  )pb");
+  const RunSpec overrides = ParseRunSpec(R"pb(
+    model { hidden_dropout_prob: 0 cased: false }
+    pretraining {
+      objectives { next_sentence: false }
+      optimizer { learning_rate: 5e-4 }
+    }
+  )pb");
+  RunSpec merged = base;
+  MergeOverrides(overrides, &merged);
+  EXPECT_EQ(merged.model().size(), "base");
+  EXPECT_TRUE(merged.model().has_hidden_dropout_prob());
+  EXPECT_EQ(merged.model().hidden_dropout_prob(), 0.0);
+  EXPECT_FALSE(merged.model().cased());
+  EXPECT_FALSE(merged.pretraining().objectives().next_sentence());
+  EXPECT_EQ(merged.pretraining().optimizer().learning_rate(), 5e-4);
+  EXPECT_THAT(merged.pretraining().optimizer().weight_decay_exclude(),
+              ElementsAre("bias"));
+  EXPECT_EQ(merged.pretraining().sequence_schedule().phases_size(), 1);
+}
+
+TEST(MergeOverridesTest, SettingAOneofMemberClearsTheOther) {
+  RunSpec merged = ParseRunSpec(
+      R"pb(model { size: "base" vocab_file: "v.txt" }
+           pretraining { schedule { warmup_steps: 10 } })pb");
+  MergeOverrides(ParseRunSpec(R"pb(model {
+                                     shape { num_hidden_layers: 2 }
+                                     train_vocab { size: 100 }
+                                   }
+                                   pretraining {
+                                     schedule { warmup_proportion: 0.1 }
+                                   })pb"),
+                 &merged);
+  EXPECT_EQ(merged.model().architecture_case(), ModelSpec::kShape);
+  EXPECT_EQ(merged.model().vocab_case(), ModelSpec::kTrainVocab);
+  EXPECT_EQ(merged.pretraining().schedule().warmup_case(),
+            ScheduleSpec::kWarmupProportion);
+
+  // The same member merges field by field.
+  MergeOverrides(ParseRunSpec(R"pb(model { shape { hidden_size: 64 } })pb"),
+                 &merged);
+  EXPECT_EQ(merged.model().shape().num_hidden_layers(), 2);
+  EXPECT_EQ(merged.model().shape().hidden_size(), 64);
+}
+
+TEST(FillDefaultsTest, SpellsOutEveryDefaultButChoosesNoOneofMember) {
+  RunSpec spec = ParseRunSpec(R"pb(model { hidden_dropout_prob: 0.2 })pb");
+  FillDefaults(&spec);
+  EXPECT_TRUE(spec.model().has_layer_norm_eps());
+  EXPECT_EQ(spec.model().layer_norm_eps(), 1e-12);
+  EXPECT_EQ(spec.model().hidden_dropout_prob(), 0.2);
+  EXPECT_TRUE(spec.model().has_hidden_act());
+  EXPECT_EQ(spec.model().hidden_act(), ModelSpec::GELU_ERF);
+  EXPECT_TRUE(spec.pretraining().optimizer().has_epsilon());
+  EXPECT_EQ(spec.pretraining().optimizer().epsilon(), 1e-6);
+  EXPECT_TRUE(spec.pretraining().optimizer().has_bias_correction());
+  EXPECT_TRUE(spec.pretraining().masking().has_mask_fraction());
+  EXPECT_EQ(spec.model().architecture_case(), ModelSpec::ARCHITECTURE_NOT_SET);
+  EXPECT_EQ(spec.pretraining().data().held_out_case(),
+            PretrainingData::HELD_OUT_NOT_SET);
+  // Fields without a default stay unset for Validate to report.
+  EXPECT_FALSE(spec.pretraining().optimizer().has_learning_rate());
+  EXPECT_FALSE(spec.pretraining().schedule().has_total_steps());
+  EXPECT_FALSE(spec.pretraining().data().has_format());
+}
+
+TEST(ResolveRunsTest, TinyVariants) {
+  absl::StatusOr<Experiment> experiment =
+      LoadExperiment(Testdata("tiny.textproto"));
+  ASSERT_TRUE(experiment.ok()) << experiment.status();
+  const std::vector<ResolvedRun> runs = ResolveRuns(*experiment);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].name, "full");
+  EXPECT_EQ(runs[1].name, "ltr");
+  const RunSpec& full = runs[0].spec;
+  const RunSpec& ltr = runs[1].spec;
+  EXPECT_EQ(full.pretraining().sequence_schedule().phases_size(), 2);
+  EXPECT_EQ(full.model().attention_mode(), ModelSpec::BIDIRECTIONAL);
+  EXPECT_TRUE(full.pretraining().objectives().next_sentence());
+  ASSERT_EQ(ltr.pretraining().sequence_schedule().phases_size(), 1);
+  EXPECT_EQ(ltr.model().attention_mode(), ModelSpec::CAUSAL);
+  EXPECT_EQ(ltr.pretraining().objectives().language_model(),
+            PretrainingObjectives::LEFT_TO_RIGHT);
+  // Inherited from the base, and the defaults written out.
+  EXPECT_EQ(ltr.model().hidden_act(), ModelSpec::GELU_TANH);
+  EXPECT_EQ(ltr.pretraining().seed(), 7u);
+  EXPECT_TRUE(ltr.pretraining().has_log_every_steps());
+  EXPECT_TRUE(ltr.pretraining().data().has_seed());
+}
+
+TEST(ResolveRunsTest, WithoutVariantsTheBaseIsTheRun) {
+  const std::vector<ResolvedRun> runs = ResolveRuns(ValidExperiment());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].name, "base");
+  EXPECT_EQ(runs[0].spec.model().size(), "L2_H128_A2");
+}
+
+// ---------------------------------------------------------------------------
+// Steps and converters.
+
+TEST(StepsTest, PhaseEndsAndWarmup) {
+  RunSpec spec = ValidExperiment().base();
+  EXPECT_THAT(SequencePhaseEndSteps(spec.pretraining()), ElementsAre(90, 100));
+  Phase(&spec, 0)->set_fraction_of_steps(0.755);
+  Phase(&spec, 1)->set_fraction_of_steps(0.245);
+  EXPECT_THAT(SequencePhaseEndSteps(spec.pretraining()), ElementsAre(76, 100));
+  EXPECT_EQ(WarmupSteps(spec.pretraining().schedule()), 10);
+  Pre(&spec)->mutable_schedule()->set_warmup_proportion(0.025);
+  EXPECT_EQ(WarmupSteps(spec.pretraining().schedule()), 2);  // int(2.5)
+}
+
+TEST(ToBertConfigTest, NamedSize) {
+  RunSpec spec = ValidExperiment().base();
+  spec.mutable_model()->set_size("L4_H256_A4");
+  FillDefaults(&spec);
+  absl::StatusOr<BertConfig> config = ToBertConfig(spec.model(), 8000);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->vocab_size, 8000);
+  EXPECT_EQ(config->num_hidden_layers, 4);
+  EXPECT_EQ(config->hidden_size, 256);
+  EXPECT_EQ(config->num_attention_heads, 4);
+  EXPECT_EQ(config->intermediate_size, 1024);
+  EXPECT_EQ(config->max_position_embeddings, 512);
+  EXPECT_EQ(config->type_vocab_size, 2);
+  EXPECT_EQ(config->layer_norm_eps, 1e-12);
+  EXPECT_EQ(config->hidden_act, GeluForm::kErf);
+  EXPECT_EQ(config->hidden_dropout_prob, 0.1);
+  EXPECT_EQ(config->initializer_range, 0.02);
+  EXPECT_EQ(config->attention_mode, AttentionMode::kBidirectional);
+}
+
+TEST(ToBertConfigTest, ExplicitShapeAndEveryField) {
+  const RunSpec spec = ParseRunSpec(R"pb(
+    model {
+      shape { num_hidden_layers: 3 hidden_size: 48 num_attention_heads: 6 }
+      max_position_embeddings: 64
+      type_vocab_size: 1
+      hidden_act: GELU_TANH
+      hidden_dropout_prob: 0
+      attention_probs_dropout_prob: 0.2
+      attention_mode: CAUSAL
+      initializer_range: 0.01
+      layer_norm_eps: 1e-5
+    }
+  )pb");
+  absl::StatusOr<BertConfig> config = ToBertConfig(spec.model(), 99);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->vocab_size, 99);
+  EXPECT_EQ(config->num_hidden_layers, 3);
+  EXPECT_EQ(config->hidden_size, 48);
+  EXPECT_EQ(config->num_attention_heads, 6);
+  EXPECT_EQ(config->intermediate_size, 4 * 48);
+  EXPECT_EQ(config->max_position_embeddings, 64);
+  EXPECT_EQ(config->type_vocab_size, 1);
+  EXPECT_EQ(config->hidden_act, GeluForm::kTanh);
+  EXPECT_EQ(config->hidden_dropout_prob, 0.0);
+  EXPECT_EQ(config->attention_probs_dropout_prob, 0.2);
+  EXPECT_EQ(config->attention_mode, AttentionMode::kCausal);
+  EXPECT_EQ(config->initializer_range, 0.01);
+  EXPECT_EQ(config->layer_norm_eps, 1e-5);
+
+  ModelSpec model = spec.model();
+  model.mutable_shape()->set_intermediate_size(100);
+  EXPECT_EQ(ToBertConfig(model, 99)->intermediate_size, 100);
+}
+
+TEST(ToBertConfigTest, ErrorsNameTheModelField) {
+  ModelSpec model;
+  EXPECT_THAT(ToBertConfig(model, 10).status().message(),
+              HasSubstr("model.architecture is required"));
+  model.set_size("huge");
+  EXPECT_THAT(ToBertConfig(model, 10).status().message(),
+              HasSubstr("model.size: unknown model size 'huge'"));
+  model.set_size("base");
+  EXPECT_THAT(ToBertConfig(model, 0).status().message(),
+              HasSubstr("vocab_size must be positive"));
+}
+
+TEST(ToInstanceConfigTest, MaskedLmPhases) {
+  RunSpec spec = ValidExperiment().base();
+  Pre(&spec)->mutable_data()->set_seed(99);
+  Pre(&spec)->mutable_masking()->set_whole_word(true);
+  FillDefaults(&spec);
+  const InstanceConfig short_phase = ToInstanceConfig(spec.pretraining(), 0);
+  const InstanceConfig long_phase = ToInstanceConfig(spec.pretraining(), 1);
+  EXPECT_EQ(short_phase.objective, PretrainingObjective::kMaskedLm);
+  EXPECT_EQ(short_phase.max_seq_length, 128);
+  EXPECT_EQ(short_phase.max_predictions_per_seq, 20);
+  EXPECT_EQ(long_phase.max_seq_length, 512);
+  EXPECT_EQ(long_phase.max_predictions_per_seq, 80);
+  EXPECT_TRUE(short_phase.next_sentence);
+  EXPECT_TRUE(short_phase.do_whole_word_mask);
+  EXPECT_EQ(short_phase.seed, 99u);
+  // The reference's numbers, from the schema's defaults.
+  const InstanceConfig reference;
+  EXPECT_EQ(short_phase.dupe_factor, reference.dupe_factor);
+  EXPECT_EQ(short_phase.short_seq_prob, reference.short_seq_prob);
+  EXPECT_EQ(short_phase.masked_lm_prob, reference.masked_lm_prob);
+  EXPECT_EQ(short_phase.mask_fraction, reference.mask_fraction);
+  EXPECT_EQ(short_phase.random_fraction, reference.random_fraction);
+  EXPECT_EQ(short_phase.keep_fraction, reference.keep_fraction);
+  EXPECT_EQ(short_phase.random_next_prob, reference.random_next_prob);
+  EXPECT_TRUE(ValidateInstanceConfig(short_phase).ok());
+  EXPECT_TRUE(ValidateInstanceConfig(long_phase).ok());
+}
+
+TEST(ToInstanceConfigTest, LeftToRight) {
+  RunSpec spec = ValidExperiment().base();
+  Pre(&spec)->mutable_objectives()->set_language_model(
+      PretrainingObjectives::LEFT_TO_RIGHT);
+  Pre(&spec)->mutable_objectives()->set_next_sentence(false);
+  const InstanceConfig config = ToInstanceConfig(spec.pretraining(), 0);
+  EXPECT_EQ(config.objective, PretrainingObjective::kLeftToRight);
+  EXPECT_EQ(config.max_predictions_per_seq, 0);
+  EXPECT_FALSE(config.next_sentence);
+  EXPECT_TRUE(ValidateInstanceConfig(config).ok());
+}
+
+// ---------------------------------------------------------------------------
+// The schema itself.
+
+// Every string field that names a file or directory carries (path_role), so
+// that it is resolved against the experiment's directory; a field added
+// later without it fails here.
+TEST(SchemaTest, PathFieldsAreMarked) {
+  const google::protobuf::FileDescriptor* file =
+      Experiment::descriptor()->file();
+  std::vector<const google::protobuf::Descriptor*> pending;
+  for (int i = 0; i < file->message_type_count(); ++i) {
+    pending.push_back(file->message_type(i));
+  }
+  int marked = 0;
+  while (!pending.empty()) {
+    const google::protobuf::Descriptor* message = pending.back();
+    pending.pop_back();
+    for (int i = 0; i < message->nested_type_count(); ++i) {
+      pending.push_back(message->nested_type(i));
+    }
+    for (int i = 0; i < message->field_count(); ++i) {
+      const google::protobuf::FieldDescriptor* field = message->field(i);
+      if (field->type() != google::protobuf::FieldDescriptor::TYPE_STRING) {
+        continue;
+      }
+      const std::string& name = field->name();
+      const bool looks_like_path =
+          absl::EndsWith(name, "_file") || absl::EndsWith(name, "files") ||
+          absl::EndsWith(name, "_dir") || absl::EndsWith(name, "_path");
+      const bool is_marked =
+          field->options().GetExtension(path_role) != PATH_ROLE_UNSPECIFIED;
+      EXPECT_EQ(looks_like_path, is_marked) << field->full_name();
+      marked += is_marked;
+    }
+  }
+  EXPECT_EQ(marked, 4);  // vocab_file, files, corpus_files, shards_dir
+}
+
+// Every enum starts with *_UNSPECIFIED = 0.
+TEST(SchemaTest, EnumsStartWithUnspecified) {
+  const google::protobuf::FileDescriptor* file =
+      Experiment::descriptor()->file();
+  std::vector<const google::protobuf::EnumDescriptor*> enums;
+  for (int i = 0; i < file->enum_type_count(); ++i) {
+    enums.push_back(file->enum_type(i));
+  }
+  std::vector<const google::protobuf::Descriptor*> pending;
+  for (int i = 0; i < file->message_type_count(); ++i) {
+    pending.push_back(file->message_type(i));
+  }
+  while (!pending.empty()) {
+    const google::protobuf::Descriptor* message = pending.back();
+    pending.pop_back();
+    for (int i = 0; i < message->nested_type_count(); ++i) {
+      pending.push_back(message->nested_type(i));
+    }
+    for (int i = 0; i < message->enum_type_count(); ++i) {
+      enums.push_back(message->enum_type(i));
+    }
+  }
+  EXPECT_EQ(enums.size(), 6u);
+  for (const google::protobuf::EnumDescriptor* type : enums) {
+    ASSERT_GT(type->value_count(), 0);
+    EXPECT_EQ(type->value(0)->number(), 0) << type->full_name();
+    EXPECT_TRUE(absl::EndsWith(type->value(0)->name(), "_UNSPECIFIED"))
+        << type->full_name();
+  }
+}
+
+}  // namespace
+}  // namespace experiments
+}  // namespace bertlab

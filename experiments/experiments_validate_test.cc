@@ -1,0 +1,117 @@
+// Every experiment checked into experiments/ (and every valid test
+// experiment) loads, validates, and converts into the structs the model and
+// the data pipeline take. testdata/bad_*.textproto are config_loader_test's.
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "experiments/config_loader.h"
+#include "experiments/experiment.pb.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "model/bert/config.h"
+#include "tasks/pretraining_data/instance_config.h"
+
+namespace bertlab {
+namespace experiments {
+namespace {
+
+// The *.textproto files directly in `directory` (a runfiles path), sorted,
+// without the bad_* ones.
+std::vector<std::string> Experiments(const std::string& directory) {
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::EndsWith(name, ".textproto") && !absl::StartsWith(name, "bad_")) {
+      paths.push_back(entry.path().string());
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+int64_t CountLines(const std::string& path) {
+  std::ifstream in(path);
+  int64_t lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
+}
+
+TEST(ExperimentsValidateTest, EveryExperimentLoadsAndConverts) {
+  std::vector<std::string> paths = Experiments("experiments");
+  ASSERT_FALSE(paths.empty()) << "no experiments/*.textproto in runfiles";
+  for (const std::string& path : Experiments("experiments/testdata")) {
+    paths.push_back(path);
+  }
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    absl::StatusOr<Experiment> experiment = LoadExperiment(path);
+    ASSERT_TRUE(experiment.ok()) << experiment.status();
+    const std::vector<ResolvedRun> runs = ResolveRuns(*experiment);
+    ASSERT_FALSE(runs.empty());
+    for (const ResolvedRun& run : runs) {
+      SCOPED_TRACE(run.name);
+      const ModelSpec& model = run.spec.model();
+      const int64_t vocab_size = model.has_train_vocab()
+                                     ? model.train_vocab().size()
+                                     : CountLines(model.vocab_file());
+      absl::StatusOr<BertConfig> config = ToBertConfig(model, vocab_size);
+      EXPECT_TRUE(config.ok()) << config.status();
+      const auto& pretraining = run.spec.pretraining();
+      for (int i = 0; i < pretraining.sequence_schedule().phases_size(); ++i) {
+        const absl::Status status =
+            ValidateInstanceConfig(ToInstanceConfig(pretraining, i));
+        EXPECT_TRUE(status.ok()) << "phase " << i << ": " << status;
+      }
+      EXPECT_EQ(SequencePhaseEndSteps(pretraining).back(),
+                pretraining.schedule().total_steps());
+    }
+  }
+}
+
+// pretrain_mini expresses the paper's Table 5 pre-training variants.
+TEST(ExperimentsValidateTest, PretrainMiniHasTheTable5Variants) {
+  absl::StatusOr<Experiment> experiment =
+      LoadExperiment("experiments/pretrain_mini.textproto");
+  ASSERT_TRUE(experiment.ok()) << experiment.status();
+  const std::vector<ResolvedRun> runs = ResolveRuns(*experiment);
+  ASSERT_EQ(runs.size(), 3u);
+  struct Expected {
+    const char* name;
+    PretrainingObjectives::LanguageModel language_model;
+    bool next_sentence;
+    ModelSpec::AttentionMode attention_mode;
+  };
+  const Expected expected[] = {
+      {"full", PretrainingObjectives::MASKED_LM, true,
+       ModelSpec::BIDIRECTIONAL},
+      {"no_nsp", PretrainingObjectives::MASKED_LM, false,
+       ModelSpec::BIDIRECTIONAL},
+      {"ltr_no_nsp", PretrainingObjectives::LEFT_TO_RIGHT, false,
+       ModelSpec::CAUSAL},
+  };
+  for (int i = 0; i < 3; ++i) {
+    const RunSpec& spec = runs[i].spec;
+    EXPECT_EQ(runs[i].name, expected[i].name);
+    EXPECT_EQ(spec.pretraining().objectives().language_model(),
+              expected[i].language_model);
+    EXPECT_EQ(spec.pretraining().objectives().next_sentence(),
+              expected[i].next_sentence);
+    EXPECT_EQ(spec.model().attention_mode(), expected[i].attention_mode);
+    // Everything else is shared.
+    EXPECT_EQ(spec.model().size(), "L4_H256_A4");
+    EXPECT_EQ(spec.pretraining().schedule().total_steps(),
+              runs[0].spec.pretraining().schedule().total_steps());
+    EXPECT_EQ(spec.pretraining().data().format(),
+              PretrainingData::DEFAULT_CORPUS);
+  }
+}
+
+}  // namespace
+}  // namespace experiments
+}  // namespace bertlab
