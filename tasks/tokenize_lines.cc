@@ -2,21 +2,40 @@
 
 #include <vector>
 
-#include "absl/strings/str_join.h"
+#include "absl/strings/str_cat.h"
 
 namespace bertlab {
 
 std::string FormatTokenizedLine(const FullTokenizer& tokenizer,
                                 TokenizeOutput output, absl::string_view line) {
-  switch (output) {
-    case TokenizeOutput::kWordpieces:
-      return absl::StrJoin(tokenizer.Tokenize(line), " ");
-    case TokenizeOutput::kIds:
-      return absl::StrJoin(tokenizer.TokenizeToIds(line), " ");
-    case TokenizeOutput::kBasicTokens:
-      return absl::StrJoin(tokenizer.basic_tokenizer().Tokenize(line), " ");
-  }
-  return "";
+  // Word by word into the result, never holding every token of the line as
+  // a string of its own: a line of many megabytes (a file without line
+  // breaks) costs about its output, not ten times that.
+  std::string result;
+  const auto append = [&result](absl::string_view piece) {
+    if (!result.empty()) result.push_back(' ');
+    result.append(piece.data(), piece.size());
+  };
+  std::vector<std::string> pieces;
+  std::vector<int> ids;
+  tokenizer.basic_tokenizer().ForEachToken(line, [&](absl::string_view word) {
+    switch (output) {
+      case TokenizeOutput::kWordpieces:
+        pieces.clear();
+        tokenizer.wordpiece_tokenizer().TokenizeWord(word, &pieces);
+        for (const std::string& piece : pieces) append(piece);
+        break;
+      case TokenizeOutput::kIds:
+        ids.clear();
+        tokenizer.wordpiece_tokenizer().TokenizeWordToIds(word, &ids);
+        for (int id : ids) append(absl::AlphaNum(id).Piece());
+        break;
+      case TokenizeOutput::kBasicTokens:
+        append(word);
+        break;
+    }
+  });
+  return result;
 }
 
 absl::Status TokenizeLines(const FullTokenizer& tokenizer,

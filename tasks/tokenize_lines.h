@@ -7,6 +7,12 @@
 // Python's str.splitlines() knows (\v, \f, \x1c-\x1e, \x85, U+2028, U+2029)
 // do not end a line. tools/reference/bert_tokenizer_reference.py reads the
 // same way, so the two can be compared line by line.
+//
+// Any bytes are input, as for the reference tokenizer: empty input gives
+// empty output, and binary junk is tokenized like text (ill-formed UTF-8,
+// NUL and other control characters are dropped, see basic_tokenizer.h).
+// A line of any length is tokenized whole; memory is about the line and
+// its output (a 50 MB line without breaks takes a few times 50 MB).
 #ifndef BERTLAB_TASKS_TOKENIZE_LINES_H_
 #define BERTLAB_TASKS_TOKENIZE_LINES_H_
 

@@ -4,9 +4,11 @@
 //
 // Each output line holds the wordpieces (or, with --ids, their ids) of the
 // input line, separated by single spaces; tasks/tokenize_lines.h gives the
-// details. A relative --vocab is taken relative to the directory where
-// `bazel run` was started (BUILD_WORKING_DIRECTORY), else to the current
-// directory.
+// details, including empty, binary and single-line input (all tokenized).
+// A vocabulary that is empty, not UTF-8, has a token twice (tasks/vocab.h)
+// or lacks [UNK] is an error naming the file. A relative --vocab is taken
+// relative to the directory where `bazel run` was started
+// (BUILD_WORKING_DIRECTORY), else to the current directory.
 #include <cstdlib>
 #include <iostream>
 #include <string>

@@ -6,9 +6,12 @@
 //
 // Inputs are read line by line (one sentence per line, as
 // create_pretraining_data.py reads them; blank lines and any other line are
-// just text). Relative paths are taken relative to the directory where
-// `bazel run` was started. The result, one token per line, replaces --out
-// atomically; a summary goes to stderr.
+// just text). A line over 10 MiB or with a NUL byte (a file without line
+// breaks, a binary file) is an error naming path:line, as in the corpus
+// readers (tasks/corpus/line_reader.h); so is input without any word.
+// Relative paths are taken relative to the directory where `bazel run` was
+// started. The result, one token per line, replaces --out atomically; a
+// summary goes to stderr.
 #include <chrono>
 #include <iostream>
 #include <string>

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <fstream>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
+#include "common/status_macros.h"
 
 namespace bertlab {
 namespace {
@@ -324,6 +325,10 @@ absl::StatusOr<WordPieceTrainer> WordPieceTrainer::Create(
     return absl::InvalidArgumentError(
         "continuation_prefix must not be empty: it tells \"##a\" from \"a\"");
   }
+  if (options.max_line_bytes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_line_bytes must be positive, got ", options.max_line_bytes));
+  }
   if (wordpiece.max_input_chars_per_word < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("max_input_chars_per_word must be at least 1, got ",
@@ -360,12 +365,14 @@ void WordPieceTrainer::AddLine(absl::string_view line) {
 }
 
 absl::Status WordPieceTrainer::AddFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  ASSIGN_OR_RETURN(std::unique_ptr<LineReader> lines,
+                   LineReader::Open(path, options_.max_line_bytes));
   std::string line;
-  while (std::getline(in, line)) AddLine(line);
-  if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read ", path));
-  return absl::OkStatus();
+  while (true) {
+    ASSIGN_OR_RETURN(const bool more, lines->Next(&line));
+    if (!more) return absl::OkStatus();
+    AddLine(line);
+  }
 }
 
 std::vector<std::string> WordPieceTrainer::LayoutTokens() const {

@@ -62,6 +62,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "tasks/basic_tokenizer.h"
+#include "tasks/corpus/line_reader.h"
 #include "tasks/full_tokenizer.h"
 #include "tasks/vocab.h"
 
@@ -89,6 +90,9 @@ struct WordPieceTrainerOptions {
   SpecialTokenLayout layout = SpecialTokenLayout::kCompact;
   // [unusedN] slots reserved for later use (bert-base-uncased has 994).
   int num_unused = 0;
+  // AddFile's limit on a line, as the corpus readers' (line_reader.h): a
+  // longer line is an error naming path:line, like a line with a NUL byte.
+  int64_t max_line_bytes = ReaderLimits().max_line_bytes;
 };
 
 struct WordPieceTrainingStats {
@@ -108,7 +112,10 @@ class WordPieceTrainer {
 
   // Counts the words of one line (UTF-8, possibly ill-formed).
   void AddLine(absl::string_view line);
-  // Counts every line of the file at `path`, streaming ("\n" ends a line).
+  // Counts every line of the file at `path`, streaming with a LineReader
+  // (tasks/corpus/line_reader.h: "\n" ends a line; errors name path:line
+  // for a line over max_line_bytes or with a NUL byte, as binary files
+  // have). Lines before an error stay counted.
   absl::Status AddFile(const std::string& path);
 
   // The vocabulary of exactly options.vocab_size entries (see the file

@@ -384,5 +384,38 @@ TEST(WordPieceTrainerTest, AddFileStreamsLinesAndNamesAMissingFile) {
   EXPECT_THAT(missing.message(), HasSubstr("corpus.txt.missing"));
 }
 
+// Binary files and files without line breaks are errors naming path:line,
+// as in the corpus readers, rather than junk words or one huge line.
+TEST(WordPieceTrainerTest, AddFileRefusesBinaryAndOverlongLines) {
+  const std::string dir = std::getenv("TEST_TMPDIR");
+  const std::string binary = absl::StrCat(dir, "/binary.bin");
+  // "\x7F" "ELF": an executable's first line.
+  const std::string executable(
+      "hug pug\n\x7F"
+      "ELF\x00\x01\n",
+      15);
+  ASSERT_TRUE(WriteFileAtomically(binary, executable).ok());
+  const std::string long_line = absl::StrCat(dir, "/long.txt");
+  ASSERT_TRUE(WriteFileAtomically(long_line, "hug pug\nhug pug hug\n").ok());
+  WordPieceTrainerOptions options;
+  options.max_line_bytes = 10;
+  absl::StatusOr<WordPieceTrainer> trainer = WordPieceTrainer::Create(options);
+  ASSERT_TRUE(trainer.ok());
+
+  absl::Status status = trainer->AddFile(binary);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(),
+              HasSubstr(binary + ":2: NUL byte at column 5; is this a binary"));
+  status = trainer->AddFile(long_line);
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(status.message(),
+              HasSubstr(long_line + ":2: line longer than 10 bytes"));
+  EXPECT_EQ(trainer->stats().lines, 2);  // "hug pug" of each file
+
+  options.max_line_bytes = 0;
+  EXPECT_THAT(WordPieceTrainer::Create(options).status().message(),
+              HasSubstr("max_line_bytes must be positive, got 0"));
+}
+
 }  // namespace
 }  // namespace bertlab

@@ -15,6 +15,11 @@
 // started (BUILD_WORKING_DIRECTORY). FILE appears only when the whole
 // conversion succeeded. A progress line goes to stderr every few seconds,
 // and a summary at the end.
+//
+// Input without documents (empty files) gives an empty FILE and a warning.
+// A line over --max_line_bytes (a file without line breaks) or with a NUL
+// byte (a binary file; tasks/corpus/line_reader.h) is an error naming
+// path:line, and FILE does not appear.
 #include <chrono>
 #include <cstdint>
 #include <iostream>
@@ -140,6 +145,11 @@ absl::Status Run(const std::vector<std::string>& inputs) {
           }));
   if (quiet) return absl::OkStatus();
   if (gutenberg != nullptr) ReportGutenbergBooks(*gutenberg);
+  if (stats.documents == 0) {
+    std::cerr << "corpus_to_reference_format: warning: the input holds no "
+                 "documents (empty files?); "
+              << out_path << " is empty\n";
+  }
   std::cerr << absl::StrFormat(
       "corpus_to_reference_format: wrote %s: %d documents, %d sentences, %d "
       "bytes from %d input files in %.1f s\n",

@@ -1,5 +1,6 @@
 #include "tasks/corpus/gutenberg_reader.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -271,10 +272,16 @@ TEST(GutenbergReaderTest, BadInput) {
   ASSERT_TRUE(read.ok());
   EXPECT_THAT(read->documents, SizeIs(0));
 
+  // Bytes without NUL are kept as text (no crash); a NUL byte means a binary
+  // file, an error naming the line (line_reader.h).
   std::string junk;
   for (int i = 0; i < 100000; ++i) junk.push_back(static_cast<char>(i * 7919));
   read = ReadBooks({WriteTestFile("junk.bin", junk)});
-  ASSERT_TRUE(read.ok()) << read.status();  // kept as text, no crash
+  ASSERT_FALSE(read.ok());
+  EXPECT_THAT(read.status().message(), HasSubstr("junk.bin:1: NUL byte"));
+  junk.erase(std::remove(junk.begin(), junk.end(), '\0'), junk.end());
+  read = ReadBooks({WriteTestFile("junk_without_nul.bin", junk)});
+  ASSERT_TRUE(read.ok()) << read.status();
   for (const Document& document : read->documents) {
     for (const std::string& sentence : document.sentences) {
       for (char c : sentence) {

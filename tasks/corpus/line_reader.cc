@@ -113,8 +113,13 @@ absl::StatusOr<bool> LineReader::Next(std::string* line) {
                             ? available
                             : static_cast<const char*>(newline) - begin;
     // The line so far may end in a '\r' that belongs to a CRLF line end, so
-    // one byte more than the limit is allowed until the end is known.
-    if (static_cast<int64_t>(line->size() + take) > max_line_bytes_ + 1) {
+    // one byte more than the limit is allowed until the end is known; and
+    // the first line may start with a byte order mark, which does not count.
+    const int64_t allowance =
+        1 +
+        (line_number_ == 0 ? static_cast<int64_t>(kByteOrderMark.size()) : 0);
+    if (static_cast<int64_t>(line->size() + take) >
+        max_line_bytes_ + allowance) {
       error_ = absl::ResourceExhaustedError(absl::StrCat(
           path_, ":", line_number_ + 1, ": line longer than ", max_line_bytes_,
           " bytes (ReaderLimits.max_line_bytes); is this ",
@@ -131,6 +136,10 @@ absl::StatusOr<bool> LineReader::Next(std::string* line) {
   if (!saw_anything) return false;
   ++line_number_;
   if (!line->empty() && line->back() == '\r') line->pop_back();
+  if (line_number_ == 1 &&
+      absl::string_view(*line).substr(0, 3) == kByteOrderMark) {
+    line->erase(0, kByteOrderMark.size());
+  }
   if (static_cast<int64_t>(line->size()) > max_line_bytes_) {
     error_ = absl::ResourceExhaustedError(absl::StrCat(
         path_, ":", line_number_, ": line longer than ", max_line_bytes_,
@@ -138,9 +147,11 @@ absl::StatusOr<bool> LineReader::Next(std::string* line) {
         "line breaks?"));
     return error_;
   }
-  if (line_number_ == 1 &&
-      absl::string_view(*line).substr(0, 3) == kByteOrderMark) {
-    line->erase(0, kByteOrderMark.size());
+  if (const size_t nul = line->find('\0'); nul != std::string::npos) {
+    error_ = absl::InvalidArgumentError(absl::StrCat(
+        path_, ":", line_number_, ": NUL byte at column ", nul + 1,
+        "; is this a binary file (or UTF-16 text) rather than UTF-8 text?"));
+    return error_;
   }
   return true;
 }

@@ -7,10 +7,15 @@
 // file is removed. Bytes are otherwise passed through untouched: ill-formed
 // UTF-8 stays in the line, and the tokenizer's lenient decoder
 // (tasks/utf8.h) replaces it by U+FFFD, which its cleaning then drops.
+// Only NUL is refused: a line holding a NUL byte is an error naming
+// path:line. Text corpora hold none, while binary files (executables,
+// archives, a compressed dump given by mistake) and UTF-16 text almost
+// always do, and reading them as text would quietly make junk sentences.
 //
 // Memory is bounded by the line length limit: a line longer than
-// `max_line_bytes` is an error naming path:line, raised as soon as the
-// limit is passed, without buffering the rest of the line.
+// `max_line_bytes` (without its line end, and without the byte order mark)
+// is an error naming path:line, raised as soon as the limit is passed,
+// without buffering the rest of the line.
 #ifndef BERTLAB_TASKS_CORPUS_LINE_READER_H_
 #define BERTLAB_TASKS_CORPUS_LINE_READER_H_
 

@@ -1,5 +1,6 @@
 #include "tasks/corpus/reference_format_reader.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -89,11 +90,19 @@ TEST(ReferenceFormatReaderTest, EmptyAndBlankFilesHaveNoDocuments) {
   EXPECT_THAT(*documents, SizeIs(0));
 }
 
-TEST(ReferenceFormatReaderTest, BinaryJunkDoesNotCrash) {
+// A NUL byte means a binary file: an error naming the line
+// (line_reader.h). Other bytes, ill-formed UTF-8 included, are text.
+TEST(ReferenceFormatReaderTest, BinaryJunkIsAnErrorOrText) {
   std::string junk;
   for (int i = 0; i < 100000; ++i) junk.push_back(static_cast<char>(i * 7919));
   absl::StatusOr<std::vector<Document>> documents =
       ReadFiles({WriteTestFile("junk.bin", junk)});
+  ASSERT_FALSE(documents.ok());
+  EXPECT_EQ(documents.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(documents.status().message(),
+              HasSubstr("junk.bin:1: NUL byte at column 1; is this a binary"));
+  junk.erase(std::remove(junk.begin(), junk.end(), '\0'), junk.end());
+  documents = ReadFiles({WriteTestFile("junk_without_nul.bin", junk)});
   ASSERT_TRUE(documents.ok()) << documents.status();
   EXPECT_FALSE(documents->empty());
 }

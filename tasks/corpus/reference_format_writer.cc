@@ -5,10 +5,16 @@
 #include <fstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
 namespace bertlab {
+namespace {
+
+constexpr absl::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+}  // namespace
 
 absl::StatusOr<ReferenceFormatStats> WriteReferenceFormat(
     DocumentReader& reader, std::ostream& out,
@@ -26,6 +32,12 @@ absl::StatusOr<ReferenceFormatStats> WriteReferenceFormat(
         if (c == '\n' || c == '\r') c = ' ';
       }
       if (absl::StripAsciiWhitespace(line).empty()) continue;
+      if (stats.bytes == 0 && absl::StartsWith(line, kByteOrderMark)) {
+        // The readers would take the sentence's U+FEFF for the file's byte
+        // order mark and drop it; a mark in front keeps it.
+        out << kByteOrderMark;
+        stats.bytes += static_cast<int64_t>(kByteOrderMark.size());
+      }
       out << line << '\n';
       stats.bytes += static_cast<int64_t>(line.size()) + 1;
       ++written;

@@ -7,7 +7,9 @@
 // A sentence is written on one line: any "\n" or "\r" inside it becomes a
 // space, and a sentence that is then blank is skipped, since a blank line
 // would end the document. The readers of this package never produce
-// either.
+// either. When the first sentence starts with U+FEFF, a UTF-8 byte order
+// mark goes in front of it: readers remove a file's first byte order mark
+// (line_reader.h), and would otherwise take the sentence's for it.
 #ifndef BERTLAB_TASKS_CORPUS_REFERENCE_FORMAT_WRITER_H_
 #define BERTLAB_TASKS_CORPUS_REFERENCE_FORMAT_WRITER_H_
 

@@ -70,6 +70,31 @@ TEST(ReferenceFormatWriterTest, RoundTripsThroughTheReferenceReader) {
   EXPECT_EQ((*documents)[1].source, path + ":4");
 }
 
+// Found by tasks/fuzz/corpus_reader_fuzzer (regression input
+// crash-dbbc083c...: two byte order marks): a first sentence starting with
+// U+FEFF lost it when read back, and one that was only U+FEFF became a
+// blank line, which dropped the document.
+TEST(ReferenceFormatWriterTest, LeadingByteOrderMarkOfTheFirstSentenceStays) {
+  const std::string bom = "\xEF\xBB\xBF";
+  FixedReader reader({{{bom, bom + "a."}, "x:1"}, {{bom + "b."}, "x:4"}});
+  const std::string path = WriteTestFile("bom_round_trip.txt", "");
+  absl::StatusOr<ReferenceFormatStats> stats =
+      WriteReferenceFormatFile(reader, path);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  absl::StatusOr<std::string> written = ReadFileToString(path);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(*written, bom + bom + "\n" + bom + "a.\n\n" + bom + "b.\n\n");
+  EXPECT_EQ(stats->bytes, static_cast<int64_t>(written->size()));
+  auto back = ReferenceFormatReader::Open({path});
+  ASSERT_TRUE(back.ok());
+  absl::StatusOr<std::vector<Document>> documents = ReadAllDocuments(**back);
+  ASSERT_TRUE(documents.ok()) << documents.status();
+  ASSERT_EQ(documents->size(), 2u);
+  EXPECT_EQ((*documents)[0].sentences,
+            (std::vector<std::string>{bom, bom + "a."}));
+  EXPECT_EQ((*documents)[1].sentences, (std::vector<std::string>{bom + "b."}));
+}
+
 TEST(ReferenceFormatWriterTest, FileAppearsOnlyOnSuccess) {
   const std::string path = WriteTestFile("kept.txt", "old contents\n");
   FixedReader failing({{{"New."}, "x:1"}},

@@ -15,6 +15,13 @@
 // function of the inputs, the vocabulary, the tokenizer settings and the
 // instance flags (instance_config.h, instance_builder.h), whatever --threads
 // is. A progress line goes to stderr, and a summary at the end.
+//
+// Bad input is an error that says what is wrong, and no shard appears: input
+// without any text with tokens (empty files), a line over 10 MiB (a file
+// without line breaks) or with a NUL byte (a binary file; see
+// tasks/corpus/line_reader.h), a vocabulary that is empty, not UTF-8, has a
+// token twice (tasks/vocab.h) or lacks [UNK], [CLS], [SEP] or [MASK], and
+// a max_seq_length below 5 (mlm) or 4 (ltr).
 #include <chrono>
 #include <cstdint>
 #include <iostream>
@@ -232,6 +239,14 @@ absl::Status Run(const std::vector<std::string>& positional) {
   ASSIGN_OR_RETURN(const BuildStats stats,
                    CreatePretrainingInstances(config, tokenizer, reader.get(),
                                               writer.get(), progress));
+  if (stats.instances == 0) {
+    // Shards without instances cannot train anything: say why now.
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "no instances: the input holds no text with tokens (%d documents "
+        "read, %d sentences with tokens); are the input files empty? No "
+        "shards written",
+        stats.documents_read, stats.sentences));
+  }
   ASSIGN_OR_RETURN(const std::vector<std::string> shards, writer->Finish());
 
   const double seconds = SecondsSince(start);
