@@ -137,7 +137,7 @@ ThreadState& State() {
 void ApplyNumThreadsLocked(ThreadState& state, int n) {
   CHECK_GE(n, 1);
   CHECK_LE(n, kMaxNumThreads);
-  openblas_set_num_threads(n);
+  openblas_set_num_threads(1);
   state.num_threads.store(n, std::memory_order_release);
 }
 

@@ -1,5 +1,11 @@
-// One process-wide thread count, shared by OpenBLAS and our own loops, and a
-// ParallelFor over a small persistent thread pool.
+// One process-wide thread count and a ParallelFor over a small persistent
+// thread pool. The pool is the process's only source of parallelism: OpenBLAS
+// is kept single-threaded (it runs on whichever thread calls it), and
+// model/ops/gemm splits large products over ParallelFor itself. One pool
+// means no oversubscription: OpenBLAS's own workers spin (sched_yield) for a
+// while after each product, which on a small machine stole the cores from the
+// elementwise loops that follow, and per-head attention products can run side
+// by side, each on one thread.
 //
 // Partition rule (static and deterministic: it depends only on the range,
 // min_chunk and the thread count, never on timing, so a reduction that combines
@@ -18,7 +24,7 @@
 // chunk boundaries. Top-level ParallelFor calls from different threads take
 // turns. Bodies must not throw (bertlab does not use exceptions).
 //
-//   SetNumThreads(4);  // also openblas_set_num_threads(4)
+//   SetNumThreads(4);  // and openblas_set_num_threads(1)
 //   ParallelFor(0, rows, /*min_chunk=*/16, [&](int64_t begin, int64_t end) {
 //     for (int64_t row = begin; row < end; ++row) NormalizeRow(row);
 //   });
@@ -43,15 +49,16 @@ inline constexpr char kNumThreadsEnvVar[] = "BERTLAB_NUM_THREADS";
 // A malformed or out-of-range variable is an InvalidArgument error naming it.
 absl::StatusOr<int> DefaultNumThreads();
 
-// Sets the thread count for OpenBLAS (openblas_set_num_threads) and for
-// ParallelFor. n in [1, kMaxNumThreads]. Must not be called from inside a
-// ParallelFor body; waits for a running top-level ParallelFor to finish.
+// Sets the thread count of ParallelFor (and keeps OpenBLAS at one thread,
+// openblas_set_num_threads(1), see the top of this file). n in
+// [1, kMaxNumThreads]. Must not be called from inside a ParallelFor body;
+// waits for a running top-level ParallelFor to finish.
 void SetNumThreads(int n);
 
 // The current thread count. The first call without a prior SetNumThreads
-// applies DefaultNumThreads() (to OpenBLAS too); a malformed environment
-// variable then fails a CHECK, so mains that want a Status should call
-// DefaultNumThreads() and SetNumThreads() themselves at startup.
+// applies DefaultNumThreads() (and OpenBLAS's one thread); a malformed
+// environment variable then fails a CHECK, so mains that want a Status should
+// call DefaultNumThreads() and SetNumThreads() themselves at startup.
 int NumThreads();
 
 // The chunks of [begin, end) under the partition rule above.

@@ -27,10 +27,13 @@
 //
 // Backward recomputes keep(e) from the stream, so no mask buffer is kept;
 // mask_value is a constant and has no gradient. Both passes read q, k, v of
-// one (b, head) in place through Gemm's leading dimension 3 * hidden. They
-// work on blocks of kAttentionRowBlock query rows; the only memory an op takes
-// for itself is one such block (kAttentionRowBlock * seq_len elements, plus
-// as many floats for the dropout draws), allocated once per call.
+// one (b, head) in place through Gemm's leading dimension 3 * hidden. The
+// (b, head) pairs are split over ParallelFor, each pair's small products
+// running on its own thread. Dropout and the backward pass work on blocks of
+// kAttentionRowBlock query rows (fewer when seq_len > kAttentionBlockElements /
+// kAttentionRowBlock), held in kAttentionBlockElements elements plus as many
+// floats for the dropout draws on the running thread's stack: the ops
+// allocate nothing. seq_len must be at most kAttentionBlockElements.
 #ifndef BERTLAB_MODEL_OPS_ATTENTION_H_
 #define BERTLAB_MODEL_OPS_ATTENTION_H_
 
@@ -51,8 +54,10 @@ struct AttentionOptions {
   PhiloxStream dropout_stream;
 };
 
-// Query rows per block in AttentionForward/Backward (see the comment above).
+// Query rows per block in AttentionForward/Backward, and the elements of the
+// stack buffer that holds one block (see the comment above).
 inline constexpr int64_t kAttentionRowBlock = 32;
+inline constexpr int64_t kAttentionBlockElements = 8192;
 
 template <typename T>
 void AttentionForward(T* out,        // (batch, seq_len, heads * head_dim)

@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "common/check.h"
 #include "common/parallel.h"
@@ -8,6 +7,7 @@
 #include "model/ops/attention.h"
 #include "model/ops/cross_entropy.h"
 #include "model/ops/gemm.h"
+#include "model/ops/philox_fill.h"
 
 namespace bertlab {
 namespace {
@@ -38,14 +38,60 @@ void DropBlock(T* dropped, float* uniform, const T* probs_block,
                int64_t first_element, int64_t rows, int64_t seq_len,
                const AttentionOptions& options) {
   const int64_t count = rows * seq_len;
-  PhiloxFillUniform(options.dropout_stream,
-                    static_cast<uint64_t>(first_element),
-                    static_cast<uint64_t>(count), uniform);
+  PhiloxFillUniformVectorized(options.dropout_stream,
+                              static_cast<uint64_t>(first_element),
+                              static_cast<uint64_t>(count), uniform);
   const T keep_scale = KeepScale<T>(options);
   for (int64_t e = 0; e < count; ++e) {
     dropped[e] =
         uniform[e] >= options.dropout_rate ? probs_block[e] * keep_scale : T(0);
   }
+}
+
+// Adds options.mask_value to the masked keys of rows [0, seq_len) of one
+// (b, head) score matrix. Nothing to add when the sequence has no padding and
+// the attention is not causal.
+template <typename T>
+void AddMask(T* scores, const int32_t* key_mask, int64_t seq_len,
+             const AttentionOptions& options) {
+  bool any_padding = false;
+  if (key_mask != nullptr) {
+    for (int64_t j = 0; j < seq_len; ++j) any_padding |= key_mask[j] == 0;
+  }
+  if (!any_padding && !options.causal) return;
+  const T mask_value = static_cast<T>(options.mask_value);
+  for (int64_t i = 0; i < seq_len; ++i) {
+    T* row = scores + i * seq_len;
+    for (int64_t j = 0; j < seq_len; ++j) {
+      const bool padded = any_padding && key_mask[j] == 0;
+      const bool future = options.causal && j > i;
+      if (padded || future) row[j] += mask_value;
+    }
+  }
+}
+
+// Query rows per block: kAttentionRowBlock, or fewer when a block of them
+// would not fit the kAttentionBlockElements held on the stack.
+int64_t RowsPerBlock(int64_t seq_len) {
+  CHECK_LE(seq_len, kAttentionBlockElements)
+      << "seq_len " << seq_len << " exceeds one attention block";
+  return std::max<int64_t>(
+      1, std::min(kAttentionRowBlock,
+                  kAttentionBlockElements / std::max<int64_t>(1, seq_len)));
+}
+
+// Runs body(b, head) for every (b, head) pair, the pairs split over
+// ParallelFor. Gemm inside the body runs on the calling thread (a nested
+// ParallelFor runs inline), so the many small per-head products run side by
+// side instead of each being split across threads.
+template <typename Body>
+void ForEachHead(int64_t batch, int64_t heads, const Body& body) {
+  ParallelFor(0, batch * heads, /*min_chunk=*/1,
+              [&](int64_t begin, int64_t end) {
+                for (int64_t pair = begin; pair < end; ++pair) {
+                  body(pair / heads, pair % heads);
+                }
+              });
 }
 
 }  // namespace
@@ -59,73 +105,41 @@ void AttentionForward(T* out, T* probs, const T* qkv,
   const int64_t hidden = heads * head_dim;
   const int64_t qkv_width = 3 * hidden;
   const int64_t square = seq_len * seq_len;
+  const int64_t block_rows = RowsPerBlock(seq_len);
   const T scale = ScoreScale<T>(head_dim);
-
-  // scores = q k^T / sqrt(head_dim), written into probs.
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t a = 0; a < heads; ++a) {
-      const T* query = qkv + b * seq_len * qkv_width + a * head_dim;
-      const T* key = query + hidden;
-      Gemm<T>(Transpose::kNo, Transpose::kYes, seq_len, seq_len, head_dim,
-              scale, query, qkv_width, key, qkv_width, T(0),
-              probs + (b * heads + a) * square, seq_len);
-    }
-  }
-
-  // + mask, then softmax over keys.
-  const int64_t score_rows = batch * heads * seq_len;
-  if (attention_mask != nullptr || options.causal) {
-    const T mask_value = static_cast<T>(options.mask_value);
-    ParallelFor(
-        0, score_rows, /*min_chunk=*/16, [&](int64_t begin, int64_t end) {
-          for (int64_t row = begin; row < end; ++row) {
-            const int64_t b = row / (heads * seq_len);
-            const int64_t i = row % seq_len;
-            const int32_t* key_mask = attention_mask == nullptr
-                                          ? nullptr
-                                          : attention_mask + b * seq_len;
-            T* scores = probs + row * seq_len;
-            for (int64_t j = 0; j < seq_len; ++j) {
-              const bool padded = key_mask != nullptr && key_mask[j] == 0;
-              const bool future = options.causal && j > i;
-              if (padded || future) scores[j] += mask_value;
-            }
-          }
-        });
-  }
-  SoftmaxRows<T>(probs, probs, score_rows, seq_len);
-
-  // context = dropout(probs) v, heads interleaved back into out.
   const bool dropout = options.dropout_rate > 0.0f;
-  std::vector<T> dropped;
-  std::vector<float> uniform;
-  if (dropout) {
-    dropped.resize(static_cast<size_t>(kAttentionRowBlock * seq_len));
-    uniform.resize(dropped.size());
-  }
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t a = 0; a < heads; ++a) {
-      const T* value =
-          qkv + b * seq_len * qkv_width + 2 * hidden + a * head_dim;
-      const T* head_probs = probs + (b * heads + a) * square;
-      T* context = out + b * seq_len * hidden + a * head_dim;
-      if (!dropout) {
-        Gemm<T>(Transpose::kNo, Transpose::kNo, seq_len, head_dim, seq_len,
-                T(1), head_probs, seq_len, value, qkv_width, T(0), context,
-                hidden);
-        continue;
-      }
-      for (int64_t i0 = 0; i0 < seq_len; i0 += kAttentionRowBlock) {
-        const int64_t rows = std::min(kAttentionRowBlock, seq_len - i0);
-        DropBlock(dropped.data(), uniform.data(), head_probs + i0 * seq_len,
-                  (b * heads + a) * square + i0 * seq_len, rows, seq_len,
-                  options);
-        Gemm<T>(Transpose::kNo, Transpose::kNo, rows, head_dim, seq_len, T(1),
-                dropped.data(), seq_len, value, qkv_width, T(0),
-                context + i0 * hidden, hidden);
-      }
+
+  ForEachHead(batch, heads, [&](int64_t b, int64_t a) {
+    const T* query = qkv + b * seq_len * qkv_width + a * head_dim;
+    const T* key = query + hidden;
+    const T* value = query + 2 * hidden;
+    T* head_probs = probs + (b * heads + a) * square;
+    T* context = out + b * seq_len * hidden + a * head_dim;
+    // scores = q k^T / sqrt(head_dim) + mask, then softmax over keys.
+    Gemm<T>(Transpose::kNo, Transpose::kYes, seq_len, seq_len, head_dim, scale,
+            query, qkv_width, key, qkv_width, T(0), head_probs, seq_len);
+    AddMask(head_probs,
+            attention_mask == nullptr ? nullptr : attention_mask + b * seq_len,
+            seq_len, options);
+    SoftmaxRows<T>(head_probs, head_probs, seq_len, seq_len);
+    // context = dropout(probs) v, heads interleaved back into out.
+    if (!dropout) {
+      Gemm<T>(Transpose::kNo, Transpose::kNo, seq_len, head_dim, seq_len, T(1),
+              head_probs, seq_len, value, qkv_width, T(0), context, hidden);
+      return;
     }
-  }
+    T dropped[kAttentionBlockElements];
+    float uniform[kAttentionBlockElements];
+    for (int64_t i0 = 0; i0 < seq_len; i0 += block_rows) {
+      const int64_t rows = std::min(block_rows, seq_len - i0);
+      DropBlock(dropped, uniform, head_probs + i0 * seq_len,
+                (b * heads + a) * square + i0 * seq_len, rows, seq_len,
+                options);
+      Gemm<T>(Transpose::kNo, Transpose::kNo, rows, head_dim, seq_len, T(1),
+              dropped, seq_len, value, qkv_width, T(0), context + i0 * hidden,
+              hidden);
+    }
+  });
 }
 
 // probs already carries the mask (masked entries are ~0 and the mask has no
@@ -139,78 +153,73 @@ void AttentionBackward(T* d_qkv, const T* d_out, const T* qkv, const T* probs,
   const int64_t hidden = heads * head_dim;
   const int64_t qkv_width = 3 * hidden;
   const int64_t square = seq_len * seq_len;
+  const int64_t block_rows = RowsPerBlock(seq_len);
   const T scale = ScoreScale<T>(head_dim);
   const bool dropout = options.dropout_rate > 0.0f;
   const T keep_scale = KeepScale<T>(options);
 
-  // One block of rows of d_probs, then d_scores, in place.
-  std::vector<T> block(static_cast<size_t>(kAttentionRowBlock * seq_len));
-  std::vector<float> uniform(dropout ? block.size() : 0);
+  ForEachHead(batch, heads, [&](int64_t b, int64_t a) {
+    const int64_t token0 = b * seq_len;
+    const T* query = qkv + token0 * qkv_width + a * head_dim;
+    const T* key = query + hidden;
+    const T* value = query + 2 * hidden;
+    T* d_query = d_qkv + token0 * qkv_width + a * head_dim;
+    T* d_key = d_query + hidden;
+    T* d_value = d_query + 2 * hidden;
+    const T* d_context = d_out + token0 * hidden + a * head_dim;
+    const T* head_probs = probs + (b * heads + a) * square;
+    // One block of rows of d_probs, then d_scores, in place.
+    T block[kAttentionBlockElements];
+    float uniform[kAttentionBlockElements];
 
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t a = 0; a < heads; ++a) {
-      const int64_t token0 = b * seq_len;
-      const T* query = qkv + token0 * qkv_width + a * head_dim;
-      const T* key = query + hidden;
-      const T* value = query + 2 * hidden;
-      T* d_query = d_qkv + token0 * qkv_width + a * head_dim;
-      T* d_key = d_query + hidden;
-      T* d_value = d_query + 2 * hidden;
-      const T* d_context = d_out + token0 * hidden + a * head_dim;
-      const T* head_probs = probs + (b * heads + a) * square;
-
-      // d_value = dropped^T d_context (whole head at once without dropout).
-      if (!dropout) {
-        Gemm<T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim, seq_len,
-                T(1), head_probs, seq_len, d_context, hidden, T(0), d_value,
+    // d_value = dropped^T d_context (whole head at once without dropout).
+    if (!dropout) {
+      Gemm<T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim, seq_len, T(1),
+              head_probs, seq_len, d_context, hidden, T(0), d_value, qkv_width);
+    }
+    for (int64_t i0 = 0; i0 < seq_len; i0 += block_rows) {
+      const int64_t rows = std::min(block_rows, seq_len - i0);
+      const T* probs_block = head_probs + i0 * seq_len;
+      const T* d_context_block = d_context + i0 * hidden;
+      // The first block overwrites d_key (and d_value), later ones add.
+      const T accumulate = i0 == 0 ? T(0) : T(1);
+      if (dropout) {
+        DropBlock(block, uniform, probs_block,
+                  (b * heads + a) * square + i0 * seq_len, rows, seq_len,
+                  options);
+        Gemm<T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim, rows, T(1),
+                block, seq_len, d_context_block, hidden, accumulate, d_value,
                 qkv_width);
       }
-      for (int64_t i0 = 0; i0 < seq_len; i0 += kAttentionRowBlock) {
-        const int64_t rows = std::min(kAttentionRowBlock, seq_len - i0);
-        const T* probs_block = head_probs + i0 * seq_len;
-        const T* d_context_block = d_context + i0 * hidden;
-        // The first block overwrites d_key (and d_value), later ones add.
-        const T accumulate = i0 == 0 ? T(0) : T(1);
-        if (dropout) {
-          DropBlock(block.data(), uniform.data(), probs_block,
-                    (b * heads + a) * square + i0 * seq_len, rows, seq_len,
-                    options);
-          Gemm<T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim, rows,
-                  T(1), block.data(), seq_len, d_context_block, hidden,
-                  accumulate, d_value, qkv_width);
+      // d_dropped = d_context v^T; d_probs = d_dropped * keep / (1 - rate).
+      Gemm<T>(Transpose::kNo, Transpose::kYes, rows, seq_len, head_dim, T(1),
+              d_context_block, hidden, value, qkv_width, T(0), block, seq_len);
+      if (dropout) {
+        for (int64_t e = 0; e < rows * seq_len; ++e) {
+          block[e] =
+              uniform[e] >= options.dropout_rate ? block[e] * keep_scale : T(0);
         }
-        // d_dropped = d_context v^T; d_probs = d_dropped * keep / (1 - rate).
-        Gemm<T>(Transpose::kNo, Transpose::kYes, rows, seq_len, head_dim, T(1),
-                d_context_block, hidden, value, qkv_width, T(0), block.data(),
-                seq_len);
-        if (dropout) {
-          for (int64_t e = 0; e < rows * seq_len; ++e) {
-            block[e] = uniform[e] >= options.dropout_rate
-                           ? block[e] * keep_scale
-                           : T(0);
-          }
-        }
-        // Softmax backward: d_scores = p * (d_probs - sum_j p_j d_probs_j).
-        for (int64_t r = 0; r < rows; ++r) {
-          const T* p = probs_block + r * seq_len;
-          T* d = block.data() + r * seq_len;
-          double dot = 0;
-          for (int64_t j = 0; j < seq_len; ++j) {
-            dot += static_cast<double>(p[j]) * d[j];
-          }
-          const T row_dot = static_cast<T>(dot);
-          for (int64_t j = 0; j < seq_len; ++j) d[j] = p[j] * (d[j] - row_dot);
-        }
-        // d_query = d_scores k / sqrt(d); d_key += d_scores^T q / sqrt(d).
-        Gemm<T>(Transpose::kNo, Transpose::kNo, rows, head_dim, seq_len, scale,
-                block.data(), seq_len, key, qkv_width, T(0),
-                d_query + i0 * qkv_width, qkv_width);
-        Gemm<T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim, rows, scale,
-                block.data(), seq_len, query + i0 * qkv_width, qkv_width,
-                accumulate, d_key, qkv_width);
       }
+      // Softmax backward: d_scores = p * (d_probs - sum_j p_j d_probs_j).
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* p = probs_block + r * seq_len;
+        T* d = block + r * seq_len;
+        double dot = 0;
+        for (int64_t j = 0; j < seq_len; ++j) {
+          dot += static_cast<double>(p[j]) * d[j];
+        }
+        const T row_dot = static_cast<T>(dot);
+        for (int64_t j = 0; j < seq_len; ++j) d[j] = p[j] * (d[j] - row_dot);
+      }
+      // d_query = d_scores k / sqrt(d); d_key += d_scores^T q / sqrt(d).
+      Gemm<T>(Transpose::kNo, Transpose::kNo, rows, head_dim, seq_len, scale,
+              block, seq_len, key, qkv_width, T(0), d_query + i0 * qkv_width,
+              qkv_width);
+      Gemm<T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim, rows, scale,
+              block, seq_len, query + i0 * qkv_width, qkv_width, accumulate,
+              d_key, qkv_width);
     }
-  }
+  });
 }
 
 #define BERTLAB_INSTANTIATE_ATTENTION(T)                                       \

@@ -5,6 +5,7 @@
 #include "common/parallel.h"
 #include "common/philox.h"
 #include "model/ops/dropout.h"
+#include "model/ops/philox_fill.h"
 
 namespace bertlab {
 namespace {
@@ -33,8 +34,8 @@ void ApplyMask(T* out, const T* in, int64_t n, float rate,
     float uniforms[kTile];
     for (int64_t tile = begin; tile < end; tile += kTile) {
       const int64_t count = std::min(kTile, end - tile);
-      PhiloxFillUniform(stream, static_cast<uint64_t>(tile),
-                        static_cast<uint64_t>(count), uniforms);
+      PhiloxFillUniformVectorized(stream, static_cast<uint64_t>(tile),
+                                  static_cast<uint64_t>(count), uniforms);
       for (int64_t j = 0; j < count; ++j) {
         out[tile + j] = uniforms[j] >= rate ? in[tile + j] * scale : T(0);
       }

@@ -2,6 +2,13 @@
 // op(X) = X or X^T. Float calls cblas_sgemm, double calls cblas_dgemm (the
 // gradient checks run in double).
 //
+// OpenBLAS itself runs single-threaded (common/parallel.h); a product of at
+// least 2^22 multiply-adds is split over ParallelFor along the longer of C's
+// dimensions, in blocks of 64 rows or columns, one OpenBLAS call per chunk.
+// Called from inside a ParallelFor body (e.g. per attention head) it runs on
+// the calling thread. Results are bit-identical run to run at a fixed thread
+// count (the split depends only on the shapes and the thread count).
+//
 //   A: (M, K) or, transposed, stored as (K, M), leading dimension lda
 //   B: (K, N) or, transposed, stored as (N, K), leading dimension ldb
 //   C: (M, N), leading dimension ldc

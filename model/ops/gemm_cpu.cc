@@ -1,10 +1,21 @@
 #include <cblas.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "common/check.h"
+#include "common/parallel.h"
 #include "model/ops/gemm.h"
 
 namespace bertlab {
 namespace {
+
+// Products with fewer multiply-adds than this run on the calling thread: the
+// hand-off to the pool would cost more than the second thread saves.
+constexpr double kMinParallelMultiplyAdds = 1 << 22;
+// Parts of a split product are whole multiples of this many rows (or
+// columns), so each keeps OpenBLAS's full-width micro-kernels.
+constexpr int64_t kSplitAlignment = 64;
 
 CBLAS_TRANSPOSE ToCblas(Transpose transpose) {
   return transpose == Transpose::kNo ? CblasNoTrans : CblasTrans;
@@ -31,28 +42,80 @@ bool HandleEmptyProduct(int64_t m, int64_t n, int64_t k, T beta, T* c,
   return true;
 }
 
-}  // namespace
-
-template <>
-void Gemm<float>(Transpose transpose_a, Transpose transpose_b, int64_t m,
-                 int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                 const float* b, int64_t ldb, float beta, float* c,
-                 int64_t ldc) {
-  if (HandleEmptyProduct(m, n, k, beta, c, ldc)) return;
+void BlasGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
+              int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+              const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   cblas_sgemm(CblasRowMajor, ToCblas(transpose_a), ToCblas(transpose_b),
               Narrow(m), Narrow(n), Narrow(k), alpha, a, Narrow(lda), b,
               Narrow(ldb), beta, c, Narrow(ldc));
 }
 
-template <>
-void Gemm<double>(Transpose transpose_a, Transpose transpose_b, int64_t m,
-                  int64_t n, int64_t k, double alpha, const double* a,
-                  int64_t lda, const double* b, int64_t ldb, double beta,
-                  double* c, int64_t ldc) {
-  if (HandleEmptyProduct(m, n, k, beta, c, ldc)) return;
+void BlasGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
+              int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+              const double* b, int64_t ldb, double beta, double* c,
+              int64_t ldc) {
   cblas_dgemm(CblasRowMajor, ToCblas(transpose_a), ToCblas(transpose_b),
               Narrow(m), Narrow(n), Narrow(k), alpha, a, Narrow(lda), b,
               Narrow(ldb), beta, c, Narrow(ldc));
 }
+
+// OpenBLAS runs single-threaded (common/parallel.h), so a large product is
+// split here over ParallelFor: the longer of C's two dimensions is cut into
+// aligned blocks, and each chunk of blocks is one OpenBLAS call on its own
+// rows of op(A) and C (or columns of op(B) and C). Every element of C is still
+// one K-long product computed by one call, and the partition depends only on
+// the shapes and the thread count, so results are reproducible run to run.
+template <typename T>
+void SplitGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
+               int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+               const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  const bool split_rows = m >= n;
+  const int64_t extent = split_rows ? m : n;
+  const int64_t blocks = (extent + kSplitAlignment - 1) / kSplitAlignment;
+  const double block_work =
+      static_cast<double>(kSplitAlignment) * (split_rows ? n : m) * k;
+  const int64_t min_blocks = std::max<int64_t>(
+      1, static_cast<int64_t>(kMinParallelMultiplyAdds / block_work));
+  ParallelFor(0, blocks, min_blocks, [&](int64_t first, int64_t last) {
+    const int64_t begin = first * kSplitAlignment;
+    const int64_t size = std::min(extent, last * kSplitAlignment) - begin;
+    if (split_rows) {
+      const T* a_rows =
+          transpose_a == Transpose::kNo ? a + begin * lda : a + begin;
+      BlasGemm(transpose_a, transpose_b, size, n, k, alpha, a_rows, lda, b, ldb,
+               beta, c + begin * ldc, ldc);
+    } else {
+      const T* b_columns =
+          transpose_b == Transpose::kNo ? b + begin : b + begin * ldb;
+      BlasGemm(transpose_a, transpose_b, m, size, k, alpha, a, lda, b_columns,
+               ldb, beta, c + begin, ldc);
+    }
+  });
+}
+
+}  // namespace
+
+template <typename T>
+void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
+          int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc) {
+  if (HandleEmptyProduct(m, n, k, beta, c, ldc)) return;
+  // NumThreads() also makes sure OpenBLAS was set to one thread.
+  if (NumThreads() == 1 ||
+      static_cast<double>(m) * n * k < kMinParallelMultiplyAdds) {
+    BlasGemm(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+             ldc);
+    return;
+  }
+  SplitGemm(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+            ldc);
+}
+
+template void Gemm<float>(Transpose, Transpose, int64_t, int64_t, int64_t,
+                          float, const float*, int64_t, const float*, int64_t,
+                          float, float*, int64_t);
+template void Gemm<double>(Transpose, Transpose, int64_t, int64_t, int64_t,
+                           double, const double*, int64_t, const double*,
+                           int64_t, double, double*, int64_t);
 
 }  // namespace bertlab

@@ -1,0 +1,245 @@
+// Throughput of one BertForPreTraining training step (forward + backward of
+// masked LM + next sentence) on the CPU, and cblas_sgemm's peak on the same
+// machine, so the step's GFLOP/s can be read as a fraction of what OpenBLAS
+// reaches on large products.
+//
+//   bazel run -c opt //model:pretraining_step_benchmark
+//   bazel run -c opt //model:pretraining_step_benchmark --
+//       --benchmark_filter='PretrainingStep/base/batch:8/'   (one line)
+//
+// The work per step (tools/reference/bench_pytorch.py does the same in
+// PyTorch, and tools/bench/compare_pretraining_step.sh puts both side by side):
+//   * sequence length 128, every token real (attention mask all ones), token
+//     types 0 for the first half and 1 for the second;
+//   * masked LM at kPredictionsPerSequence = 20 distinct random positions of
+//     each sequence (never position 0), random labels; NSP with random labels;
+//   * dropout 0.1 everywhere BERT has it (training mode) with /dropout:1, none
+//     with /dropout:0;
+//   * the step zeroes the gradient buffer, then runs
+//     PretrainingForwardBackward; no optimizer update (the PyTorch side times
+//     zero_grad + forward + backward too).
+//   * 2 threads (OpenBLAS and ParallelFor).
+//
+// Time is wall-clock; the CPU column is the whole process's CPU time (both
+// threads), which other processes on a shared machine disturb much less.
+// Counters:
+//   tokens/s  batch * 128 tokens per step;
+//   GFLOP/s   the model FLOPs of docs/PAPER.md section 5e: 6 N + 12 L S H per
+//             token, N = L (4 H^2 + 2 H I) the encoder's matmul parameters,
+//             plus 6 (H^2 + H V) per predicted position for the MLM head (NSP,
+//             the pooler, embeddings and elementwise work are not counted);
+//   RSS_MiB   the process's peak resident set so far (getrusage), which only
+//             means "this configuration's peak" when the process runs one
+//             configuration (the compare script does that).
+// BM_SgemmPeak runs cblas_sgemm on square 2048 products and on the BASE FFN
+// shape (1024 x 3072 x 768): GFLOP/s = 2 M N K per call.
+#include <cblas.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "benchmark/benchmark.h"
+#include "common/check.h"
+#include "common/parallel.h"
+#include "common/philox.h"
+#include "model/bert/config.h"
+#include "model/bert/initialize.h"
+#include "model/bert_for_pretraining.h"
+
+namespace bertlab {
+namespace {
+
+constexpr int kNumThreads = 2;
+constexpr int64_t kSeqLen = 128;
+constexpr int64_t kVocab = 30522;
+constexpr int64_t kPredictionsPerSequence = 20;
+constexpr uint64_t kSeed = 1234;
+
+const char* const kSizes[] = {"L2_H128_A2", "L4_H256_A4", "L4_H512_A8",
+                              "L8_H512_A8", "base"};
+constexpr int64_t kBatches[] = {8, 32};
+
+// Model FLOPs of one step (see the header comment).
+double StepFlops(const BertConfig& config, int64_t batch) {
+  const double layers = static_cast<double>(config.num_hidden_layers);
+  const double hidden = static_cast<double>(config.hidden_size);
+  const double intermediate = static_cast<double>(config.intermediate_size);
+  const double vocab = static_cast<double>(config.vocab_size);
+  const double matmul_params =
+      layers * (4 * hidden * hidden + 2 * hidden * intermediate);
+  const double per_token =
+      6 * matmul_params + 12 * layers * static_cast<double>(kSeqLen) * hidden;
+  const double per_prediction = 6 * (hidden * hidden + hidden * vocab);
+  return static_cast<double>(batch * kSeqLen) * per_token +
+         static_cast<double>(batch * kPredictionsPerSequence) * per_prediction;
+}
+
+double PeakRssMiB() {
+  rusage usage;
+  CHECK_EQ(getrusage(RUSAGE_SELF, &usage), 0);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is KiB
+}
+
+// A random batch: Philox draws, so the data depend only on (batch, seed).
+struct StepInputs {
+  std::vector<int32_t> input_ids, token_type_ids, attention_mask;
+  std::vector<int32_t> positions, labels, next_sentence_labels;
+};
+
+uint32_t Draw(const PhiloxStream& stream, uint64_t index, uint32_t range) {
+  return PhiloxBits(stream, index) % range;
+}
+
+StepInputs MakeInputs(int64_t batch) {
+  StepInputs inputs;
+  const int64_t n = batch * kSeqLen;
+  const PhiloxStream ids{kSeed, 0, 0}, positions{kSeed, 0, 1},
+      labels{kSeed, 0, 2}, nsp{kSeed, 0, 3};
+  inputs.input_ids.resize(n);
+  inputs.token_type_ids.resize(n);
+  inputs.attention_mask.assign(n, 1);
+  for (int64_t i = 0; i < n; ++i) {
+    inputs.input_ids[i] = static_cast<int32_t>(Draw(ids, i, kVocab));
+    inputs.token_type_ids[i] = (i % kSeqLen) < kSeqLen / 2 ? 0 : 1;
+  }
+  // kPredictionsPerSequence distinct positions in [1, T) per sequence: a
+  // partial Fisher-Yates shuffle, sorted as BERT's data pipeline emits them.
+  uint64_t draw = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<int32_t> candidates(kSeqLen - 1);
+    for (int64_t t = 1; t < kSeqLen; ++t) candidates[t - 1] = t;
+    for (int64_t k = 0; k < kPredictionsPerSequence; ++k) {
+      const int64_t pick =
+          k + Draw(positions, draw++, static_cast<uint32_t>(kSeqLen - 1 - k));
+      std::swap(candidates[k], candidates[pick]);
+    }
+    std::sort(candidates.begin(), candidates.begin() + kPredictionsPerSequence);
+    for (int64_t k = 0; k < kPredictionsPerSequence; ++k) {
+      inputs.positions.push_back(static_cast<int32_t>(b * kSeqLen) +
+                                 candidates[k]);
+      inputs.labels.push_back(
+          static_cast<int32_t>(Draw(labels, inputs.labels.size(), kVocab)));
+    }
+    inputs.next_sentence_labels.push_back(
+        static_cast<int32_t>(Draw(nsp, b, 2)));
+  }
+  return inputs;
+}
+
+void BM_PretrainingStep(benchmark::State& state, const std::string& size,
+                        int64_t batch, bool dropout) {
+  SetNumThreads(kNumThreads);
+  const absl::StatusOr<BertConfig> config = ConfigForSize(size, kVocab);
+  CHECK_OK(config.status());
+  const BertForPretraining model(*config, /*next_sentence=*/true);
+  std::vector<float> params(model.layout().total_size());
+  InitializeParameters(model.layout(), kSeed, params.data());
+  std::vector<float> grads(params.size(), 0.0f);
+  const StepInputs inputs = MakeInputs(batch);
+  const EncoderBatch encoder_batch{
+      inputs.input_ids.data(), inputs.token_type_ids.data(),
+      inputs.attention_mask.data(), batch, kSeqLen};
+  const PretrainingTargets targets{
+      inputs.positions.data(), inputs.labels.data(),
+      static_cast<int64_t>(inputs.positions.size()),
+      inputs.next_sentence_labels.data()};
+  PretrainingStepBuffers<float> buffers(*config, batch, kSeqLen,
+                                        batch * kPredictionsPerSequence);
+  DropoutSettings dropout_settings{dropout, kSeed, 0};
+  // One untimed step first: it touches every buffer (page faults) and lets
+  // OpenBLAS and the thread pool start their threads.
+  float loss = PretrainingForwardBackward(model, params.data(), grads.data(),
+                                          encoder_batch, targets,
+                                          dropout_settings, &buffers);
+  for (auto _ : state) {
+    std::fill(grads.begin(), grads.end(), 0.0f);
+    loss = PretrainingForwardBackward(model, params.data(), grads.data(),
+                                      encoder_batch, targets, dropout_settings,
+                                      &buffers);
+    ++dropout_settings.step;
+    benchmark::DoNotOptimize(grads.data());
+    benchmark::ClobberMemory();
+  }
+  CHECK(loss == loss) << "loss is NaN";
+  state.counters["tokens/s"] =
+      benchmark::Counter(static_cast<double>(batch * kSeqLen),
+                         benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(StepFlops(*config, batch) * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/step"] = StepFlops(*config, batch) * 1e-9;
+  state.counters["RSS_MiB"] = PeakRssMiB();
+  state.counters["loss"] = loss;
+}
+
+// With --benchmark_repetitions=N the "min" aggregate of the time and the
+// "max" of the rates are the least disturbed repetition: on a shared machine
+// other processes only ever slow a run down.
+double MinOf(const std::vector<double>& values) {
+  return *std::min_element(values.begin(), values.end());
+}
+double MaxOf(const std::vector<double>& values) {
+  return *std::max_element(values.begin(), values.end());
+}
+
+// BM_PretrainingStep/<size>/batch:<B>/dropout:<0|1>. A BASE step takes
+// seconds: --benchmark_min_time (default 0.5 s) then runs one iteration per
+// repetition.
+bool RegisterPretrainingSteps() {
+  for (const char* size : kSizes) {
+    for (int64_t batch : kBatches) {
+      for (bool dropout : {true, false}) {
+        const std::string name =
+            absl::StrCat("BM_PretrainingStep/", size, "/batch:", batch,
+                         "/dropout:", dropout ? 1 : 0);
+        benchmark::RegisterBenchmark(name.c_str(), BM_PretrainingStep, size,
+                                     batch, dropout)
+            ->Unit(benchmark::kMillisecond)
+            ->MeasureProcessCPUTime()
+            ->ComputeStatistics("min", MinOf)
+            ->ComputeStatistics("max", MaxOf)
+            ->UseRealTime();
+      }
+    }
+  }
+  return true;
+}
+const bool kRegistered = RegisterPretrainingSteps();
+
+// cblas_sgemm C (M, N) = A (M, K) B (K, N), row-major, no transposes, on
+// OpenBLAS's own kNumThreads threads (bertlab keeps OpenBLAS single-threaded
+// and splits products itself; this measures what OpenBLAS reaches alone).
+void BM_SgemmPeak(benchmark::State& state) {
+  SetNumThreads(kNumThreads);
+  openblas_set_num_threads(kNumThreads);
+  const int m = static_cast<int>(state.range(0));
+  const int n = static_cast<int>(state.range(1));
+  const int k = static_cast<int>(state.range(2));
+  std::vector<float> a(static_cast<size_t>(m) * k, 0.5f);
+  std::vector<float> b(static_cast<size_t>(k) * n, 0.25f);
+  std::vector<float> c(static_cast<size_t>(m) * n, 0.0f);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+                a.data(), k, b.data(), n, 0.0f, c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * n * k * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  SetNumThreads(kNumThreads);  // back to single-threaded OpenBLAS
+}
+BENCHMARK(BM_SgemmPeak)
+    ->ArgNames({"m", "n", "k"})
+    ->Args({2048, 2048, 2048})
+    ->Args({1024, 3072, 768})
+    ->ComputeStatistics("min", MinOf)
+    ->ComputeStatistics("max", MaxOf)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace bertlab

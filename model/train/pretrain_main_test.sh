@@ -1,0 +1,51 @@
+#!/bin/bash
+# //experiments:pretrain refuses what does not fit the experiment, naming the
+# problem: shards made with other data settings, one shard directory for a
+# two-phase run, an unknown variant; and it records the attention mode of
+# the run in the checkpoint.
+set -euo pipefail
+create_pretraining_data=$1 pretrain=$2 config=$3 corpus=$4 vocab=$5
+
+work=${TEST_TMPDIR:-$(mktemp -d)}/pretrain_main
+rm -rf "$work"
+mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+shards() {  # shards DIR [flags...]
+  local dir=$1
+  shift
+  "$create_pretraining_data" --input="$corpus" --vocab="$vocab" \
+    --output_dir="$dir" --max_seq_length=32 --max_predictions_per_seq=5 \
+    --dupe_factor=3 --progress_seconds=0 "$@" 2>/dev/null
+}
+shards "$work/good" --seed=7
+shards "$work/other_seed" --seed=8
+
+# expect_error MESSAGE [flags...]: the run fails and says MESSAGE.
+expect_error() {
+  local message=$1
+  shift
+  if "$pretrain" --config="$config" --output_dir="$work/out" --progress=off \
+    "$@" 2>"$work/err"; then
+    fail "expected an error for $*"
+  fi
+  grep -qF -- "$message" "$work/err" ||
+    { cat "$work/err" >&2; fail "expected \"$message\" for $*"; }
+}
+
+expect_error "first difference (shards vs run) seed: 8 vs 7" \
+  --shards="$work/other_seed"
+expect_error "--shards names 2 directories but the run has 1 sequence phases" \
+  --shards="$work/good,$work/good"
+expect_error "no variant \"ltr\"" --shards="$work/good" --variant=ltr
+expect_error "--config, --shards and --output_dir are required" \
+  --shards="$work/good" --output_dir=
+[[ ! -e $work/out/checkpoints ]] || fail "a refused run wrote checkpoints"
+
+"$pretrain" --config="$config" --shards="$work/good" --output_dir="$work/out" \
+  --progress=off --stop_after_step=2 2>"$work/log" ||
+  { cat "$work/log" >&2; fail "a good run failed"; }
+grep -q '"attention_mode": "bidirectional"' \
+  "$work/out/checkpoints/step-000002/config.json" ||
+  fail "config.json does not record the attention mode"
+echo PASS >&2

@@ -1,0 +1,190 @@
+// The pre-training loop: shards in, checkpoints, a metrics log and a progress
+// line out. The paper's Table 5 variants are options, not code paths:
+//
+//   BERT (full)     objective kMaskedLm,    next_sentence true
+//   No NSP          objective kMaskedLm,    next_sentence false (the same
+//                   shards; the model has no NSP head)
+//   LTR & No NSP    objective kLeftToRight, next_sentence false, and
+//                   model.attention_mode kCausal, which config.json of every
+//                   checkpoint records ("attention_mode": "causal"), so
+//                   fine-tuning applies the same mask
+// and model size, the sequence-length schedule (phases), the optimizer and
+// the learning-rate schedule are data too.
+//
+// One step (model/optim/gradient_accumulation.h gives the order):
+//   zero the gradients; for each of gradient_accumulation_steps micro-batches
+//   of batch_size / gradient_accumulation_steps sequences (the next instances
+//   of the phase's shuffled walk, pretraining_data.h):
+//     PretrainingForwardBackward with dropout (dropout_seed,
+//     step * gradient_accumulation_steps + micro-batch)
+//   average the gradients; clip to global norm clip_norm (0: no clipping,
+//   the norm is still measured); a non-finite loss or gradient norm stops
+//   the run (or skips the update, below); else
+//   AdamW.Step(LearningRateAt(schedule, step)).
+// `step` is the global step, which equals the optimizer's step count unless
+// non-finite steps were skipped; the schedule follows the global step so a
+// run with skipped steps still ends at learning rate 0 on time.
+//
+// Seeds: init_seed = seed (InitializeParameters), dropout_seed and
+// shuffle_seed are SplitMix64 mixes of seed, so no two uses share a Philox
+// stream. Everything random is addressed by (seed, step or epoch), so the
+// run is a pure function of the options and the data, for a given thread
+// count.
+//
+// Sequence-length schedule: phase i runs global steps [end(i-1), end(i)),
+// end(i) = round(total_steps * (fraction_0 + ... + fraction_i)), the last
+// phase ending at total_steps (experiments' SequencePhaseEndSteps). Each
+// phase reads its own shards (the 512-token phase needs 512-token
+// instances) from the start of its own shuffled walk, with its own batch
+// size and buffers.
+//
+// Held-out evaluation (evaluation.h): each phase evaluates on held_out_dirs
+// when given; otherwise the LAST ceil(held_out_fraction * N) instances of
+// its shards (file order) are held out and never trained on. The builder
+// shuffles instances before writing, so they are a random sample of the
+// instances; note that with dupe_factor > 1 the same text also occurs in
+// training instances under other masks and segment pairs, so only separate
+// held-out shards (made from held-out documents) measure generalisation to
+// unseen text. An evaluation runs eval_batches micro-batches of the first
+// held-out instances (always the same ones; the last batch padded with empty
+// rows that carry no labels) without dropout, at step 0 of a fresh run,
+// every eval_every_steps and after the last step, on the held-out data of
+// the phase of the last step done (so the last evaluation of a two-phase run
+// measures the 512-token phase). The unigram baseline is fitted on the
+// labels of the first unigram_instances training instances of the phase.
+//
+// Files under output_dir:
+//   metrics.jsonl      one JSON object per line: {"type":"start"} per start
+//                      or resume; {"type":"train"} every log_every_steps
+//                      (step, phase, loss, mlm_loss / ltr_loss, nsp_loss
+//                      -- means over the steps since the last entry --,
+//                      learning_rate and grad_norm of the step,
+//                      tokens_per_second (padded B*T tokens, step time only),
+//                      real_tokens_per_second, skipped_steps, elapsed
+//                      seconds); {"type":"eval"} (accuracy, perplexity,
+//                      loss, unigram_perplexity, nsp_accuracy, counts);
+//                      {"type":"non_finite"}. On resume, entries with a
+//                      step beyond the checkpoint's are dropped first, so
+//                      the log reads as one run.
+//   checkpoints/       training_checkpoint.h; one every
+//                      checkpoint_every_steps, after the last step and when
+//                      stop_after_step stops the run; the last
+//                      keep_last_checkpoints kept.
+// A run whose output_dir holds checkpoints continues from the newest
+// (resume), after checking that the run config (RunConfigText: model,
+// objective, phases with the identity of their data, optimizer, schedule,
+// seed) is the one the checkpoint records; a difference is refused naming
+// the first differing line with both values.
+//
+// Progress goes to stderr: with a terminal, one line rewritten in place
+// (step/total, loss, tokens/s, ETA); otherwise a plain line every
+// progress_interval_seconds. Evaluations print a line either way.
+#ifndef BERTLAB_MODEL_TRAIN_PRETRAINER_H_
+#define BERTLAB_MODEL_TRAIN_PRETRAINER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "model/bert/config.h"
+#include "model/optim/adamw.h"
+#include "model/optim/schedule.h"
+#include "model/train/evaluation.h"
+#include "model/train/pretraining_data.h"
+
+namespace bertlab {
+
+// One stretch of training at one sequence length.
+struct SequencePhase {
+  // Share of total_steps, in (0, 1]; the shares sum to 1.
+  double fraction_of_steps = 1.0;
+  // Must equal the shards' max_seq_length.
+  int64_t max_seq_length = 128;
+  // Sequences per optimizer step (all micro-batches together).
+  int64_t batch_size = 32;
+  // Masked LM: must equal the shards' max_predictions_per_seq. Ignored by
+  // left-to-right.
+  int64_t max_predictions_per_seq = 20;
+  // Data-set directories of shards (tasks/pretraining_data).
+  std::vector<std::string> shard_dirs;
+  // Held-out shards; empty: hold out held_out_fraction of shard_dirs.
+  std::vector<std::string> held_out_dirs;
+};
+
+enum class NonFinitePolicy {
+  kStop,      // return an error naming the step; no checkpoint is written
+  kSkipStep,  // drop the update, count it, go on
+};
+
+enum class ProgressMode {
+  kAuto,      // kLive when stderr is a terminal, else kPeriodic
+  kLive,      // one line rewritten with '\r'
+  kPeriodic,  // a line every progress_interval_seconds
+  kOff,
+};
+
+struct PretrainingOptions {
+  // What is trained; RunConfigText covers these.
+  BertConfig model;
+  LanguageModelObjective objective = LanguageModelObjective::kMaskedLm;
+  bool next_sentence = true;
+  std::vector<SequencePhase> phases;
+  double held_out_fraction = 0.01;  // [0, 0.5]
+  AdamWOptions optimizer;
+  double clip_norm = 1.0;  // 0: no clipping
+  int64_t gradient_accumulation_steps = 1;
+  LearningRateSchedule schedule;  // total_steps is the run's length
+  uint64_t seed = 12345;
+
+  // Where and how: may change between a run and its resumption.
+  std::string output_dir;
+  NonFinitePolicy on_non_finite = NonFinitePolicy::kStop;
+  int64_t eval_every_steps = 0;        // 0: only at the start and end
+  int64_t eval_batches = 10;           // per evaluation; 0: all held out
+  int64_t unigram_instances = 100000;  // for the unigram baseline
+  int64_t checkpoint_every_steps = 0;  // 0: only after the last step
+  int keep_last_checkpoints = 2;
+  int64_t log_every_steps = 10;
+  // > 0: end this invocation after this global step (with a checkpoint),
+  // e.g. to split a run into time-boxed parts; a later run resumes.
+  int64_t stop_after_step = 0;
+  ProgressMode progress = ProgressMode::kAuto;
+  double progress_interval_seconds = 30;
+
+  // Tests: make the gradient of this global step (1-based) NaN, after
+  // backward and before the non-finite check; -1: never.
+  int64_t inject_non_finite_gradient_at_step = -1;
+  // Tests: called after every step with the number of steps done.
+  std::function<void(int64_t)> after_step;
+};
+
+// Every field in range and the fields consistent with each other (phase
+// shares sum to 1, batch sizes divisible by the accumulation steps, lengths
+// within max_position_embeddings, left-to-right with causal attention and
+// no NSP, ...); the message names the field and the fix.
+absl::Status ValidatePretrainingOptions(const PretrainingOptions& options);
+
+// The global step at which each phase ends (exclusive).
+std::vector<int64_t> PhaseEndSteps(const PretrainingOptions& options);
+
+struct PretrainingResult {
+  int64_t start_step = 0;  // where this invocation began (0, or resumed)
+  int64_t final_step = 0;
+  int64_t skipped_steps = 0;
+  std::string last_checkpoint;  // path
+  bool has_eval = false;
+  HeldOutMetrics last_eval;      // at final_step
+  double last_loss = 0;          // of the last step
+  double tokens_per_second = 0;  // padded tokens over step time, this run
+};
+
+// Trains (or resumes) as described above.
+absl::StatusOr<PretrainingResult> RunPretraining(
+    const PretrainingOptions& options);
+
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_TRAIN_PRETRAINER_H_
