@@ -6,8 +6,10 @@
 #include "common/philox.h"
 #include "model/ops/attention.h"
 #include "model/ops/cross_entropy.h"
+#include "model/ops/dropout_mask.h"
 #include "model/ops/gemm.h"
 #include "model/ops/philox_fill.h"
+#include "model/ops/vector_math.h"
 
 namespace bertlab {
 namespace {
@@ -41,11 +43,30 @@ void DropBlock(T* dropped, float* uniform, const T* probs_block,
   PhiloxFillUniformVectorized(options.dropout_stream,
                               static_cast<uint64_t>(first_element),
                               static_cast<uint64_t>(count), uniform);
-  const T keep_scale = KeepScale<T>(options);
-  for (int64_t e = 0; e < count; ++e) {
-    dropped[e] =
-        uniform[e] >= options.dropout_rate ? probs_block[e] * keep_scale : T(0);
+  ApplyDropoutMask(dropped, probs_block, uniform, count, options.dropout_rate,
+                   KeepScale<T>(options));
+}
+
+// Softmax backward on one row, in place: d = p * (d - sum_j p_j d_j). The sum
+// is in double (where a float product p_j d_j is exact).
+template <typename T>
+void SoftmaxBackwardRow(T* d, const T* p, int64_t seq_len) {
+  const T row_dot = static_cast<T>(vector_math::InterleavedSum(
+      seq_len, [&](int64_t j) { return static_cast<double>(p[j]) * d[j]; }));
+  for (int64_t j = 0; j < seq_len; ++j) d[j] = p[j] * (d[j] - row_dot);
+}
+
+// The float row's update kLanes at a time (the same operations per element).
+void SoftmaxBackwardRow(float* d, const float* p, int64_t seq_len) {
+  using vector_math::kLanes;
+  const float row_dot = static_cast<float>(vector_math::InterleavedSum(
+      seq_len, [&](int64_t j) { return static_cast<double>(p[j]) * d[j]; }));
+  int64_t j = 0;
+  for (; j + kLanes <= seq_len; j += kLanes) {
+    vector_math::Store(
+        d + j, vector_math::Load(p + j) * (vector_math::Load(d + j) - row_dot));
   }
+  for (; j < seq_len; ++j) d[j] = p[j] * (d[j] - row_dot);
 }
 
 // Adds options.mask_value to the masked keys of rows [0, seq_len) of one
@@ -195,21 +216,13 @@ void AttentionBackward(T* d_qkv, const T* d_out, const T* qkv, const T* probs,
       Gemm<T>(Transpose::kNo, Transpose::kYes, rows, seq_len, head_dim, T(1),
               d_context_block, hidden, value, qkv_width, T(0), block, seq_len);
       if (dropout) {
-        for (int64_t e = 0; e < rows * seq_len; ++e) {
-          block[e] =
-              uniform[e] >= options.dropout_rate ? block[e] * keep_scale : T(0);
-        }
+        ApplyDropoutMask(block, block, uniform, rows * seq_len,
+                         options.dropout_rate, keep_scale);
       }
       // Softmax backward: d_scores = p * (d_probs - sum_j p_j d_probs_j).
       for (int64_t r = 0; r < rows; ++r) {
-        const T* p = probs_block + r * seq_len;
-        T* d = block + r * seq_len;
-        double dot = 0;
-        for (int64_t j = 0; j < seq_len; ++j) {
-          dot += static_cast<double>(p[j]) * d[j];
-        }
-        const T row_dot = static_cast<T>(dot);
-        for (int64_t j = 0; j < seq_len; ++j) d[j] = p[j] * (d[j] - row_dot);
+        SoftmaxBackwardRow(block + r * seq_len, probs_block + r * seq_len,
+                           seq_len);
       }
       // d_query = d_scores k / sqrt(d); d_key += d_scores^T q / sqrt(d).
       Gemm<T>(Transpose::kNo, Transpose::kNo, rows, head_dim, seq_len, scale,

@@ -39,42 +39,58 @@ void SoftmaxRow(T* out, const T* in, int64_t cols, T* row_max,
   *log_sum = std::log(sum);
 }
 
-// The float row, four lanes at a time with model/ops/vector_math.h's Exp
-// (within 2 ulp of expf): the exponentials are the costly part of attention's
-// softmax and of the masked-LM loss over the vocabulary. The max is exact in
-// any order; the sum keeps four double partial sums (lanes), added in a fixed
-// order at the end, so it is reproducible and no longer one serial chain.
+// max_c in[c] (cols >= 1) as kLanes lane maxima: the maximum of finite
+// values does not depend on the order. (A NaN makes the whole row NaN either
+// way.)
+float RowMax(const float* in, int64_t cols) {
+  using vector_math::FloatVector;
+  using vector_math::kLanes;
+  float max_value = in[0];
+  int64_t c = 0;
+  if (cols >= kLanes) {
+    FloatVector maxima = vector_math::Load(in);
+    for (c = kLanes; c + kLanes <= cols; c += kLanes) {
+      const FloatVector next = vector_math::Load(in + c);
+      maxima = maxima < next ? next : maxima;
+    }
+    float lanes[kLanes];
+    vector_math::Store(lanes, maxima);
+    for (float lane : lanes) max_value = std::max(max_value, lane);
+  }
+  for (; c < cols; ++c) max_value = std::max(max_value, in[c]);
+  return max_value;
+}
+
+// The float row, kLanes at a time with model/ops/vector_math.h's Exp (within
+// 2 ulp of expf): the exponentials are the costly part of attention's softmax
+// and of the masked-LM loss over the vocabulary. The sum is in double as
+// vector_math::InterleavedSum's four partial sums, reproducible and no longer
+// one serial chain of additions.
 template <>
 void SoftmaxRow<float>(float* out, const float* in, int64_t cols,
                        float* row_max, double* log_sum) {
-  using vector_math::Float4;
   using vector_math::kLanes;
   const int64_t whole = cols - cols % kLanes;
-  float max_value = in[0];
-  for (int64_t c = 1; c < cols; ++c) max_value = std::max(max_value, in[c]);
-  double lane_sums[kLanes] = {};
-  const auto accumulate = [&](Float4 e, int64_t count) {
-    float lanes[kLanes];
-    vector_math::Store(lanes, e);
-    for (int64_t lane = 0; lane < count; ++lane) lane_sums[lane] += lanes[lane];
-  };
+  const float max_value = RowMax(in, cols);
   for (int64_t c = 0; c < whole; c += kLanes) {
-    const Float4 e = vector_math::Exp(vector_math::Load(in + c) - max_value);
-    vector_math::Store(out + c, e);
-    accumulate(e, kLanes);
+    vector_math::Store(out + c,
+                       vector_math::Exp(vector_math::Load(in + c) - max_value));
   }
   if (whole < cols) {
-    const int64_t rest = cols - whole;
-    const Float4 e = vector_math::Exp(
-        vector_math::LoadPartial(in + whole, rest) - max_value);
-    vector_math::StorePartial(out + whole, e, rest);
-    accumulate(e, rest);
+    vector_math::StorePartial(
+        out + whole,
+        vector_math::Exp(vector_math::LoadPartial(in + whole, cols - whole) -
+                         max_value),
+        cols - whole);
   }
   // sum >= 1: the max term is exp(0).
-  const double sum =
-      (lane_sums[0] + lane_sums[1]) + (lane_sums[2] + lane_sums[3]);
+  const double sum = vector_math::InterleavedSum(
+      cols, [&](int64_t c) { return static_cast<double>(out[c]); });
   const float inverse = static_cast<float>(1.0 / sum);
-  for (int64_t c = 0; c < cols; ++c) out[c] *= inverse;
+  for (int64_t c = 0; c < whole; c += kLanes) {
+    vector_math::Store(out + c, vector_math::Load(out + c) * inverse);
+  }
+  for (int64_t c = whole; c < cols; ++c) out[c] *= inverse;
   *row_max = max_value;
   *log_sum = std::log(sum);
 }

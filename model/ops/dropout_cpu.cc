@@ -5,6 +5,7 @@
 #include "common/parallel.h"
 #include "common/philox.h"
 #include "model/ops/dropout.h"
+#include "model/ops/dropout_mask.h"
 #include "model/ops/philox_fill.h"
 
 namespace bertlab {
@@ -36,9 +37,7 @@ void ApplyMask(T* out, const T* in, int64_t n, float rate,
       const int64_t count = std::min(kTile, end - tile);
       PhiloxFillUniformVectorized(stream, static_cast<uint64_t>(tile),
                                   static_cast<uint64_t>(count), uniforms);
-      for (int64_t j = 0; j < count; ++j) {
-        out[tile + j] = uniforms[j] >= rate ? in[tile + j] * scale : T(0);
-      }
+      ApplyDropoutMask(out + tile, in + tile, uniforms, count, rate, scale);
     }
   });
 }

@@ -13,10 +13,11 @@
 //   kErf:  Phi(x) = 0.5 erfc(-x / sqrt(2))
 //   kTanh: 0.5 (1 + tanh(u)) = s = 1 / (1 + exp(-2u)), so gelu(x) = x s and
 //          gelu'(x) = s + 2 x s (1 - s) du/dx, with 1 - s = 1 / (1 + exp(2u))
-// A CUDA twin should use the same forms. The float CPU path evaluates them four
-// lanes at a time with model/ops/vector_math.h (Phi and phi from an erfc fit
-// and a polynomial exp, each within a few 1e-7 relative, tails included);
-// double, which the gradient checks use, calls std::erfc and std::exp.
+// A CUDA twin should use the same forms. The float CPU path evaluates them 4
+// lanes at a time, or 8 where the CPU has AVX2 (identical results), with
+// model/ops/gelu_kernels.h and vector_math.h (Phi and phi from an erfc fit and
+// a polynomial exp, each within a few 1e-7 relative, tails included); double,
+// which the gradient checks use, calls std::erfc and std::exp.
 #ifndef BERTLAB_MODEL_OPS_GELU_H_
 #define BERTLAB_MODEL_OPS_GELU_H_
 

@@ -6,6 +6,8 @@
 
 #include "common/parallel.h"
 #include "gtest/gtest.h"
+#include "model/ops/gelu_avx2.h"
+#include "model/ops/gelu_kernels.h"
 #include "model/ops/op_test_util.h"
 #include "model/testing/gradient_check.h"
 
@@ -129,6 +131,25 @@ TEST_P(GeluFormTest, BitIdenticalAcrossThreadCounts) {
       BitIdentical("2 threads", ForwardAndBackward(2, GetParam()), reference));
   EXPECT_TRUE(
       BitIdentical("3 threads", ForwardAndBackward(3, GetParam()), reference));
+}
+
+// The AVX2 build of the float kernels (8 lanes) against the baseline build
+// (4 lanes), on a length that leaves a tail for both.
+TEST_P(GeluFormTest, Avx2KernelsAreBitIdenticalToTheBaseline) {
+  if (!GeluAvx2Available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  const bool tanh_form = GetParam() == GeluForm::kTanh;
+  const int64_t n = 1003;
+  const std::vector<float> in = Cast<float>(RandomVector(n, 11, -9, 9));
+  const std::vector<float> d_out = Cast<float>(RandomVector(n, 12));
+  std::vector<float> out(n), out_avx2(n), d_in(n), d_in_avx2(n);
+  gelu_internal::ForwardRange(out.data(), in.data(), 0, n, tanh_form);
+  GeluForwardRangeAvx2(out_avx2.data(), in.data(), 0, n, tanh_form);
+  gelu_internal::BackwardRange(d_in.data(), d_out.data(), in.data(), 0, n,
+                               tanh_form);
+  GeluBackwardRangeAvx2(d_in_avx2.data(), d_out.data(), in.data(), 0, n,
+                        tanh_form);
+  EXPECT_TRUE(BitIdentical("out", out_avx2, out));
+  EXPECT_TRUE(BitIdentical("d_in", d_in_avx2, d_in));
 }
 
 INSTANTIATE_TEST_SUITE_P(BothForms, GeluFormTest,

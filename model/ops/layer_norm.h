@@ -12,7 +12,9 @@
 // The variance is computed around the mean (two passes), not as
 // E[x^2] - E[x]^2, which cancels catastrophically in float, and the per-row
 // sums (mean, variance, and backward's mean_c terms) accumulate in double for
-// any T; mean and rstd are then stored as T. The column sums
+// any T, as four interleaved partial sums added in a fixed order (one serial
+// chain would cost an add latency per element); mean and rstd are then stored
+// as T. The column sums
 // are split over column blocks, each column summed over rows in order, so
 // d_gamma and d_beta are bit-identical for any thread count.
 #ifndef BERTLAB_MODEL_OPS_LAYER_NORM_H_

@@ -5,6 +5,7 @@
 #include "common/check.h"
 #include "common/parallel.h"
 #include "model/ops/layer_norm.h"
+#include "model/ops/vector_math.h"
 
 namespace bertlab {
 namespace {
@@ -17,6 +18,21 @@ constexpr int64_t kMinElementsPerChunk = 1 << 14;
 int64_t MinChunk(int64_t elements_per_item) {
   return std::max<int64_t>(
       1, kMinElementsPerChunk / std::max<int64_t>(1, elements_per_item));
+}
+
+// gamma_sums[j] += dy[j] xhat[j] and beta_sums[j] += dy[j] for j < width, one
+// row of a column block. Width = kColumnBlock is a constant trip count, which
+// the compiler vectorizes across the columns (each column still sums over the
+// rows in order); Width = 1 marks a partial block of `width` columns.
+template <int64_t Width, typename T>
+void AccumulateParameterGradients(T* gamma_sums, T* beta_sums, const T* x,
+                                  const T* dy, T row_mean, T row_rstd,
+                                  int64_t width) {
+  const int64_t count = Width > 1 ? Width : width;
+  for (int64_t j = 0; j < count; ++j) {
+    gamma_sums[j] += dy[j] * ((x[j] - row_mean) * row_rstd);
+    beta_sums[j] += dy[j];
+  }
 }
 
 }  // namespace
@@ -35,14 +51,14 @@ void LayerNormForward(T* out, T* mean, T* rstd, const T* in, const T* gamma,
       // Row statistics accumulate in double: the serial sums are
       // latency-bound either way, and double keeps the float mean exact
       // enough that (x - mean) does not inherit a summation error.
-      double sum = 0;
-      for (int64_t c = 0; c < channels; ++c) sum += x[c];
+      const double sum = vector_math::InterleavedSum(
+          channels, [&](int64_t c) { return static_cast<double>(x[c]); });
       const double exact_mean = sum / static_cast<double>(channels);
-      double squares = 0;
-      for (int64_t c = 0; c < channels; ++c) {
-        const double centered = x[c] - exact_mean;
-        squares += centered * centered;
-      }
+      const double squares =
+          vector_math::InterleavedSum(channels, [&](int64_t c) {
+            const double centered = x[c] - exact_mean;
+            return centered * centered;
+          });
       const T row_mean = static_cast<T>(exact_mean);
       const T row_rstd = static_cast<T>(
           1.0 / std::sqrt(squares / static_cast<double>(channels) + eps));
@@ -70,13 +86,14 @@ void LayerNormBackward(T* d_in, T* d_gamma, T* d_beta, const T* d_out,
         T* dx = d_in + row * channels;
         const T row_mean = mean[row];
         const T row_rstd = rstd[row];
-        double sum_g = 0;
-        double sum_g_xhat = 0;
-        for (int64_t c = 0; c < channels; ++c) {
-          const T g = dy[c] * gamma[c];
-          sum_g += g;
-          sum_g_xhat += g * ((x[c] - row_mean) * row_rstd);
-        }
+        const double sum_g = vector_math::InterleavedSum(
+            channels,
+            [&](int64_t c) { return static_cast<double>(dy[c] * gamma[c]); });
+        const double sum_g_xhat =
+            vector_math::InterleavedSum(channels, [&](int64_t c) {
+              return static_cast<double>(dy[c] * gamma[c] *
+                                         ((x[c] - row_mean) * row_rstd));
+            });
         const T mean_g = static_cast<T>(sum_g / static_cast<double>(channels));
         const T mean_g_xhat =
             static_cast<T>(sum_g_xhat / static_cast<double>(channels));
@@ -88,30 +105,32 @@ void LayerNormBackward(T* d_in, T* d_gamma, T* d_beta, const T* d_out,
     });
   }
   const int64_t num_blocks = (channels + kColumnBlock - 1) / kColumnBlock;
-  ParallelFor(0, num_blocks, MinChunk(rows * kColumnBlock),
-              [&](int64_t first, int64_t last) {
-                for (int64_t block = first; block < last; ++block) {
-                  const int64_t begin = block * kColumnBlock;
-                  const int64_t width =
-                      std::min(kColumnBlock, channels - begin);
-                  T gamma_sums[kColumnBlock] = {};
-                  T beta_sums[kColumnBlock] = {};
-                  for (int64_t row = 0; row < rows; ++row) {
-                    const T* x = in + row * channels + begin;
-                    const T* dy = d_out + row * channels + begin;
-                    const T row_mean = mean[row];
-                    const T row_rstd = rstd[row];
-                    for (int64_t j = 0; j < width; ++j) {
-                      gamma_sums[j] += dy[j] * ((x[j] - row_mean) * row_rstd);
-                      beta_sums[j] += dy[j];
-                    }
-                  }
-                  for (int64_t j = 0; j < width; ++j) {
-                    d_gamma[begin + j] += gamma_sums[j];
-                    d_beta[begin + j] += beta_sums[j];
-                  }
-                }
-              });
+  ParallelFor(
+      0, num_blocks, MinChunk(rows * kColumnBlock),
+      [&](int64_t first, int64_t last) {
+        for (int64_t block = first; block < last; ++block) {
+          const int64_t begin = block * kColumnBlock;
+          const int64_t width = std::min(kColumnBlock, channels - begin);
+          T gamma_sums[kColumnBlock] = {};
+          T beta_sums[kColumnBlock] = {};
+          for (int64_t row = 0; row < rows; ++row) {
+            const T* x = in + row * channels + begin;
+            const T* dy = d_out + row * channels + begin;
+            if (width == kColumnBlock) {
+              AccumulateParameterGradients<kColumnBlock>(
+                  gamma_sums, beta_sums, x, dy, mean[row], rstd[row],
+                  kColumnBlock);
+            } else {
+              AccumulateParameterGradients<1>(gamma_sums, beta_sums, x, dy,
+                                              mean[row], rstd[row], width);
+            }
+          }
+          for (int64_t j = 0; j < width; ++j) {
+            d_gamma[begin + j] += gamma_sums[j];
+            d_beta[begin + j] += beta_sums[j];
+          }
+        }
+      });
 }
 
 template void LayerNormForward<float>(float*, float*, float*, const float*,

@@ -28,9 +28,18 @@ void AccumulateColumnSums(T* column_sums, const T* matrix, int64_t rows,
       const int64_t begin = block * kColumnBlock;
       const int64_t width = std::min(kColumnBlock, columns - begin);
       T sums[kColumnBlock] = {};
-      for (int64_t row = 0; row < rows; ++row) {
-        const T* values = matrix + row * columns + begin;
-        for (int64_t j = 0; j < width; ++j) sums[j] += values[j];
+      if (width == kColumnBlock) {
+        // A constant trip count: the compiler vectorizes across the columns
+        // (each column is still summed over the rows in order).
+        for (int64_t row = 0; row < rows; ++row) {
+          const T* values = matrix + row * columns + begin;
+          for (int64_t j = 0; j < kColumnBlock; ++j) sums[j] += values[j];
+        }
+      } else {
+        for (int64_t row = 0; row < rows; ++row) {
+          const T* values = matrix + row * columns + begin;
+          for (int64_t j = 0; j < width; ++j) sums[j] += values[j];
+        }
       }
       for (int64_t j = 0; j < width; ++j) column_sums[begin + j] += sums[j];
     }

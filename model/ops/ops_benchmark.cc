@@ -1,5 +1,6 @@
 // Throughput of the encoder's CPU ops at BERT-BASE shapes: a micro-batch of
-// 8 sequences of 128 tokens (1024 rows), hidden 768, intermediate 3072.
+// 8 sequences of 128 tokens (1024 rows), hidden 768 (12 heads of 64),
+// intermediate 3072.
 //
 //   bazel run -c opt //model/ops:ops_benchmark
 //   bazel run -c opt //model/ops:ops_benchmark -- --benchmark_filter=Linear
@@ -18,6 +19,8 @@
 #include "benchmark/benchmark.h"
 #include "common/check.h"
 #include "common/parallel.h"
+#include "common/philox.h"
+#include "model/ops/attention.h"
 #include "model/ops/gelu.h"
 #include "model/ops/layer_norm.h"
 #include "model/ops/linear.h"
@@ -178,6 +181,64 @@ void BM_GeluBackward(benchmark::State& state) {
   SetElementThroughput(state, n, /*d_out, in, d_in*/ 3);
 }
 BENCHMARK(BM_GeluBackward)->Apply(GeluArgs);
+
+// Self-attention of BASE (12 heads of 64) on 8 sequences of 128 tokens, with
+// the attention-probability dropout of pre-training (rate 0.1). GFLOP/s
+// counts the two products of the forward (q k^T and p v, 2 * 2 * T^2 * d per
+// (sequence, head)) and the four of the backward.
+constexpr int64_t kBatch = 8;
+constexpr int64_t kSeqLen = 128;
+constexpr int64_t kHeads = 12;
+constexpr int64_t kHeadDim = 64;
+
+AttentionOptions PretrainingAttention() {
+  AttentionOptions options;
+  options.dropout_rate = 0.1f;
+  options.dropout_stream = PhiloxStream{/*seed=*/1, /*step=*/2,
+                                        /*tensor_id=*/3};
+  return options;
+}
+
+double AttentionProductFlops() {
+  return 2.0 * kBatch * kHeads * kSeqLen * kSeqLen * kHeadDim;
+}
+
+void BM_AttentionForward(benchmark::State& state) {
+  SetNumThreads(static_cast<int>(state.range(0)));
+  const std::vector<float> qkv =
+      Filled(kBatch * kSeqLen * 3 * kHeads * kHeadDim, 0);
+  std::vector<float> out(kBatch * kSeqLen * kHeads * kHeadDim);
+  std::vector<float> probs(kBatch * kHeads * kSeqLen * kSeqLen);
+  for (auto _ : state) {
+    AttentionForward(out.data(), probs.data(), qkv.data(), nullptr, kBatch,
+                     kSeqLen, kHeads, kHeadDim, PretrainingAttention());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  SetGflops(state, 2 * AttentionProductFlops());
+}
+BENCHMARK(BM_AttentionForward)->Apply(ThreadCounts);
+
+void BM_AttentionBackward(benchmark::State& state) {
+  SetNumThreads(static_cast<int>(state.range(0)));
+  const std::vector<float> qkv =
+      Filled(kBatch * kSeqLen * 3 * kHeads * kHeadDim, 0);
+  const std::vector<float> d_out =
+      Filled(kBatch * kSeqLen * kHeads * kHeadDim, 0.25f);
+  std::vector<float> out(d_out.size()), d_qkv(qkv.size());
+  std::vector<float> probs(kBatch * kHeads * kSeqLen * kSeqLen);
+  AttentionForward(out.data(), probs.data(), qkv.data(), nullptr, kBatch,
+                   kSeqLen, kHeads, kHeadDim, PretrainingAttention());
+  for (auto _ : state) {
+    AttentionBackward(d_qkv.data(), d_out.data(), qkv.data(), probs.data(),
+                      nullptr, kBatch, kSeqLen, kHeads, kHeadDim,
+                      PretrainingAttention());
+    benchmark::DoNotOptimize(d_qkv.data());
+    benchmark::ClobberMemory();
+  }
+  SetGflops(state, 4 * AttentionProductFlops());
+}
+BENCHMARK(BM_AttentionBackward)->Apply(ThreadCounts);
 
 }  // namespace
 }  // namespace bertlab
