@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <system_error>
 #include <type_traits>
 #include <utility>
@@ -92,6 +93,14 @@ std::string KnownSizes() {
 }
 
 // [A-Za-z0-9_.-]+, not "." or "..": names become directory names.
+bool IsPaperTableName(absl::string_view name) {
+  for (const char* table :
+       {"table1", "table2", "table3", "table4", "table5", "table6", "table8"}) {
+    if (name == table) return true;
+  }
+  return false;
+}
+
 bool IsValidName(absl::string_view name) {
   if (name.empty() || name == "." || name == "..") return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -123,6 +132,7 @@ class RunChecker {
     CheckSchedule();
     CheckSequenceSchedule();
     CheckRunControl();
+    CheckFinetuning();
     return std::move(problems_);
   }
 
@@ -609,6 +619,66 @@ class RunChecker {
     }
   }
 
+  void CheckFinetuning() {
+    const FinetuningSpec& finetuning = spec_.finetuning();
+    std::set<std::string> seen;
+    for (int i = 0; i < finetuning.tasks_size(); ++i) {
+      const FinetuneTaskSpec& task = finetuning.tasks(i);
+      const std::string path = absl::StrCat("finetuning.tasks[", i, "]");
+      if (!task.has_task()) {
+        Add(path + ".task",
+            absl::StrCat("is required: one of ",
+                         absl::StrJoin(FinetuneTaskNames(), ", ")));
+      } else if (!IsFinetuneTaskName(task.task())) {
+        Add(path + ".task",
+            absl::StrCat("(\"", task.task(), "\") is not a task; use one of ",
+                         absl::StrJoin(FinetuneTaskNames(), ", ")));
+      } else if (!seen.insert(task.task()).second) {
+        Add(path + ".task", absl::StrCat("(\"", task.task(),
+                                         "\") is listed twice; list it once "
+                                         "with the whole learning-rate grid"));
+      }
+      if (task.has_fallback_task() &&
+          !IsFinetuneTaskName(task.fallback_task())) {
+        Add(path + ".fallback_task",
+            absl::StrCat("(\"", task.fallback_task(),
+                         "\") is not a task; use web_pair, web_squad or "
+                         "web_swag"));
+      }
+      if (task.learning_rates_size() == 0) {
+        Add(path + ".learning_rates",
+            "is required: the grid to choose from on dev (the paper: 5e-5, "
+            "4e-5, 3e-5, 2e-5)");
+      }
+      for (int k = 0; k < task.learning_rates_size(); ++k) {
+        InRange(absl::StrCat(path, ".learning_rates[", k, "]"),
+                task.learning_rates(k), kLearningRate, "e.g. 2e-5");
+      }
+      InRange(path + ".num_epochs", task.num_epochs(), kPositive,
+              "the paper uses 3 (2 for SQuAD)");
+      AtLeast(path + ".batch_size", task.batch_size(), 1, "the paper uses 32");
+      AtLeast(path + ".max_seq_length", task.max_seq_length(), 8,
+              "e.g. 128 (SQuAD 384)");
+      if (task.max_seq_length() > spec_.model().max_position_embeddings()) {
+        Add(path + ".max_seq_length",
+            absl::StrCat("(", task.max_seq_length(),
+                         ") exceeds model.max_position_embeddings (",
+                         spec_.model().max_position_embeddings(), ")"));
+      }
+      AtLeast(path + ".restarts", task.restarts(), 1,
+              "1 run per learning rate, or more for mean and spread");
+      InRange(path + ".warmup_proportion", task.warmup_proportion(), kDropout,
+              "the paper uses 0.1");
+      AtLeast(path + ".max_train_examples", task.max_train_examples(), 0,
+              "0 means all");
+      AtLeast(path + ".max_eval_examples", task.max_eval_examples(), 0,
+              "0 means all");
+      AtLeast(path + ".doc_stride", task.doc_stride(), 1, "the paper's 128");
+      AtLeast(path + ".max_query_length", task.max_query_length(), 1,
+              "the paper's 64");
+    }
+  }
+
   const RunSpec& spec_;
   std::vector<Problem> problems_;
 };
@@ -1080,6 +1150,40 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
     }
   }
 
+  for (int i = 0; i < experiment.variants_size(); ++i) {
+    const Variant& variant = experiment.variants(i);
+    if (!variant.has_pretrained_from()) continue;
+    const std::string path = absl::StrCat("variants[", i, "].pretrained_from");
+    auto it = first_index.find(variant.pretrained_from());
+    if (it == first_index.end() || it->second == i) {
+      findings->Add(path,
+                    absl::StrCat("(\"", variant.pretrained_from(),
+                                 "\") must name another variant"),
+                    "");
+    } else if (experiment.variants(it->second).has_pretrained_from()) {
+      findings->Add(path,
+                    absl::StrCat("(\"", variant.pretrained_from(),
+                                 "\") is itself pretrained_from another "
+                                 "variant; name that one"),
+                    "");
+    } else if (variant.overrides().has_pretraining() ||
+               variant.overrides().has_model()) {
+      findings->Add(
+          path,
+          absl::StrCat("reuses the checkpoint of \"", variant.pretrained_from(),
+                       "\" and its model and pre-training, so the "
+                       "variant may override finetuning only"),
+          "");
+    }
+  }
+  if (experiment.has_report() &&
+      !IsPaperTableName(experiment.report().table())) {
+    findings->Add("report.table",
+                  absl::StrCat("(\"", experiment.report().table(),
+                               "\") must be one of table1 .. table6, table8"),
+                  "");
+  }
+
   const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
   for (size_t r = 0; r < runs.size(); ++r) {
     for (const Problem& problem : RunChecker(runs[r].spec).Check()) {
@@ -1391,6 +1495,16 @@ std::vector<ResolvedRun> ResolveRuns(const Experiment& experiment) {
   }
   for (const Variant& variant : experiment.variants()) {
     ResolvedRun run{variant.name(), experiment.base()};
+    if (variant.has_pretrained_from()) {
+      // The model and pre-training of the variant whose checkpoint it reuses.
+      for (const Variant& source : experiment.variants()) {
+        if (source.name() == variant.pretrained_from() &&
+            !source.has_pretrained_from()) {
+          MergeOverrides(source.overrides(), &run.spec);
+          break;
+        }
+      }
+    }
     MergeOverrides(variant.overrides(), &run.spec);
     runs.push_back(std::move(run));
   }
@@ -1411,6 +1525,21 @@ std::vector<int64_t> SequencePhaseEndSteps(const PretrainingSpec& pretraining) {
             : std::llround(static_cast<double>(total_steps) * cumulative));
   }
   return ends;
+}
+
+const std::vector<std::string>& FinetuneTaskNames() {
+  static const auto* names = new std::vector<std::string>{
+      "mnli",   "qqp",  "qnli",     "sst2",      "cola",
+      "stsb",   "mrpc", "rte",      "wnli",      "squad1",
+      "squad2", "swag", "web_pair", "web_squad", "web_swag"};
+  return *names;
+}
+
+bool IsFinetuneTaskName(absl::string_view name) {
+  for (const std::string& known : FinetuneTaskNames()) {
+    if (known == name) return true;
+  }
+  return false;
 }
 
 int64_t WarmupSteps(const ScheduleSpec& schedule) {

@@ -91,6 +91,10 @@ struct ResolvedRun {
 // The runs of an experiment, in the order of its variants.
 std::vector<ResolvedRun> ResolveRuns(const Experiment& experiment);
 
+// The fine-tuning task names FinetuneTaskSpec.task takes, and a check.
+const std::vector<std::string>& FinetuneTaskNames();
+bool IsFinetuneTaskName(absl::string_view name);
+
 // The step at which each sequence phase ends (exclusive): phase i runs steps
 // [end[i-1], end[i]), end[i] = round(total_steps * cumulative fraction), and
 // the last phase ends at total_steps. For a validated spec.

@@ -42,19 +42,23 @@ AttentionOptions MakeAttentionOptions(const BertConfig& config,
 
 // Copies row t = 0 of each sequence: (B*T, H) -> (B, H), and back (adding).
 template <typename T>
-void GatherFirstTokens(T* out, const T* sequence, int64_t batch,
-                       int64_t seq_len, int64_t hidden) {
+void GatherPooledTokens(T* out, const T* sequence, const int32_t* positions,
+                        int64_t batch, int64_t seq_len, int64_t hidden) {
   for (int64_t b = 0; b < batch; ++b) {
-    std::memcpy(out + b * hidden, sequence + b * seq_len * hidden,
+    const int64_t t = positions == nullptr ? 0 : positions[b];
+    CHECK(t >= 0 && t < seq_len) << "pooled position " << t << " of row " << b
+                                 << " outside [0, " << seq_len << ")";
+    std::memcpy(out + b * hidden, sequence + (b * seq_len + t) * hidden,
                 sizeof(T) * hidden);
   }
 }
 
 template <typename T>
-void AddToFirstTokens(T* sequence, const T* rows, int64_t batch,
-                      int64_t seq_len, int64_t hidden) {
+void AddToPooledTokens(T* sequence, const T* rows, const int32_t* positions,
+                       int64_t batch, int64_t seq_len, int64_t hidden) {
   for (int64_t b = 0; b < batch; ++b) {
-    T* target = sequence + b * seq_len * hidden;
+    const int64_t t = positions == nullptr ? 0 : positions[b];
+    T* target = sequence + (b * seq_len + t) * hidden;
     const T* source = rows + b * hidden;
     for (int64_t h = 0; h < hidden; ++h) target[h] += source[h];
   }
@@ -200,7 +204,8 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
     x = layer.output.data();
   }
 
-  GatherFirstTokens(acts->cls_.data(), x, batch.batch, batch.seq_len, hidden);
+  GatherPooledTokens(acts->cls_.data(), x, batch.pooled_positions, batch.batch,
+                     batch.seq_len, hidden);
   LinearForward(acts->pooled_.data(), acts->cls_.data(),
                 params + offsets.pooler_weight, params + offsets.pooler_bias,
                 batch.batch, hidden, hidden);
@@ -234,7 +239,8 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
     LinearBackward(d_cls, grads + offsets.pooler_weight,
                    grads + offsets.pooler_bias, d_pre_tanh, acts->cls_.data(),
                    params + offsets.pooler_weight, batch.batch, hidden, hidden);
-    AddToFirstTokens(d_x, d_cls, batch.batch, batch.seq_len, hidden);
+    AddToPooledTokens(d_x, d_cls, batch.pooled_positions, batch.batch,
+                      batch.seq_len, hidden);
   }
 
   T* d_a = acts->d_a_.data();

@@ -9,6 +9,7 @@
 //     x = LayerNorm(h + f)
 //   sequence_output = x                                      (B*T, H)
 //   pooled_output   = tanh(Dense(x at t = 0, the [CLS] token))   (B, H)
+//                     (or at batch.pooled_positions when given)
 //
 // The encoder knows nothing of tasks: heads read sequence_output and
 // pooled_output and hand back their gradients. Attention is causal when the
@@ -34,6 +35,11 @@ struct EncoderBatch {
   const int32_t* attention_mask = nullptr;  // (B, T) 1 token, 0 pad; or null
   int64_t batch = 0;
   int64_t seq_len = 0;
+  // (B) the token the pooler reads in each row; null = 0, the [CLS] token.
+  // Fine-tuning a causal (left-to-right) encoder points it at the last real
+  // token, the only one that has seen the whole input
+  // (model/bert_for_finetuning.h).
+  const int32_t* pooled_positions = nullptr;
 };
 
 // Training mode applies the config's dropout rates; otherwise none.

@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "common/check.h"
 #include "common/parallel.h"
+#include "common/split_mix.h"
 #include "common/status_macros.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_pretraining.h"
@@ -38,13 +39,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // encoder's dropout ids (encoder.h) although those use another seed anyway.
 constexpr uint32_t kShuffleTensorIdBase = 0x7f000000u;
 constexpr int kRunConfigVersion = 1;
-
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 std::string Exact(double value) { return absl::StrFormat("%.17g", value); }
 

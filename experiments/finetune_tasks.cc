@@ -1,0 +1,461 @@
+#include "experiments/finetune_tasks.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/file.h"
+#include "common/status_macros.h"
+#include "eval/glue_scoring.h"
+#include "eval/squad_eval.h"
+#include "nlohmann/json.hpp"
+#include "tasks/glue/glue_features.h"
+#include "tasks/glue/glue_predictions.h"
+#include "tasks/glue/glue_reader.h"
+#include "tasks/glue/glue_tasks.h"
+#include "tasks/squad/squad_decode.h"
+#include "tasks/squad/squad_features.h"
+#include "tasks/squad/squad_reader.h"
+#include "tasks/swag/swag.h"
+
+namespace bertlab {
+namespace experiments {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kDerivedSource[] =
+    "embedded default (derived from the World English Bible)";
+
+std::string Join(const std::string& a, const std::string& b) {
+  return (fs::path(a) / b).string();
+}
+
+bool IsFile(const std::string& path) { return fs::is_regular_file(path); }
+
+// The GLUE directory name of a task key.
+std::string GlueName(const std::string& task) {
+  static const std::map<std::string, std::string> names = {
+      {"mnli", "MNLI"},    {"qqp", "QQP"},   {"qnli", "QNLI"},
+      {"sst2", "SST-2"},   {"cola", "CoLA"}, {"stsb", "STS-B"},
+      {"mrpc", "MRPC"},    {"rte", "RTE"},   {"wnli", "WNLI"},
+      {"web_pair", "MRPC"}};
+  auto it = names.find(task);
+  return it == names.end() ? "" : it->second;
+}
+
+// The report's key of a GLUE set: "MNLI-m" -> "mnli_m".
+std::string SetKey(const std::string& task, const std::string& set_name) {
+  if (set_name == "MNLI-m") return "mnli_m";
+  if (set_name == "MNLI-mm") return "mnli_mm";
+  return task;
+}
+
+template <typename T>
+void Truncate(std::vector<T>* items, int64_t limit) {
+  if (limit > 0 && static_cast<int64_t>(items->size()) > limit) {
+    items->resize(limit);
+  }
+}
+
+// ---- GLUE and the derived pair task ----------------------------------------
+
+class GlueTask : public FinetuneTask {
+ public:
+  static absl::StatusOr<std::unique_ptr<FinetuneTask>> Load(
+      const std::string& task, const FinetuneTaskSpec& spec,
+      const FullTokenizer& tokenizer, const TaskSources& sources) {
+    auto result = std::unique_ptr<GlueTask>(new GlueTask);
+    result->key_ = task;
+    ASSIGN_OR_RETURN(result->spec_, FindGlueTask(GlueName(task)));
+    const bool derived = task == "web_pair";
+    result->derived_ = derived;
+    const std::string dir =
+        derived ? Join(sources.default_tasks_dir, "pair")
+                : Join(Join(sources.data_dir, "glue"), result->spec_->name);
+    result->data_source_ = derived ? kDerivedSource : dir;
+    const int max_seq = spec.max_seq_length();
+    for (GlueSplit split : {GlueSplit::kTrain, GlueSplit::kDev}) {
+      for (const GlueFileSpec& file : result->spec_->Files(split)) {
+        const std::string path = Join(dir, file.file_name);
+        result->data_files_[absl::StrCat(
+            derived ? "default_tasks/pair/"
+                    : "glue/" + result->spec_->name + "/",
+            file.file_name)] = path;
+        ASSIGN_OR_RETURN(const GlueSet set,
+                         ReadGlueFile(*result->spec_, GlueFileKind::kLabelled,
+                                      path, file.set_name));
+        ASSIGN_OR_RETURN(GlueEncodedSet encoded,
+                         EncodeGlueSet(set, tokenizer, max_seq));
+        if (split == GlueSplit::kTrain) {
+          Truncate(&encoded.examples, spec.max_train_examples());
+          result->train_ = std::move(encoded.examples);
+        } else {
+          Truncate(&encoded.examples, spec.max_eval_examples());
+          result->dev_.push_back(std::move(encoded));
+        }
+      }
+    }
+    result->train_size_ = result->train_.size();
+    for (const auto& set : result->dev_)
+      result->dev_size_ += set.examples.size();
+    return std::unique_ptr<FinetuneTask>(std::move(result));
+  }
+
+  FinetuneModelOptions ModelOptions() const override {
+    FinetuneModelOptions options;
+    options.head = FinetuneHead::kClassifier;
+    options.num_labels = spec_->num_labels;
+    return options;
+  }
+
+  TrainingSet Train() const override {
+    return TrainingSet::Classification(&train_);
+  }
+
+  absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
+      Finetuner* tuner, const std::string& output_dir) const override {
+    std::vector<TaskMetrics> results;
+    const int labels = spec_->num_labels;
+    for (const GlueEncodedSet& set : dev_) {
+      ASSIGN_OR_RETURN(const std::vector<float> logits,
+                       tuner->PredictClassification(set.examples));
+      std::vector<GluePrediction> predictions;
+      GlueScores scores;
+      if (spec_->is_regression) {
+        std::vector<double> gold, predicted;
+        for (size_t i = 0; i < set.examples.size(); ++i) {
+          gold.push_back(set.examples[i].score);
+          predicted.push_back(logits[i]);
+          GluePrediction p;
+          p.guid = set.examples[i].guid;
+          p.score = logits[i];
+          predictions.push_back(p);
+        }
+        scores = ScoreGlueRegression(*spec_, gold, predicted);
+      } else {
+        std::vector<int32_t> gold, predicted;
+        for (size_t i = 0; i < set.examples.size(); ++i) {
+          const float* row = logits.data() + i * labels;
+          const int32_t best =
+              static_cast<int32_t>(std::max_element(row, row + labels) - row);
+          gold.push_back(set.examples[i].label);
+          predicted.push_back(best);
+          GluePrediction p;
+          p.guid = set.examples[i].guid;
+          p.label = best;
+          predictions.push_back(p);
+        }
+        scores = ScoreGlueClassification(*spec_, gold, predicted);
+      }
+      RETURN_IF_ERROR(WriteGluePredictions(
+          Join(output_dir, absl::StrCat(set.set_name, ".dev_predictions.tsv")),
+          *spec_, predictions));
+      TaskMetrics metrics;
+      metrics.task = SetKey(key_, set.set_name);
+      for (const auto& [metric, value] : scores.values) {
+        metrics.metrics[GlueMetricName(metric)] = 100.0 * value;
+      }
+      results.push_back(std::move(metrics));
+    }
+    return results;
+  }
+
+ private:
+  const GlueTaskSpec* spec_ = nullptr;
+  std::vector<ClassificationExample> train_;
+  std::vector<GlueEncodedSet> dev_;
+};
+
+// ---- SQuAD v1.1 / v2.0 and the derived span task ---------------------------
+
+struct SquadFileSet {
+  std::string train;
+  std::string dev;
+  std::vector<std::string> read;  // the files of `dir` they come from
+};
+
+// The train and dev files of SQuAD `version` ("v1.1" or "v2.0") in `dir`:
+// the official pair, or one file split by article into scratch_dir.
+absl::StatusOr<SquadFileSet> SquadFiles(const std::string& dir,
+                                        const std::string& version,
+                                        const std::string& scratch_dir) {
+  const std::string train = Join(dir, absl::StrCat("train-", version, ".json"));
+  const std::string dev = Join(dir, absl::StrCat("dev-", version, ".json"));
+  if (IsFile(train) && IsFile(dev))
+    return SquadFileSet{train, dev, {train, dev}};
+  std::vector<std::string> candidates;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::EndsWith(name, ".json") && absl::StrContains(name, version)) {
+      candidates.push_back(entry.path().string());
+    }
+  }
+  std::sort(candidates.begin(), candidates.end());
+  // Prefer a training file to split.
+  std::string source;
+  for (const std::string& c : candidates) {
+    if (absl::StrContains(fs::path(c).filename().string(), "train")) source = c;
+  }
+  if (source.empty() && !candidates.empty()) source = candidates.front();
+  if (source.empty()) {
+    return absl::NotFoundError(absl::StrCat("no SQuAD ", version, " files (*",
+                                            version, "*.json) in ", dir));
+  }
+  std::ifstream in(source);
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
+  if (json.is_discarded() || !json.contains("data") ||
+      !json["data"].is_array() || json["data"].size() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        source, ": expected a SQuAD file with at least two articles to split"));
+  }
+  const size_t articles = json["data"].size();
+  const size_t dev_articles = std::max<size_t>(1, articles / 4);
+  nlohmann::json train_json = json, dev_json = json;
+  train_json["data"] = nlohmann::json::array();
+  dev_json["data"] = nlohmann::json::array();
+  for (size_t i = 0; i < articles; ++i) {
+    (i < articles - dev_articles ? train_json : dev_json)["data"].push_back(
+        json["data"][i]);
+  }
+  const std::string split_dir =
+      Join(scratch_dir, absl::StrCat("squad-", version, "-split"));
+  fs::create_directories(split_dir);
+  const std::string split_train = Join(split_dir, "train.json");
+  const std::string split_dev = Join(split_dir, "dev.json");
+  RETURN_IF_ERROR(WriteFileAtomically(split_train, train_json.dump()));
+  RETURN_IF_ERROR(WriteFileAtomically(split_dev, dev_json.dump()));
+  return SquadFileSet{split_train, split_dev, {source}};
+}
+
+class SquadTask : public FinetuneTask {
+ public:
+  static absl::StatusOr<std::unique_ptr<FinetuneTask>> Load(
+      const std::string& task, const FinetuneTaskSpec& spec,
+      const FullTokenizer& tokenizer, const TaskSources& sources) {
+    auto result = std::unique_ptr<SquadTask>(new SquadTask(tokenizer));
+    result->key_ = task;
+    result->v2_ = task == "squad2";
+    result->derived_ = task == "web_squad";
+    const std::string version = result->v2_ ? "v2.0" : "v1.1";
+    const std::string dir =
+        result->derived_ ? Join(sources.default_tasks_dir, "squad")
+                         : Join(Join(sources.data_dir, "squad"), version);
+    result->data_source_ = result->derived_ ? kDerivedSource : dir;
+    ASSIGN_OR_RETURN(const auto files,
+                     SquadFiles(dir, version, sources.scratch_dir));
+    for (const std::string& path : files.read) {
+      result->data_files_[absl::StrCat(
+          result->derived_ ? "default_tasks/squad/" : "squad/" + version + "/",
+          fs::path(path).filename().string())] = path;
+    }
+
+    SquadReadOptions read;
+    read.is_training = true;
+    ASSIGN_OR_RETURN(SquadDataset train, ReadSquadFile(files.train, read));
+    Truncate(&train.examples, spec.max_train_examples());
+    read.is_training = false;
+    ASSIGN_OR_RETURN(result->dev_, ReadSquadFile(files.dev, read));
+    Truncate(&result->dev_.examples, spec.max_eval_examples());
+
+    SquadFeatureOptions features;
+    features.max_seq_length = spec.max_seq_length();
+    features.doc_stride = spec.doc_stride();
+    features.max_query_length = spec.max_query_length();
+    features.is_training = true;
+    features.keep_decoding_info = false;
+    ASSIGN_OR_RETURN(
+        SquadFeatures train_features,
+        ConvertSquadExamplesToFeatures(train, tokenizer, features));
+    result->train_ = std::move(train_features.features);
+    features.is_training = false;
+    features.keep_decoding_info = true;
+    ASSIGN_OR_RETURN(
+        result->dev_features_,
+        ConvertSquadExamplesToFeatures(result->dev_, tokenizer, features));
+    result->train_size_ = train.examples.size();
+    result->dev_size_ = result->dev_.examples.size();
+    return std::unique_ptr<FinetuneTask>(std::move(result));
+  }
+
+  FinetuneModelOptions ModelOptions() const override {
+    FinetuneModelOptions options;
+    options.head = FinetuneHead::kSpan;
+    return options;
+  }
+
+  TrainingSet Train() const override { return TrainingSet::Spans(&train_); }
+
+  absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
+      Finetuner* tuner, const std::string& output_dir) const override {
+    std::vector<float> start, end;
+    RETURN_IF_ERROR(tuner->PredictSpans(dev_features_.features, &start, &end));
+    const int64_t t = tuner->options().max_seq_length;
+    std::vector<SpanLogits> logits(dev_features_.features.size());
+    for (size_t i = 0; i < logits.size(); ++i) {
+      logits[i].start_logits.assign(start.begin() + i * t,
+                                    start.begin() + (i + 1) * t);
+      logits[i].end_logits.assign(end.begin() + i * t,
+                                  end.begin() + (i + 1) * t);
+    }
+    SquadDecodeOptions decode;
+    decode.version_2_with_negative = v2_;
+    ASSIGN_OR_RETURN(std::vector<SquadPrediction> predictions,
+                     DecodeSquadPredictions(dev_, dev_features_, logits,
+                                            tokenizer_, decode));
+    const SquadGold gold = ToSquadGold(dev_);
+    TaskMetrics metrics;
+    metrics.task = key_;
+    if (!v2_) {
+      ASSIGN_OR_RETURN(const SquadMetrics scores,
+                       EvaluateSquad(gold, ToSquadPredictionMap(predictions),
+                                     nullptr, SquadEvalOptions()));
+      metrics.metrics["exact_match"] = scores.exact;
+      metrics.metrics["f1"] = scores.f1;
+    } else {
+      const SquadNaProbs na_probs = ToSquadNaProbs(predictions);
+      ASSIGN_OR_RETURN(const SquadMetrics at_zero,
+                       EvaluateSquad(gold, ToSquadPredictionMap(predictions),
+                                     &na_probs, SquadEvalOptions()));
+      ASSIGN_OR_RETURN(const SquadMetrics chosen,
+                       ChooseSquadNullThreshold(
+                           gold, ToSquadBestNonNullMap(predictions), na_probs));
+      metrics.metrics["exact_match_at_0"] = at_zero.exact;
+      metrics.metrics["f1_at_0"] = at_zero.f1;
+      metrics.metrics["exact_match"] = chosen.best_exact->best_score;
+      metrics.metrics["f1"] = chosen.best_f1->best_score;
+      metrics.metrics["null_threshold"] = chosen.best_f1->threshold;
+      ApplySquadNullThreshold(chosen.best_f1->threshold, &predictions);
+      RETURN_IF_ERROR(WriteSquadNullOddsFile(Join(output_dir, "null_odds.json"),
+                                             predictions));
+    }
+    RETURN_IF_ERROR(WriteSquadPredictionsFile(
+        Join(output_dir, "predictions.json"), predictions));
+    return std::vector<TaskMetrics>{metrics};
+  }
+
+ private:
+  explicit SquadTask(const FullTokenizer& tokenizer) : tokenizer_(tokenizer) {}
+
+  const FullTokenizer& tokenizer_;
+  bool v2_ = false;
+  std::vector<SpanFeature> train_;
+  SquadDataset dev_;
+  SquadFeatures dev_features_;
+};
+
+// ---- SWAG and the derived four-way task ------------------------------------
+
+class SwagTask : public FinetuneTask {
+ public:
+  static absl::StatusOr<std::unique_ptr<FinetuneTask>> Load(
+      const std::string& task, const FinetuneTaskSpec& spec,
+      const FullTokenizer& tokenizer, const TaskSources& sources) {
+    auto result = std::unique_ptr<SwagTask>(new SwagTask);
+    result->key_ = task;
+    result->derived_ = task == "web_swag";
+    const std::string dir = result->derived_
+                                ? Join(sources.default_tasks_dir, "swag")
+                                : Join(sources.data_dir, "swag");
+    result->data_source_ = result->derived_ ? kDerivedSource : dir;
+    SwagEncodeOptions options;
+    options.max_seq_length = spec.max_seq_length();
+    for (const char* name : {"train.csv", "val.csv"}) {
+      const std::string path = Join(dir, name);
+      result->data_files_[absl::StrCat(
+          result->derived_ ? "default_tasks/swag/" : "swag/", name)] = path;
+      ASSIGN_OR_RETURN(std::vector<MultipleChoiceExample> examples,
+                       LoadSwagExamples(path, tokenizer, options));
+      const bool train = std::string(name) == "train.csv";
+      Truncate(&examples,
+               train ? spec.max_train_examples() : spec.max_eval_examples());
+      (train ? result->train_ : result->dev_) = std::move(examples);
+    }
+    result->train_size_ = result->train_.size();
+    result->dev_size_ = result->dev_.size();
+    return std::unique_ptr<FinetuneTask>(std::move(result));
+  }
+
+  FinetuneModelOptions ModelOptions() const override {
+    FinetuneModelOptions options;
+    options.head = FinetuneHead::kMultipleChoice;
+    options.num_choices = kSwagNumChoices;
+    return options;
+  }
+
+  TrainingSet Train() const override {
+    return TrainingSet::MultipleChoice(&train_);
+  }
+
+  absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
+      Finetuner* tuner, const std::string& output_dir) const override {
+    ASSIGN_OR_RETURN(const std::vector<float> scores,
+                     tuner->PredictMultipleChoice(dev_));
+    int64_t correct = 0;
+    std::string lines = "guid\tprediction\tlabel\n";
+    for (size_t i = 0; i < dev_.size(); ++i) {
+      const float* row = scores.data() + i * kSwagNumChoices;
+      const int best =
+          static_cast<int>(std::max_element(row, row + kSwagNumChoices) - row);
+      correct += best == dev_[i].label;
+      absl::StrAppend(&lines, dev_[i].guid, "\t", best, "\t", dev_[i].label,
+                      "\n");
+    }
+    RETURN_IF_ERROR(
+        WriteFileAtomically(Join(output_dir, "dev_predictions.tsv"), lines));
+    TaskMetrics metrics;
+    metrics.task = key_;
+    metrics.metrics["accuracy"] =
+        dev_.empty() ? 0.0 : 100.0 * correct / static_cast<double>(dev_.size());
+    return std::vector<TaskMetrics>{metrics};
+  }
+
+ private:
+  std::vector<MultipleChoiceExample> train_, dev_;
+};
+
+}  // namespace
+
+bool TaskDataAvailable(const std::string& task, const TaskSources& sources) {
+  if (sources.data_dir.empty()) return false;
+  const std::string glue = GlueName(task);
+  if (!glue.empty() && task != "web_pair") {
+    return IsFile(
+        Join(Join(Join(sources.data_dir, "glue"), glue), "train.tsv"));
+  }
+  if (task == "squad1" || task == "squad2") {
+    const std::string dir = Join(Join(sources.data_dir, "squad"),
+                                 task == "squad1" ? "v1.1" : "v2.0");
+    return fs::is_directory(dir) && !fs::is_empty(dir);
+  }
+  if (task == "swag") {
+    return IsFile(Join(Join(sources.data_dir, "swag"), "train.csv"));
+  }
+  return false;
+}
+
+absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
+    const std::string& task, const FinetuneTaskSpec& spec,
+    const FullTokenizer& tokenizer, const TaskSources& sources) {
+  if (!GlueName(task).empty()) {
+    return GlueTask::Load(task, spec, tokenizer, sources);
+  }
+  if (task == "squad1" || task == "squad2" || task == "web_squad") {
+    return SquadTask::Load(task, spec, tokenizer, sources);
+  }
+  if (task == "swag" || task == "web_swag") {
+    return SwagTask::Load(task, spec, tokenizer, sources);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown task \"", task, "\""));
+}
+
+}  // namespace experiments
+}  // namespace bertlab

@@ -1,0 +1,102 @@
+// The fine-tuning tasks of an experiment, behind one interface: where each
+// task's files are, reading and encoding them (tasks/glue, tasks/squad,
+// tasks/swag), the model head it needs, and its dev evaluation in the
+// paper's units (eval/). The runner (experiments/runner.h) calls only this.
+//
+// Where the data is (`data_dir`, the official layouts):
+//   GLUE     data_dir/glue/<MNLI|QQP|QNLI|SST-2|CoLA|STS-B|MRPC|RTE|WNLI>/
+//            train.tsv and dev.tsv (MNLI: dev_matched.tsv, dev_mismatched.tsv)
+//   SQuAD    data_dir/squad/v1.1/ train-v1.1.json + dev-v1.1.json, or one
+//            train-v1.1*.json alone (e.g. the shared 44-article subset),
+//            which is split by article: the last quarter of the articles
+//            (at least one) becomes dev; the same for v2.0 with
+//            *-v2.0*.json files
+//   SWAG     data_dir/swag/train.csv + val.csv
+// The derived stand-ins (tasks/default_tasks, made from the embedded corpus)
+// are read from `default_tasks_dir`: pair/ (GLUE MRPC layout), squad/
+// (SQuAD v1.1 layout), swag/ (SWAG layout).
+//
+// Metrics (run records' units, docs/RUN_RECORDS.md): accuracy, f1,
+// exact_match in percent; matthews, pearson, spearman x100. SQuAD v2.0
+// reports exact_match and f1 at the no-answer threshold chosen on dev
+// (best-F1 search), and that threshold as null_threshold; the fixed-
+// threshold (0) numbers as exact_match_at_0 / f1_at_0.
+#ifndef BERTLAB_EXPERIMENTS_FINETUNE_TASKS_H_
+#define BERTLAB_EXPERIMENTS_FINETUNE_TASKS_H_
+
+#include <stdint.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "experiments/experiment.pb.h"
+#include "model/bert_for_finetuning.h"
+#include "model/train/finetuner.h"
+#include "tasks/full_tokenizer.h"
+
+namespace bertlab {
+namespace experiments {
+
+struct TaskSources {
+  std::string data_dir;           // may be empty: no real data
+  std::string default_tasks_dir;  // make_default_tasks output
+  // Where split files (SQuAD by article) are written.
+  std::string scratch_dir;
+};
+
+// Dev metrics of one reported task key ("mrpc", or "mnli_m" and "mnli_mm").
+struct TaskMetrics {
+  std::string task;
+  std::map<std::string, double> metrics;
+};
+
+class FinetuneTask {
+ public:
+  virtual ~FinetuneTask() = default;
+
+  // The task that runs: a real task key or a derived one ("web_pair").
+  const std::string& key() const { return key_; }
+  bool derived() const { return derived_; }
+  // "../shared/data/glue/MRPC", or the derived data's description.
+  const std::string& data_source() const { return data_source_; }
+  // Relative name -> absolute path of every file read (for data hashes).
+  const std::map<std::string, std::string>& data_files() const {
+    return data_files_;
+  }
+  int64_t train_size() const { return train_size_; }
+  int64_t dev_size() const { return dev_size_; }
+
+  virtual FinetuneModelOptions ModelOptions() const = 0;
+  virtual TrainingSet Train() const = 0;
+  // Predicts dev with the trained model, writes the prediction files into
+  // output_dir and scores them.
+  virtual absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
+      Finetuner* tuner, const std::string& output_dir) const = 0;
+
+ protected:
+  std::string key_;
+  bool derived_ = false;
+  std::string data_source_;
+  std::map<std::string, std::string> data_files_;
+  int64_t train_size_ = 0;
+  int64_t dev_size_ = 0;
+};
+
+// Whether the real data of `task` (a FinetuneTaskSpec.task) is in
+// sources.data_dir.
+bool TaskDataAvailable(const std::string& task, const TaskSources& sources);
+
+// Reads and encodes `task` ("mrpc", ..., or a derived "web_*") with the
+// spec's lengths and limits. Errors: missing or malformed files (file and
+// line).
+absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
+    const std::string& task, const FinetuneTaskSpec& spec,
+    const FullTokenizer& tokenizer, const TaskSources& sources);
+
+}  // namespace experiments
+}  // namespace bertlab
+
+#endif  // BERTLAB_EXPERIMENTS_FINETUNE_TASKS_H_

@@ -1,0 +1,71 @@
+// Everything a pre-training run reads, made from the experiment's corpus and
+// kept for reuse: the held-out split by documents, the vocabulary (trained
+// when the model asks for train_vocab) and the shards of every sequence
+// phase, train and held-out. The experiment runner calls this before
+// RunPretraining.
+//
+// Layout under `root` (PretrainingData.shards_dir when the experiment sets
+// it), keyed by hashes so that variants and experiments which need the same
+// data share it, and a changed input makes a new directory instead of
+// reusing a stale one:
+//
+//   corpus-<K>/                K: format, the corpus files' contents,
+//     train.txt, held_out.txt  the held-out choice and the data seed;
+//     DONE                     the documents, one sentence per line
+//     vocab-<size>-<case>.txt  a trained vocabulary
+//     shards-<S>/train/, held_out/, DONE
+//                              S: the phase's instance config, the
+//                              vocabulary's content hash and the casing
+//
+// A directory counts only once its DONE marker exists (written last), so an
+// interrupted preparation is redone, never half-used.
+//
+// Held-out documents: document i (0-based, corpus order) is held out when
+// the SplitMix64 of (seed, i) falls below held_out_fraction of 2^64, so the
+// choice depends only on the data seed and the document's position. Masked-
+// LM shards are made with the next-sentence label whether or not the run
+// trains on it (the instances are the same bytes), so the full and No-NSP
+// variants share them.
+#ifndef BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_
+#define BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "experiments/experiment.pb.h"
+
+namespace bertlab {
+namespace experiments {
+
+struct DataPrepOptions {
+  // Where prepared data is kept when the spec has no shards_dir.
+  std::string root;
+  // The embedded corpus (//tasks/corpus:default_corpus, reference format),
+  // read for format DEFAULT_CORPUS.
+  std::string default_corpus;
+  // Progress lines on stderr.
+  bool verbose = true;
+};
+
+struct PreparedData {
+  std::string vocab_file;
+  std::vector<std::string> shard_dirs;     // one per sequence phase
+  std::vector<std::string> held_out_dirs;  // one per sequence phase
+  // "fnv1a64:<16 hex>" of the training and held-out text.
+  std::string corpus_hash;
+  // Documents in train.txt and held_out.txt.
+  int64_t train_documents = 0;
+  int64_t held_out_documents = 0;
+};
+
+// For a resolved, validated RunSpec. Errors: unreadable corpus files (file
+// and line), a held-out fraction that leaves no documents on either side,
+// no instances.
+absl::StatusOr<PreparedData> PreparePretrainingData(
+    const RunSpec& spec, const DataPrepOptions& options);
+
+}  // namespace experiments
+}  // namespace bertlab
+
+#endif  // BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_

@@ -1,0 +1,176 @@
+#include "experiments/pretraining_options.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/status_macros.h"
+#include "experiments/config_loader.h"
+#include "tasks/pretraining_data/instance_config.h"
+#include "tasks/pretraining_data/shard_format.h"
+#include "tasks/vocab.h"
+
+namespace bertlab {
+namespace experiments {
+namespace {
+
+// The header config of the first shard of `dir`.
+absl::StatusOr<ShardHeader> FirstShardHeader(const std::string& dir) {
+  ASSIGN_OR_RETURN(const std::vector<std::string> shards, ListShards(dir));
+  ASSIGN_OR_RETURN(std::unique_ptr<ShardReader> reader,
+                   ShardReader::Open(shards[0]));
+  return reader->header();
+}
+
+// Checks that the shards in `dir` are what the spec makes for phase `phase`.
+absl::Status CheckShards(const RunSpec& spec, int phase, const std::string& dir,
+                         int64_t vocab_size,
+                         const std::optional<uint64_t>& vocab_hash) {
+  ASSIGN_OR_RETURN(const ShardHeader header, FirstShardHeader(dir));
+  InstanceConfig expected = ToInstanceConfig(spec.pretraining(), phase);
+  const InstanceConfig& actual = header.config;
+  // Fields that do not change the instances of this objective.
+  if (expected.objective == PretrainingObjective::kLeftToRight &&
+      actual.objective == PretrainingObjective::kLeftToRight) {
+    expected.max_predictions_per_seq = actual.max_predictions_per_seq;
+    expected.masked_lm_prob = actual.masked_lm_prob;
+    expected.mask_fraction = actual.mask_fraction;
+    expected.random_fraction = actual.random_fraction;
+    expected.keep_fraction = actual.keep_fraction;
+    expected.do_whole_word_mask = actual.do_whole_word_mask;
+    expected.random_next_prob = actual.random_next_prob;
+    expected.next_sentence = actual.next_sentence;
+  }
+  if (!expected.next_sentence) expected.next_sentence = actual.next_sentence;
+  // The streaming limits are the pipeline's, not the experiment's.
+  expected.max_block_documents = actual.max_block_documents;
+  expected.max_block_bytes = actual.max_block_bytes;
+  const std::string difference =
+      FirstInstanceConfigDifference(actual, expected);
+  if (!difference.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the shards in ", dir, " were not made for phase ", phase,
+        " of this run; first difference (shards vs run) ", difference));
+  }
+  if (header.vocab_size != vocab_size) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the shards in ", dir, " have a vocabulary of ",
+                     header.vocab_size, " tokens; the model has ", vocab_size));
+  }
+  if (vocab_hash.has_value() && *vocab_hash != header.vocab_hash) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the shards in ", dir, " were made with vocabulary ",
+                     absl::Hex(header.vocab_hash, absl::kZeroPad16),
+                     ", not the model's vocab_file (",
+                     absl::Hex(*vocab_hash, absl::kZeroPad16), ")"));
+  }
+  const bool lower_case = !spec.model().cased();
+  if (header.tokenizer.lower_case != lower_case) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the shards in ", dir, " are ",
+        header.tokenizer.lower_case ? "uncased" : "cased",
+        " but model.cased is ", spec.model().cased() ? "true" : "false"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PretrainingOptions> OptionsFromSpec(
+    const RunSpec& spec, const std::vector<std::string>& shards,
+    const std::vector<std::string>& held_out) {
+  const PretrainingSpec& pretraining = spec.pretraining();
+  const auto& phases = pretraining.sequence_schedule().phases();
+  if (static_cast<int>(shards.size()) != phases.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--shards names ", shards.size(), " directories but the run has ",
+        phases.size(), " sequence phases; give one per phase"));
+  }
+  if (!held_out.empty() && static_cast<int>(held_out.size()) != phases.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--held_out_shards names ", held_out.size(),
+        " directories but the run has ", phases.size(), " sequence phases"));
+  }
+  int64_t vocab_size = 0;
+  std::optional<uint64_t> vocab_hash;
+  if (spec.model().has_vocab_file()) {
+    ASSIGN_OR_RETURN(const Vocab vocab,
+                     Vocab::LoadFile(spec.model().vocab_file()));
+    vocab_size = vocab.size();
+    vocab_hash = vocab.content_hash();
+  } else {
+    vocab_size = spec.model().train_vocab().size();
+  }
+  PretrainingOptions options;
+  ASSIGN_OR_RETURN(options.model, ToBertConfig(spec.model(), vocab_size));
+  const bool masked_lm = pretraining.objectives().language_model() ==
+                         PretrainingObjectives::MASKED_LM;
+  options.objective = masked_lm ? LanguageModelObjective::kMaskedLm
+                                : LanguageModelObjective::kLeftToRight;
+  options.next_sentence = masked_lm && pretraining.objectives().next_sentence();
+  for (int i = 0; i < phases.size(); ++i) {
+    RETURN_IF_ERROR(CheckShards(spec, i, shards[i], vocab_size, vocab_hash));
+    ::bertlab::SequencePhase phase;
+    phase.fraction_of_steps = phases[i].fraction_of_steps();
+    phase.max_seq_length = phases[i].max_seq_length();
+    phase.batch_size = phases[i].batch_size();
+    if (masked_lm) {
+      phase.max_predictions_per_seq = phases[i].max_predictions_per_seq();
+    }
+    phase.shard_dirs = {shards[i]};
+    if (!held_out.empty()) phase.held_out_dirs = {held_out[i]};
+    options.phases.push_back(phase);
+  }
+  const PretrainingData& data = pretraining.data();
+  options.held_out_fraction =
+      data.has_held_out_fraction() ? data.held_out_fraction() : 0.0;
+  if (held_out.empty() && !data.has_held_out_fraction()) {
+    return absl::InvalidArgumentError(
+        "the run names held_out_files; give their shards with "
+        "--held_out_shards");
+  }
+  const OptimizerSpec& optimizer = pretraining.optimizer();
+  options.optimizer.beta1 = optimizer.beta1();
+  options.optimizer.beta2 = optimizer.beta2();
+  options.optimizer.epsilon = optimizer.epsilon();
+  options.optimizer.weight_decay = optimizer.weight_decay();
+  options.optimizer.bias_correction = optimizer.bias_correction();
+  if (optimizer.weight_decay() > 0) {
+    // AdamW's exclusions are BERT's (ExcludedFromWeightDecay); any other list
+    // would silently train something else.
+    const std::vector<std::string> bert = {"LayerNorm", "layer_norm", "bias"};
+    const std::vector<std::string> given(
+        optimizer.weight_decay_exclude().begin(),
+        optimizer.weight_decay_exclude().end());
+    if (given != bert) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "pretraining.optimizer.weight_decay_exclude is [",
+          absl::StrJoin(given, ", "),
+          "]; the trainer implements BERT's [LayerNorm, layer_norm, bias] "
+          "only"));
+    }
+  }
+  options.clip_norm = optimizer.clip_norm();
+  options.gradient_accumulation_steps = optimizer.gradient_accumulation_steps();
+  options.schedule.base_learning_rate = optimizer.learning_rate();
+  options.schedule.total_steps = pretraining.schedule().total_steps();
+  options.schedule.warmup_steps = WarmupSteps(pretraining.schedule());
+  options.seed = pretraining.seed();
+  options.on_non_finite =
+      pretraining.on_non_finite() == PretrainingSpec::SKIP_STEP
+          ? NonFinitePolicy::kSkipStep
+          : NonFinitePolicy::kStop;
+  options.eval_every_steps = pretraining.eval_every_steps();
+  options.eval_batches = pretraining.eval_batches();
+  options.checkpoint_every_steps = pretraining.checkpoint_every_steps();
+  options.keep_last_checkpoints = pretraining.keep_last_checkpoints();
+  options.log_every_steps = pretraining.log_every_steps();
+  if (PhaseEndSteps(options) != SequencePhaseEndSteps(pretraining)) {
+    return absl::InternalError(
+        "the trainer and the experiment disagree on the phase boundaries");
+  }
+  return options;
+}
+
+}  // namespace experiments
+}  // namespace bertlab

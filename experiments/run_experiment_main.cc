@@ -1,0 +1,148 @@
+// Runs one of the paper's experiments (experiments/runner.h) and prints its
+// report. Each table target (`bazel run //experiments:table5_ablation`, ...)
+// is this program with the experiment's two scale presets and the embedded
+// corpus passed in by BUILD:
+//
+//   bazel run -c opt //experiments:table5_ablation -- [--scale=mini|paper]
+//       [--data_dir=../shared/data] [--output_dir=DIR] [--threads=N]
+//
+// --scale=mini (the default) runs the experiment's <name>.mini.textproto,
+// sized for a 2-core CPU; --scale=paper its <name>.paper.textproto (the
+// paper's sizes and hyperparameters, for GPUs). Without --data_dir every
+// task runs its derived stand-in from the embedded corpus and the report
+// says so. Output: DIR (default <workspace>/runs/<experiment>/<scale>);
+// rerunning the same command skips finished runs and resumes an
+// interrupted pre-training.
+#include <stdio.h>
+
+#include <iostream>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "common/parallel.h"
+#include "common/status_macros.h"
+#include "common/user_path.h"
+#include "experiments/config_loader.h"
+#include "experiments/runner.h"
+
+ABSL_FLAG(std::string, scale, "mini",
+          "mini (a 2-core CPU) or paper (the paper's sizes, for GPUs)");
+ABSL_FLAG(std::string, data_dir, "",
+          "real data in the official layouts (glue/, squad/, swag/), e.g. "
+          "../shared/data; empty: the derived default tasks");
+ABSL_FLAG(std::string, output_dir, "",
+          "where runs and the report go (default "
+          "<workspace>/runs/<experiment>/<scale>)");
+ABSL_FLAG(int, threads, 0,
+          "threads (0: $BERTLAB_NUM_THREADS or all cores); numbers are "
+          "reproducible for a given thread count");
+ABSL_FLAG(bool, progress, true, "progress lines on stderr");
+ABSL_FLAG(std::string, report_date, "",
+          "the report's date line (default: now)");
+ABSL_FLAG(std::string, experiment_mini, "",
+          "set by BUILD: the mini-scale experiment file");
+ABSL_FLAG(std::string, experiment_paper, "",
+          "set by BUILD: the paper-scale experiment file");
+ABSL_FLAG(std::string, default_corpus, "", "set by BUILD: the embedded corpus");
+ABSL_FLAG(std::string, experiment, "",
+          "run this experiment file instead of the scale presets");
+
+namespace bertlab {
+namespace {
+
+constexpr char kProgram[] = "run_experiment";
+
+// `git rev-parse --short HEAD` of the workspace, "unknown" outside one.
+std::string CodeVersion() {
+  const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+  const std::string command =
+      absl::StrCat("git -C '", workspace == nullptr ? "." : workspace,
+                   "' rev-parse --short HEAD 2>/dev/null");
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return "unknown";
+  char buffer[64] = {0};
+  std::string out;
+  while (fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
+  const int rc = pclose(pipe);
+  out = std::string(absl::StripAsciiWhitespace(out));
+  return rc == 0 && !out.empty() ? out : "unknown";
+}
+
+absl::Status Run() {
+  const std::string scale = absl::GetFlag(FLAGS_scale);
+  if (scale != "mini" && scale != "paper") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--scale=", scale, ": use mini or paper"));
+  }
+  std::string experiment = absl::GetFlag(FLAGS_experiment);
+  if (experiment.empty()) {
+    experiment = absl::GetFlag(scale == "mini" ? FLAGS_experiment_mini
+                                               : FLAGS_experiment_paper);
+  }
+  if (experiment.empty()) {
+    return absl::InvalidArgumentError(
+        "no experiment: run a table target (bazel run "
+        "//experiments:table5_ablation) or give --experiment=FILE");
+  }
+  const int threads = absl::GetFlag(FLAGS_threads);
+  if (threads > 0) {
+    SetNumThreads(threads);
+  } else {
+    ASSIGN_OR_RETURN(const int default_threads, DefaultNumThreads());
+    SetNumThreads(default_threads);
+  }
+  experiments::RunnerOptions options;
+  options.experiment_path = ResolveUserPath(experiment);
+  ASSIGN_OR_RETURN(const experiments::Experiment loaded,
+                   experiments::LoadExperiment(options.experiment_path));
+  std::string output_dir = absl::GetFlag(FLAGS_output_dir);
+  if (output_dir.empty()) {
+    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    output_dir = absl::StrCat(workspace == nullptr ? "." : workspace, "/runs/",
+                              loaded.name(), "/", scale);
+  }
+  options.output_dir = ResolveUserPath(output_dir);
+  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (!data_dir.empty()) options.data_dir = ResolveUserPath(data_dir);
+  options.default_corpus = absl::GetFlag(FLAGS_default_corpus);
+  options.scale = scale;
+  options.code_version = CodeVersion();
+  options.report_date = absl::GetFlag(FLAGS_report_date);
+  options.progress = absl::GetFlag(FLAGS_progress);
+  ASSIGN_OR_RETURN(const experiments::RunnerSummary summary,
+                   experiments::RunExperiment(options));
+  std::cout << summary.report_markdown;
+  std::cerr << absl::StrFormat(
+      "%s: %s done in %.0f s: %d pre-training and %d fine-tuning runs now, %d "
+      "finished earlier; report in %s\n",
+      kProgram, loaded.name(), summary.seconds, summary.pretrain_runs,
+      summary.finetune_runs, summary.cached_runs, summary.report_dir);
+  if (!summary.unavailable.empty()) {
+    std::cerr << kProgram << ": left out for want of data: "
+              << absl::StrJoin(summary.unavailable, "; ") << "\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace bertlab
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "[--scale=mini|paper] [--data_dir=DIR] [--output_dir=DIR]\nRuns one of "
+      "the paper's experiments and writes its report (see "
+      "experiments/run_experiment_main.cc).");
+  absl::ParseCommandLine(argc, argv);
+  const absl::Status status = bertlab::Run();
+  if (!status.ok()) {
+    std::cerr << bertlab::kProgram << ": " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,492 @@
+#include "experiments/runner.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/file.h"
+#include "common/sha256.h"
+#include "common/status_macros.h"
+#include "experiments/config_loader.h"
+#include "experiments/finetune_tasks.h"
+#include "experiments/pretraining_data_prep.h"
+#include "experiments/pretraining_options.h"
+#include "google/protobuf/text_format.h"
+#include "model/bert/checkpoint.h"
+#include "model/train/finetuner.h"
+#include "model/train/pretrainer.h"
+#include "nlohmann/json.hpp"
+#include "reports/render.h"
+#include "tasks/default_tasks/default_tasks.h"
+#include "tasks/full_tokenizer.h"
+#include "tasks/vocab.h"
+
+namespace bertlab {
+namespace experiments {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::system_clock;
+
+std::string Join(const std::string& a, const std::string& b) {
+  return (fs::path(a) / b).string();
+}
+
+std::string Hex16(uint64_t value) { return absl::StrFormat("%016x", value); }
+
+std::string IsoTime(Clock::time_point t) {
+  const std::time_t seconds = Clock::to_time_t(t);
+  std::tm utc;
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string ProtoText(const google::protobuf::Message& message) {
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(message, &text);
+  return text;
+}
+
+// The newest checkpoint directory (checkpoints/step-N) of a pre-training run.
+absl::StatusOr<std::string> NewestCheckpoint(const std::string& run_dir) {
+  const std::string dir = Join(run_dir, "checkpoints");
+  std::string best;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::StartsWith(name, "step-") && name > fs::path(best).filename()) {
+      best = entry.path().string();
+    }
+  }
+  if (best.empty()) {
+    return absl::NotFoundError(absl::StrCat("no checkpoint in ", dir));
+  }
+  return best;
+}
+
+// The parts of a run record every kind shares.
+nlohmann::json RecordBase(const Experiment& experiment,
+                          const RunnerOptions& options, const ResolvedRun& run,
+                          const std::string& variant,
+                          const std::string& description,
+                          const std::string& run_id, const BertConfig& config) {
+  nlohmann::json record;
+  record["schema"] = 1;
+  record["experiment"] = experiment.name();
+  record["table"] = experiment.report().table();
+  record["scale"] = options.scale;
+  record["run_id"] = run_id;
+  record["variant"] = variant;
+  record["variant_description"] = description;
+  record["code_version"] = options.code_version;
+  const ModelSpec& model = run.spec.model();
+  record["model"] = {
+      {"size", model.has_size() ? model.size()
+                                : absl::StrCat("L", config.num_hidden_layers,
+                                               "_H", config.hidden_size, "_A",
+                                               config.num_attention_heads)},
+      {"num_hidden_layers", config.num_hidden_layers},
+      {"hidden_size", config.hidden_size},
+      {"num_attention_heads", config.num_attention_heads}};
+  return record;
+}
+
+nlohmann::json Timings(Clock::time_point start, Clock::time_point end) {
+  return {{"wall_seconds", std::chrono::duration<double>(end - start).count()},
+          {"started_at", IsoTime(start)},
+          {"finished_at", IsoTime(end)}};
+}
+
+// The metric the paper's table reports for a task column.
+std::string PrimaryMetric(const std::string& table, const std::string& task) {
+  const bool ablation =
+      table == "table5" || table == "table6" || table == "table8";
+  if (task == "mrpc" || task == "qqp") return ablation ? "accuracy" : "f1";
+  if (task == "cola") return "matthews";
+  if (task == "stsb") return "spearman";
+  if (absl::StartsWith(task, "squad") || task == "web_squad") return "f1";
+  return "accuracy";
+}
+
+std::string LearningRateText(double lr) { return absl::StrFormat("%g", lr); }
+
+class Runner {
+ public:
+  explicit Runner(const RunnerOptions& options) : options_(options) {}
+
+  absl::StatusOr<RunnerSummary> Run() {
+    const auto start = std::chrono::steady_clock::now();
+    ASSIGN_OR_RETURN(experiment_, LoadExperiment(options_.experiment_path));
+    runs_ = ResolveRuns(experiment_);
+    fs::create_directories(options_.output_dir);
+    RETURN_IF_ERROR(
+        WriteFileAtomically(Join(options_.output_dir, "experiment.textproto"),
+                            ProtoText(experiment_)));
+    sources_.data_dir = options_.data_dir;
+    sources_.default_tasks_dir =
+        Join(options_.output_dir, "data/default_tasks");
+    sources_.scratch_dir = Join(options_.output_dir, "data/tasks");
+
+    Say(absl::StrCat("experiment ", experiment_.name(), " (", options_.scale,
+                     "): ", runs_.size(), " variant(s), output ",
+                     options_.output_dir,
+                     options_.data_dir.empty()
+                         ? ", no --data_dir: derived default tasks only"
+                         : absl::StrCat(", data ", options_.data_dir)));
+    for (const ResolvedRun& run : runs_) {
+      if (PretrainedFrom(run.name).empty()) RETURN_IF_ERROR(Pretrain(run));
+    }
+    for (size_t i = 0; i < runs_.size(); ++i) {
+      RETURN_IF_ERROR(Finetune(runs_[i], Description(i)));
+    }
+    summary_.report_dir = Join(options_.output_dir, "report");
+    reports::RenderOptions render;
+    render.table = experiment_.report().table();
+    render.scale = options_.scale;
+    render.generated_at = options_.report_date;
+    ASSIGN_OR_RETURN(const reports::RenderResult report,
+                     reports::RenderReport(options_.output_dir,
+                                           summary_.report_dir, render));
+    summary_.report_markdown = report.markdown;
+    summary_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    return summary_;
+  }
+
+ private:
+  struct Pretrained {
+    std::string run_id;
+    std::string checkpoint;
+    std::string vocab_file;
+    std::string corpus_hash;
+  };
+
+  void Say(const std::string& text) const {
+    if (options_.progress) std::cerr << "experiment: " << text << "\n";
+  }
+
+  std::string Description(size_t index) const {
+    if (experiment_.variants_size() == 0) return experiment_.description();
+    return experiment_.variants(static_cast<int>(index)).description();
+  }
+
+  std::string PretrainedFrom(const std::string& variant) const {
+    for (const Variant& v : experiment_.variants()) {
+      if (v.name() == variant) return v.pretrained_from();
+    }
+    return "";
+  }
+
+  absl::Status Pretrain(const ResolvedRun& run) {
+    DataPrepOptions prep;
+    prep.root = Join(options_.output_dir, "data/pretraining");
+    prep.default_corpus = options_.default_corpus;
+    prep.verbose = options_.progress;
+    ASSIGN_OR_RETURN(const PreparedData data,
+                     PreparePretrainingData(run.spec, prep),
+                     _.Prepend("variant ", run.name, ": "));
+    RunSpec identity;
+    *identity.mutable_model() = run.spec.model();
+    *identity.mutable_pretraining() = run.spec.pretraining();
+    const std::string run_id = Hex16(Fnv1a64(
+        absl::StrCat(ProtoText(identity), "\ncorpus ", data.corpus_hash)));
+    const std::string dir =
+        Join(Join(options_.output_dir, "pretrain"),
+             absl::StrCat(run.name, "-", run_id.substr(0, 8)));
+    Pretrained pretrained{run_id, "", data.vocab_file, data.corpus_hash};
+    if (fs::exists(Join(dir, "run.json"))) {
+      ++summary_.cached_runs;
+      ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(dir));
+      pretrained_[run.name] = pretrained;
+      Say(absl::StrCat("pre-training ", run.name, ": done earlier (", dir,
+                       ")"));
+      return absl::OkStatus();
+    }
+    Say(absl::StrCat("pre-training ", run.name, " -> ", dir));
+    ASSIGN_OR_RETURN(
+        PretrainingOptions options,
+        OptionsFromSpec(run.spec, data.shard_dirs, data.held_out_dirs),
+        _.Prepend("variant ", run.name, ": "));
+    options.output_dir = dir;
+    options.progress =
+        options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
+    const auto start = Clock::now();
+    ASSIGN_OR_RETURN(const PretrainingResult result, RunPretraining(options),
+                     _.Prepend("variant ", run.name, ": "));
+    const auto end = Clock::now();
+    pretrained.checkpoint = result.last_checkpoint;
+
+    ASSIGN_OR_RETURN(const BertConfig config,
+                     ReadCheckpointConfig(result.last_checkpoint));
+    nlohmann::json record = RecordBase(experiment_, options_, run, run.name,
+                                       DescriptionOf(run.name), run_id, config);
+    record["kind"] = "pretrain";
+    record["derived"] = false;
+    record["data_source"] =
+        run.spec.pretraining().data().format() ==
+                PretrainingData::DEFAULT_CORPUS
+            ? "embedded default corpus (the World English Bible)"
+            : absl::StrJoin(run.spec.pretraining().data().corpus_files(), ", ");
+    nlohmann::json metrics = nlohmann::json::object();
+    if (result.has_eval) {
+      const HeldOutMetrics& eval = result.last_eval;
+      const bool masked =
+          options.objective == LanguageModelObjective::kMaskedLm;
+      metrics[masked ? "mlm_perplexity" : "lm_perplexity"] =
+          eval.lm_perplexity();
+      metrics[masked ? "mlm_accuracy" : "lm_accuracy"] =
+          100.0 * eval.lm_accuracy();
+      metrics["unigram_perplexity"] = eval.unigram_perplexity();
+      if (options.next_sentence) {
+        metrics["nsp_accuracy"] = 100.0 * eval.next_sentence_accuracy();
+      }
+    }
+    metrics["final_loss"] = result.last_loss;
+    metrics["tokens_per_second"] = result.tokens_per_second;
+    record["metrics"] = metrics;
+    record["timings"] = Timings(start, end);
+    nlohmann::json hashes = nlohmann::json::object();
+    if (run.spec.pretraining().data().format() ==
+        PretrainingData::DEFAULT_CORPUS) {
+      ASSIGN_OR_RETURN(hashes["default_corpus.txt"],
+                       Sha256FileHex(options_.default_corpus));
+    } else {
+      for (const std::string& file :
+           run.spec.pretraining().data().corpus_files()) {
+        ASSIGN_OR_RETURN(hashes[fs::path(file).filename().string()],
+                         Sha256FileHex(file));
+      }
+    }
+    record["data_hashes"] = hashes;
+    RETURN_IF_ERROR(
+        WriteFileAtomically(Join(dir, "run.json"), record.dump(2) + "\n"));
+    ++summary_.pretrain_runs;
+    pretrained_[run.name] = pretrained;
+    return absl::OkStatus();
+  }
+
+  std::string DescriptionOf(const std::string& variant) const {
+    for (const Variant& v : experiment_.variants()) {
+      if (v.name() == variant) return v.description();
+    }
+    return experiment_.description();
+  }
+
+  // The loaded task for (task, vocabulary, spec), shared across variants.
+  absl::StatusOr<const FinetuneTask*> Task(const std::string& task,
+                                           const FinetuneTaskSpec& spec,
+                                           const std::string& vocab_file,
+                                           bool cased) {
+    const std::string key = absl::StrCat(task, "\n", vocab_file, "\n", cased,
+                                         "\n", ProtoText(spec));
+    auto it = tasks_.find(key);
+    if (it != tasks_.end()) return it->second.get();
+    if (absl::StartsWith(task, "web_")) RETURN_IF_ERROR(EnsureDefaultTasks());
+    ASSIGN_OR_RETURN(
+        FullTokenizer tokenizer,
+        FullTokenizer::FromVocabFile(
+            vocab_file, cased ? CasedOptions() : UncasedOptions()));
+    tokenizers_.push_back(
+        std::make_unique<FullTokenizer>(std::move(tokenizer)));
+    ASSIGN_OR_RETURN(
+        std::unique_ptr<FinetuneTask> loaded,
+        LoadFinetuneTask(task, spec, *tokenizers_.back(), sources_));
+    Say(absl::StrCat("task ", task, ": ", loaded->train_size(), " train, ",
+                     loaded->dev_size(), " dev examples from ",
+                     loaded->data_source()));
+    const FinetuneTask* result = loaded.get();
+    tasks_[key] = std::move(loaded);
+    return result;
+  }
+
+  absl::Status EnsureDefaultTasks() {
+    const std::string dir = sources_.default_tasks_dir;
+    if (fs::exists(Join(dir, "DONE"))) return absl::OkStatus();
+    Say(absl::StrCat("making the derived default tasks in ", dir));
+    ASSIGN_OR_RETURN(const std::vector<Document> documents,
+                     ReadReferenceFormatDocuments(options_.default_corpus));
+    RETURN_IF_ERROR(MakeDefaultTasks(documents, DefaultTasksOptions(), dir));
+    return WriteFileAtomically(Join(dir, "DONE"), "");
+  }
+
+  absl::Status Finetune(const ResolvedRun& run,
+                        const std::string& description) {
+    const FinetuningSpec& finetuning = run.spec.finetuning();
+    if (finetuning.tasks_size() == 0) return absl::OkStatus();
+    const std::string from = PretrainedFrom(run.name);
+    const Pretrained& pretrained =
+        pretrained_.at(from.empty() ? run.name : from);
+    const bool cased = run.spec.model().cased();
+    ASSIGN_OR_RETURN(const BertConfig config,
+                     ReadCheckpointConfig(pretrained.checkpoint));
+    for (const FinetuneTaskSpec& spec : finetuning.tasks()) {
+      std::string task = spec.task();
+      std::string stands_in_for;
+      if (!TaskDataAvailable(task, sources_)) {
+        if (!spec.has_fallback_task()) {
+          const std::string note = absl::StrCat(
+              task, " (no data",
+              options_.data_dir.empty() ? ": no --data_dir"
+                                        : " under " + options_.data_dir,
+              ")");
+          if (std::find(summary_.unavailable.begin(),
+                        summary_.unavailable.end(),
+                        note) == summary_.unavailable.end()) {
+            summary_.unavailable.push_back(note);
+            Say(absl::StrCat("left out: ", note));
+          }
+          continue;
+        }
+        stands_in_for = task;
+        task = spec.fallback_task();
+      }
+      ASSIGN_OR_RETURN(const FinetuneTask* loaded,
+                       Task(task, spec, pretrained.vocab_file, cased));
+      nlohmann::json hashes = nlohmann::json::object();
+      std::string data_hash_text;
+      for (const auto& [name, path] : loaded->data_files()) {
+        ASSIGN_OR_RETURN(const std::string hash, Sha256FileHex(path));
+        hashes[name] = hash;
+        absl::StrAppend(&data_hash_text, name, "=", hash, "\n");
+      }
+      for (double lr : spec.learning_rates()) {
+        for (int restart = 0; restart < spec.restarts(); ++restart) {
+          RETURN_IF_ERROR(FinetuneOne(run, description, pretrained, config,
+                                      spec, *loaded, stands_in_for, hashes,
+                                      data_hash_text, lr, restart,
+                                      finetuning.bilstm()));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status FinetuneOne(
+      const ResolvedRun& run, const std::string& description,
+      const Pretrained& pretrained, const BertConfig& config,
+      const FinetuneTaskSpec& spec, const FinetuneTask& task,
+      const std::string& stands_in_for, const nlohmann::json& hashes,
+      const std::string& data_hash_text, double lr, int restart, bool bilstm) {
+    const uint64_t seed = spec.seed() + restart;
+    const std::string run_id = Hex16(Fnv1a64(absl::StrCat(
+        "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
+        ProtoText(spec), "lr ", LearningRateText(lr), "\nrestart ", restart,
+        "\nseed ", seed, "\nbilstm ", bilstm, "\n", data_hash_text)));
+    const std::string dir = Join(
+        Join(Join(Join(options_.output_dir, "finetune"), run.name), task.key()),
+        absl::StrCat("lr", LearningRateText(lr), "-r", restart, "-",
+                     run_id.substr(0, 8)));
+    const bool mnli = task.key() == "mnli";
+    const std::vector<std::string> record_dirs =
+        mnli ? std::vector<std::string>{Join(dir, "mnli_m"),
+                                        Join(dir, "mnli_mm")}
+             : std::vector<std::string>{dir};
+    bool done = true;
+    for (const std::string& d : record_dirs) {
+      done = done && fs::exists(Join(d, "run.json"));
+    }
+    const std::string label =
+        absl::StrCat(run.name, "/", task.key(), " lr ", LearningRateText(lr),
+                     " restart ", restart);
+    if (done) {
+      ++summary_.cached_runs;
+      Say(absl::StrCat("fine-tuning ", label, ": done earlier"));
+      return absl::OkStatus();
+    }
+    fs::create_directories(dir);
+    FinetuneOptions options;
+    options.init_checkpoint = pretrained.checkpoint;
+    options.model = task.ModelOptions();
+    options.model.bilstm = bilstm;
+    options.max_seq_length = spec.max_seq_length();
+    options.batch_size = spec.batch_size();
+    options.num_epochs = spec.num_epochs();
+    options.learning_rate = lr;
+    options.warmup_proportion = spec.warmup_proportion();
+    options.seed = seed;
+    options.progress = options_.progress;
+    options.label = absl::StrCat("fine-tune ", label);
+    const OptimizerSpec& optimizer = run.spec.pretraining().optimizer();
+    options.adamw.beta1 = optimizer.beta1();
+    options.adamw.beta2 = optimizer.beta2();
+    options.adamw.epsilon = optimizer.epsilon();
+    options.adamw.weight_decay = optimizer.weight_decay();
+    options.adamw.bias_correction = optimizer.bias_correction();
+    options.clip_norm = optimizer.clip_norm();
+    const auto start = Clock::now();
+    ASSIGN_OR_RETURN(std::unique_ptr<Finetuner> tuner,
+                     Finetuner::Create(options), _.Prepend(label, ": "));
+    if (absl::Status trained = tuner->Train(task.Train()); !trained.ok()) {
+      return absl::Status(trained.code(),
+                          absl::StrCat(label, ": ", trained.message()));
+    }
+    ASSIGN_OR_RETURN(const std::vector<TaskMetrics> results,
+                     task.Evaluate(tuner.get(), dir), _.Prepend(label, ": "));
+    const auto end = Clock::now();
+    for (size_t i = 0; i < results.size(); ++i) {
+      const TaskMetrics& result = results[i];
+      nlohmann::json record = RecordBase(experiment_, options_, run, run.name,
+                                         description, run_id, config);
+      record["kind"] = "finetune";
+      record["task"] = result.task;
+      record["derived"] = task.derived();
+      if (!stands_in_for.empty()) record["stands_in_for"] = stands_in_for;
+      record["data_source"] = task.data_source();
+      record["learning_rate"] = lr;
+      record["restart"] = restart;
+      record["seed"] = seed;
+      nlohmann::json metrics = nlohmann::json::object();
+      for (const auto& [name, value] : result.metrics) metrics[name] = value;
+      record["metrics"] = metrics;
+      record["primary_metric"] =
+          PrimaryMetric(experiment_.report().table(),
+                        stands_in_for.empty() ? result.task : stands_in_for);
+      record["timings"] = Timings(start, end);
+      record["data_hashes"] = hashes;
+      std::string summary;
+      for (const auto& [name, value] : result.metrics) {
+        absl::StrAppend(&summary, summary.empty() ? "" : ", ", name, " ",
+                        absl::StrFormat("%.2f", value));
+      }
+      Say(absl::StrCat(
+          "fine-tuned ", label, " (", result.task, "): ", summary,
+          absl::StrFormat(" in %.0f s, %.0f tokens/s", tuner->stats().seconds,
+                          tuner->stats().tokens_per_second)));
+      fs::create_directories(record_dirs[i]);
+      RETURN_IF_ERROR(WriteFileAtomically(Join(record_dirs[i], "run.json"),
+                                          record.dump(2) + "\n"));
+    }
+    ++summary_.finetune_runs;
+    return absl::OkStatus();
+  }
+
+  const RunnerOptions& options_;
+  Experiment experiment_;
+  std::vector<ResolvedRun> runs_;
+  TaskSources sources_;
+  std::map<std::string, Pretrained> pretrained_;
+  std::map<std::string, std::unique_ptr<FinetuneTask>> tasks_;
+  std::vector<std::unique_ptr<FullTokenizer>> tokenizers_;
+  RunnerSummary summary_;
+};
+
+}  // namespace
+
+absl::StatusOr<RunnerSummary> RunExperiment(const RunnerOptions& options) {
+  Runner runner(options);
+  return runner.Run();
+}
+
+}  // namespace experiments
+}  // namespace bertlab

@@ -1,0 +1,79 @@
+// The experiment runner: one experiment (experiment.proto) in, run records
+// and a report out.
+//
+//   1. Pre-training, once per variant that does not reuse another's
+//      checkpoint (Variant.pretrained_from): the data is prepared
+//      (pretraining_data_prep.h) and RunPretraining trains, resuming from
+//      the run's newest checkpoint when a run was interrupted.
+//   2. Fine-tuning, for every variant x task x learning rate x restart, from
+//      the variant's final pre-training checkpoint (finetune_tasks.h,
+//      model/train/finetuner.h). A task whose real data is absent runs its
+//      fallback_task (a derived stand-in, recorded as standing in for the
+//      real one) or is left out and listed.
+//   3. The report (reports/render.h) from the run records alone.
+//
+// Every run has an id: the FNV-1a 64 hash of its resolved configuration and
+// the hashes of its inputs (for fine-tuning, the pre-training run's id too),
+// and a directory named after it:
+//
+//   <output_dir>/experiment.textproto     the experiment as loaded
+//   <output_dir>/pretrain/<variant>-<id>/ metrics.jsonl, checkpoints/,
+//                                         run.json
+//   <output_dir>/finetune/<variant>/<task>/lr<lr>-r<restart>-<id>/
+//                                         run.json (MNLI: mnli_m/run.json
+//                                         and mnli_mm/run.json), the dev
+//                                         predictions
+//   <output_dir>/data/                    prepared pre-training data and
+//                                         the derived default tasks
+//   <output_dir>/report/                  report.{md,csv,tex,json}, SVG
+//
+// A run whose run.json exists is finished and skipped, so rerunning the
+// same command continues an interrupted experiment: pre-training resumes
+// from its last checkpoint, an unfinished fine-tuning run starts again (a
+// mini-scale fine-tuning run takes seconds to minutes). Runs execute one
+// after another, each on all threads (a run's numbers depend on the thread
+// count, so runs are not packed side by side).
+#ifndef BERTLAB_EXPERIMENTS_RUNNER_H_
+#define BERTLAB_EXPERIMENTS_RUNNER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace bertlab {
+namespace experiments {
+
+struct RunnerOptions {
+  std::string experiment_path;
+  std::string output_dir;
+  // Real data in the official layouts (finetune_tasks.h); empty: none.
+  std::string data_dir;
+  // The embedded corpus (//tasks/corpus:default_corpus).
+  std::string default_corpus;
+  // "mini" or "paper", written into the records.
+  std::string scale = "mini";
+  // Git sha of the code, or "unknown".
+  std::string code_version = "unknown";
+  // The report's date line (empty: now).
+  std::string report_date;
+  bool progress = true;
+};
+
+struct RunnerSummary {
+  int pretrain_runs = 0;  // done now
+  int finetune_runs = 0;  // done now
+  int cached_runs = 0;    // finished earlier, skipped
+  // Tasks left out for want of data, "mnli (no data under DIR)".
+  std::vector<std::string> unavailable;
+  std::string report_dir;
+  std::string report_markdown;
+  double seconds = 0;
+};
+
+absl::StatusOr<RunnerSummary> RunExperiment(const RunnerOptions& options);
+
+}  // namespace experiments
+}  // namespace bertlab
+
+#endif  // BERTLAB_EXPERIMENTS_RUNNER_H_

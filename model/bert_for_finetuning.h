@@ -1,0 +1,137 @@
+// BertForFinetuning: the encoder, optionally the "+ BiLSTM" layer of the
+// paper's Table 5, and one task head, as one model with one parameter layout
+// under HF names, and the fine-tuning step's forward and backward passes over
+// planned buffers (model/train/finetuner.h runs it).
+//
+//   heads         reads                          loss
+//   kClassifier   pooled (B, H)                  CE over num_labels, or MSE
+//                                                when num_labels == 1 (STS-B)
+//   kSpan         sequence output (B*T, H)       (CE start + CE end) / 2
+//   kMultipleChoice pooled of B*C rows           CE over the C choices
+//
+// With bilstm, the encoder's sequence output goes through the BiLSTM
+// (model/heads/bilstm.h; Hd = H / 2 by default, so the heads keep width H)
+// and the heads read its output instead: the span head every position, the
+// sequence heads BiLstmPool's summary (last forward state + first reverse
+// state). The encoder's pooler is then unused and gets no gradient.
+//
+// Causal encoders (attention_mode kCausal, the LTR variant): the [CLS] token
+// at position 0 sees only itself, so a pooler on it could not tell inputs
+// apart. The caller points the pooler at the last real token (the final
+// [SEP]) through EncoderBatch::pooled_positions, the position that has read
+// the whole input, as GPT's classifier does; FinetuneBatch does this.
+#ifndef BERTLAB_MODEL_BERT_FOR_FINETUNING_H_
+#define BERTLAB_MODEL_BERT_FOR_FINETUNING_H_
+
+#include <stdint.h>
+
+#include <memory>
+
+#include "model/bert/config.h"
+#include "model/bert/encoder.h"
+#include "model/bert/encoder_parameters.h"
+#include "model/bert/parameter_layout.h"
+#include "model/heads/bilstm.h"
+#include "model/heads/classifier_head.h"
+#include "model/heads/multiple_choice_head.h"
+#include "model/heads/span_head.h"
+
+namespace bertlab {
+
+enum class FinetuneHead { kClassifier, kSpan, kMultipleChoice };
+
+struct FinetuneModelOptions {
+  FinetuneHead head = FinetuneHead::kClassifier;
+  // kClassifier: classes, or 1 for regression.
+  int64_t num_labels = 2;
+  // kMultipleChoice: choices per example (SWAG: 4).
+  int64_t num_choices = 4;
+  // The "+ BiLSTM" variant: a randomly initialised BiLSTM between the encoder
+  // and the head.
+  bool bilstm = false;
+  BiLstmOptions bilstm_options;
+};
+
+class BertForFinetuning {
+ public:
+  BertForFinetuning(const BertConfig& config,
+                    const FinetuneModelOptions& options);
+
+  const BertConfig& config() const { return config_; }
+  // config() with hidden_size = the BiLSTM's output width when there is one:
+  // what the head is built for.
+  const BertConfig& head_config() const { return head_config_; }
+  const FinetuneModelOptions& options() const { return options_; }
+  const ParameterLayout& layout() const { return layout_; }
+  const EncoderOffsets& encoder_offsets() const { return encoder_; }
+  const BiLstmOffsets& bilstm_offsets() const { return bilstm_; }
+  const ClassifierHeadOffsets& classifier_offsets() const {
+    return classifier_;
+  }
+  const SpanHeadOffsets& span_offsets() const { return span_; }
+  const MultipleChoiceHeadOffsets& multiple_choice_offsets() const {
+    return multiple_choice_;
+  }
+  // The name prefixes of the parameters that are not in a pre-training
+  // checkpoint ("bilstm.", "classifier.", "qa_outputs.").
+  std::vector<std::string> NewParameterPrefixes() const;
+
+ private:
+  BertConfig config_;
+  BertConfig head_config_;
+  FinetuneModelOptions options_;
+  ParameterLayout layout_;
+  EncoderOffsets encoder_;
+  BiLstmOffsets bilstm_;
+  ClassifierHeadOffsets classifier_{-1, -1, 0};
+  SpanHeadOffsets span_{-1, -1};
+  MultipleChoiceHeadOffsets multiple_choice_{-1, -1};
+};
+
+// One batch of encoder rows and the targets of the model's head. Rows: B
+// sequences (kMultipleChoice: B examples x C choices, example-major). Null
+// targets: prediction only.
+struct FinetuneTargets {
+  const int32_t* labels = nullptr;           // (B) kClassifier / choices
+  const float* scores = nullptr;             // (B) regression
+  const int32_t* start_positions = nullptr;  // (B) kSpan
+  const int32_t* end_positions = nullptr;    // (B) kSpan
+};
+
+// The buffers of one step shape: `rows` encoder rows of seq_len tokens.
+template <typename T>
+struct FinetuneStepBuffers {
+  FinetuneStepBuffers(const BertForFinetuning& model, int64_t rows,
+                      int64_t seq_len);
+  EncoderActivations<T> encoder;
+  std::unique_ptr<BiLstmActivations<T>> bilstm;
+  std::unique_ptr<ClassifierHeadActivations<T>> classifier;
+  std::unique_ptr<SpanHeadActivations<T>> span;
+  std::unique_ptr<MultipleChoiceHeadActivations<T>> multiple_choice;
+  std::vector<T> bilstm_pooled;      // (rows, 2Hd) with bilstm
+  std::vector<T> d_head_input;       // (rows*T or rows, width)
+  std::vector<T> d_bilstm_output;    // (rows*T, 2Hd) with bilstm
+  std::vector<T> d_sequence_output;  // (rows*T, H) with bilstm or kSpan
+};
+
+// Forward only; returns the loss (0 without targets). The outputs are in the
+// head's activations: classifier->logits() (B, num_labels),
+// span->start_logits()/end_logits() (B, T), multiple_choice->scores() (B, C).
+template <typename T>
+T FinetuneForward(const BertForFinetuning& model, const T* params,
+                  const EncoderBatch& batch, const FinetuneTargets& targets,
+                  const DropoutSettings& dropout,
+                  FinetuneStepBuffers<T>* buffers);
+
+// Forward and backward; accumulates the loss's gradient into `grads` (same
+// layout as params) and returns the loss.
+template <typename T>
+T FinetuneForwardBackward(const BertForFinetuning& model, const T* params,
+                          T* grads, const EncoderBatch& batch,
+                          const FinetuneTargets& targets,
+                          const DropoutSettings& dropout,
+                          FinetuneStepBuffers<T>* buffers);
+
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_BERT_FOR_FINETUNING_H_

@@ -1,0 +1,28 @@
+// Bf16: a host-side bfloat16 storage element (its bits, common/half.h
+// converts), layout-compatible with CUDA's __nv_bfloat16, for host code that
+// holds bf16 tensors without including cuda_bf16.h (see cuda_check.h).
+// AsDevice() gives the __nv_bfloat16 pointer the CUDA ops take.
+#ifndef BERTLAB_MODEL_CUDA_BF16_H_
+#define BERTLAB_MODEL_CUDA_BF16_H_
+
+#include <cstdint>
+
+struct __nv_bfloat16;
+
+namespace bertlab {
+
+struct alignas(2) Bf16 {
+  uint16_t bits;
+};
+static_assert(sizeof(Bf16) == 2, "Bf16 is two bytes");
+
+inline __nv_bfloat16* AsDevice(Bf16* pointer) {
+  return reinterpret_cast<__nv_bfloat16*>(pointer);
+}
+inline const __nv_bfloat16* AsDevice(const Bf16* pointer) {
+  return reinterpret_cast<const __nv_bfloat16*>(pointer);
+}
+
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_CUDA_BF16_H_

@@ -1,0 +1,143 @@
+// Device helpers shared by the CUDA ops (nvcc only): float <-> storage type
+// conversions for float and bf16 tensors, launch sizes, and warp / block sums.
+// Reductions here combine lanes in a fixed tree order, so a kernel using them
+// gives the same bits on every run for a fixed launch shape.
+#ifndef BERTLAB_MODEL_CUDA_KERNEL_UTIL_CUH_
+#define BERTLAB_MODEL_CUDA_KERNEL_UTIL_CUH_
+
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace bertlab {
+namespace cuda_kernels {
+
+inline constexpr int kThreads = 256;
+inline constexpr int kWarp = 32;
+// Grid-stride loops cap their grids here (plenty to fill any current GPU).
+inline constexpr int64_t kMaxBlocks = 65535;
+
+inline unsigned int GridFor(int64_t work_items, int threads = kThreads) {
+  int64_t blocks = (work_items + threads - 1) / threads;
+  if (blocks < 1) blocks = 1;
+  if (blocks > kMaxBlocks) blocks = kMaxBlocks;
+  return static_cast<unsigned int>(blocks);
+}
+
+__device__ __forceinline__ float ToFloat(float x) { return x; }
+__device__ __forceinline__ float ToFloat(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+
+template <typename T>
+__device__ __forceinline__ T FromFloat(float x);
+template <>
+__device__ __forceinline__ float FromFloat<float>(float x) {
+  return x;
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+
+// First index of this thread in a 1-D grid-stride loop, and the stride.
+__device__ __forceinline__ int64_t GlobalThread() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ int64_t GridStride() {
+  return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+
+// Sum over the 32 lanes of a warp (butterfly: every lane gets the result).
+template <typename A>
+__device__ __forceinline__ A WarpSum(A value) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  }
+  return value;
+}
+
+template <typename A>
+__device__ __forceinline__ A WarpMax(A value) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    const A other = __shfl_xor_sync(0xffffffffu, value, offset);
+    value = other > value ? other : value;
+  }
+  return value;
+}
+
+// Sum over a whole block (blockDim.x a multiple of 32, at most 1024); every
+// thread gets the result. `scratch` is __shared__ A[32]; the function
+// synchronises before returning so scratch may be reused at once.
+template <typename A>
+__device__ A BlockSum(A value, A* scratch) {
+  const int lane = threadIdx.x % kWarp;
+  const int warp = threadIdx.x / kWarp;
+  const int warps = blockDim.x / kWarp;
+  value = WarpSum(value);
+  __syncthreads();
+  if (lane == 0) scratch[warp] = value;
+  __syncthreads();
+  A total = lane < warps ? scratch[lane] : A(0);
+  total = WarpSum(total);
+  __syncthreads();
+  return total;
+}
+
+template <typename A>
+__device__ A BlockMax(A value, A* scratch, A lowest) {
+  const int lane = threadIdx.x % kWarp;
+  const int warp = threadIdx.x / kWarp;
+  const int warps = blockDim.x / kWarp;
+  value = WarpMax(value);
+  __syncthreads();
+  if (lane == 0) scratch[warp] = value;
+  __syncthreads();
+  A total = lane < warps ? scratch[lane] : lowest;
+  total = WarpMax(total);
+  __syncthreads();
+  return total;
+}
+
+// sums[c] += sum over rows r of value(r, c) for c in [0, columns): the column
+// sums of bias and LayerNorm parameter gradients. Block (32, kColumnSumRows)
+// covers 32 columns; thread (x, y) sums rows y, y + kColumnSumRows, ... in
+// order, then the kColumnSumRows partials of a column are added in y order.
+// Deterministic (the order depends only on the shapes), not the CPU's order.
+inline constexpr int kColumnSumRows = 32;
+
+template <typename Value, typename Out>
+__global__ void ColumnSumsKernel(Out* sums, int64_t rows, int64_t columns,
+                                 Value value) {
+  __shared__ float partials[kColumnSumRows][kWarp + 1];
+  const int64_t column = static_cast<int64_t>(blockIdx.x) * kWarp + threadIdx.x;
+  float sum = 0.0f;
+  if (column < columns) {
+    for (int64_t row = threadIdx.y; row < rows; row += kColumnSumRows) {
+      sum += value(row, column);
+    }
+  }
+  partials[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y == 0 && column < columns) {
+    float total = 0.0f;
+    for (int y = 0; y < kColumnSumRows; ++y) total += partials[y][threadIdx.x];
+    sums[column] = FromFloat<Out>(ToFloat(sums[column]) + total);
+  }
+}
+
+template <typename Value, typename Out>
+void LaunchColumnSums(Out* sums, int64_t rows, int64_t columns,
+                      const Value& value, cudaStream_t stream) {
+  if (columns == 0) return;
+  const dim3 block(kWarp, kColumnSumRows);
+  const unsigned int grid =
+      static_cast<unsigned int>((columns + kWarp - 1) / kWarp);
+  ColumnSumsKernel<<<grid, block, 0, stream>>>(sums, rows, columns, value);
+}
+
+}  // namespace cuda_kernels
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_CUDA_KERNEL_UTIL_CUH_

@@ -1,0 +1,50 @@
+// CUDA twin of embedding.h, same arguments. Forward adds
+// word + token_type + position in that order (bit-identical to the CPU for
+// float). Backward is deterministic without atomics or sorting, and
+// bit-identical to the CPU for float because every gradient row accumulates
+// its contributions in increasing row order, as the CPU does:
+//   d_word:       one block per token row r; a block whose id first occurs at
+//                 r sums the d_out rows of every occurrence, in order, onto
+//                 d_word[id] (the others exit). O(rows^2) id compares, cheap
+//                 beside the O(rows * hidden) data.
+//   d_position:   one thread per (t, c), summing over b in order.
+//   d_token_type: one block per type id (a handful), like d_word.
+// Ids are NOT range-checked on the device (they are on the CPU); callers
+// validate ids on the host where they come from data (model/ops/README.md).
+#ifndef BERTLAB_MODEL_OPS_EMBEDDING_CUDA_H_
+#define BERTLAB_MODEL_OPS_EMBEDDING_CUDA_H_
+
+#include <cstdint>
+
+#include "model/cuda/context.h"
+
+namespace bertlab {
+namespace cuda {
+
+// T in {float, __nv_bfloat16}.
+template <typename T>
+void EmbeddingForward(T* out,                    // (batch * seq_len, hidden)
+                      const int32_t* input_ids,  // (batch, seq_len)
+                      const int32_t* token_type_ids,  // (batch, seq_len)
+                      const T* word,                  // (vocab_size, hidden)
+                      const T* position,              // (max_positions, hidden)
+                      const T* token_type,  // (type_vocab_size, hidden)
+                      int64_t batch, int64_t seq_len, int64_t hidden,
+                      int64_t vocab_size, int64_t max_positions,
+                      int64_t type_vocab_size, const CudaContext& context);
+
+// float only (parameter gradients are kept in float).
+void EmbeddingBackward(float* d_word,             // (vocab_size, hidden)
+                       float* d_position,         // (max_positions, hidden)
+                       float* d_token_type,       // (type_vocab_size, hidden)
+                       const float* d_out,        // (batch * seq_len, hidden)
+                       const int32_t* input_ids,  // (batch, seq_len)
+                       const int32_t* token_type_ids,  // (batch, seq_len)
+                       int64_t batch, int64_t seq_len, int64_t hidden,
+                       int64_t vocab_size, int64_t max_positions,
+                       int64_t type_vocab_size, const CudaContext& context);
+
+}  // namespace cuda
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_OPS_EMBEDDING_CUDA_H_

@@ -1,0 +1,76 @@
+// Fully connected layer on the GPU; see linear_cuda.h.
+#include <cstdint>
+
+#include "model/cuda/context.h"
+#include "model/cuda/cuda_check.h"
+#include "model/cuda/kernel_util.cuh"
+#include "model/ops/gemm.h"
+#include "model/ops/gemm_cuda.h"
+#include "model/ops/linear_cuda.h"
+
+namespace bertlab {
+namespace cuda {
+namespace {
+
+__global__ void BroadcastRowsKernel(float* out, const float* bias, int64_t rows,
+                                    int64_t columns) {
+  const int64_t total = rows * columns;
+  for (int64_t i = cuda_kernels::GlobalThread(); i < total;
+       i += cuda_kernels::GridStride()) {
+    out[i] = bias[i % columns];
+  }
+}
+
+struct MatrixTerm {
+  const float* matrix;
+  int64_t columns;
+  __device__ float operator()(int64_t row, int64_t c) const {
+    return matrix[row * columns + c];
+  }
+};
+
+}  // namespace
+
+void LinearForward(float* out, const float* in, const float* weight,
+                   const float* bias, int64_t rows, int64_t in_features,
+                   int64_t out_features, const CudaContext& context) {
+  BERTLAB_CUDA_REQUIRE(rows >= 0 && in_features >= 0 && out_features >= 0,
+                       "LinearForward: negative size");
+  if (rows == 0 || out_features == 0) return;
+  if (bias != nullptr) {
+    BroadcastRowsKernel<<<cuda_kernels::GridFor(rows * out_features),
+                          cuda_kernels::kThreads, 0, context.stream()>>>(
+        out, bias, rows, out_features);
+    BERTLAB_CUDA_CHECK_LAUNCH();
+  }
+  // out (rows, out) = in (rows, in) * weight^T (in, out) [+ out].
+  Gemm<float, float>(Transpose::kNo, Transpose::kYes, rows, out_features,
+                     in_features, 1.0f, in, weight,
+                     bias != nullptr ? 1.0f : 0.0f, out, context);
+}
+
+void LinearBackward(float* d_in, float* d_weight, float* d_bias,
+                    const float* d_out, const float* in, const float* weight,
+                    int64_t rows, int64_t in_features, int64_t out_features,
+                    const CudaContext& context) {
+  BERTLAB_CUDA_REQUIRE(rows >= 0 && in_features >= 0 && out_features >= 0,
+                       "LinearBackward: negative size");
+  BERTLAB_CUDA_REQUIRE(d_weight != nullptr, "LinearBackward: null d_weight");
+  if (d_in != nullptr) {
+    // d_in (rows, in) = d_out (rows, out) * weight (out, in).
+    Gemm<float, float>(Transpose::kNo, Transpose::kNo, rows, in_features,
+                       out_features, 1.0f, d_out, weight, 0.0f, d_in, context);
+  }
+  // d_weight (out, in) += d_out^T (out, rows) * in (rows, in).
+  Gemm<float, float>(Transpose::kYes, Transpose::kNo, out_features, in_features,
+                     rows, 1.0f, d_out, in, 1.0f, d_weight, context);
+  if (d_bias != nullptr && rows > 0) {
+    cuda_kernels::LaunchColumnSums(d_bias, rows, out_features,
+                                   MatrixTerm{d_out, out_features},
+                                   context.stream());
+    BERTLAB_CUDA_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace cuda
+}  // namespace bertlab

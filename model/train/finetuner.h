@@ -1,0 +1,154 @@
+// The fine-tuning loop: a pre-trained checkpoint, one task's encoded
+// examples (tasks/finetune/encoded_example.h), BERT's fine-tuning optimizer
+// (the same AdamW, warmup over warmup_proportion of the steps then linear
+// decay to 0, clipping at global norm 1.0), and predictions on other
+// examples afterwards.
+//
+//   Finetuner tuner = *Finetuner::Create(options);   // loads, initialises
+//   RETURN_IF_ERROR(tuner.Train(TrainingSet::Classification(&train)));
+//   std::vector<float> logits = tuner.PredictClassification(dev);
+//
+// A restart is the same checkpoint with another `seed`: the seed decides the
+// new parameters' initialisation (head, BiLSTM), the order of the examples
+// in every epoch and the dropout masks, so a run is a pure function of
+// (checkpoint, examples, options) at a fixed thread count.
+//
+// Steps: steps_per_epoch = ceil(N / batch_size) (the last batch of an epoch
+// is smaller, as HF's trainer does; the reference TPU code drops it), total
+// = ceil(num_epochs * steps_per_epoch), warmup = floor(warmup_proportion *
+// total) (the reference's int()). Epoch e visits the examples in
+// EpochPermutation(shuffle_seed, e) order.
+//
+// Padding: classification and multiple-choice batches are padded to the
+// longest sequence of the batch (rounded up to a multiple of 8; padding
+// changes no output, the attention mask removes it), span batches to
+// max_seq_length, because the span head's softmax runs over every position,
+// padding included, as the reference's does.
+//
+// Causal checkpoints (attention_mode "causal", the LTR variant) keep their
+// mask, and the sequence heads pool the last real token
+// (model/bert_for_finetuning.h).
+#ifndef BERTLAB_MODEL_TRAIN_FINETUNER_H_
+#define BERTLAB_MODEL_TRAIN_FINETUNER_H_
+
+#include <stdint.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "model/bert/config.h"
+#include "model/bert_for_finetuning.h"
+#include "model/optim/adamw.h"
+#include "model/train/training_log.h"
+#include "tasks/finetune/encoded_example.h"
+
+namespace bertlab {
+
+struct FinetuneOptions {
+  // A checkpoint directory (config.json + model.safetensors: ours or an HF
+  // BertModel / BertForPreTraining one). Empty: `config` with random
+  // parameters (a no-pre-training baseline; also what tests use).
+  std::string init_checkpoint;
+  // Used only without init_checkpoint.
+  BertConfig config;
+  FinetuneModelOptions model;
+
+  int64_t max_seq_length = 128;
+  int64_t batch_size = 32;
+  double num_epochs = 3.0;
+  double learning_rate = 5e-5;
+  double warmup_proportion = 0.1;
+  AdamWOptions adamw;
+  double clip_norm = 1.0;
+  // Rows per prediction batch.
+  int64_t predict_batch_size = 64;
+  uint64_t seed = 12345;
+
+  // Progress on stderr (training_log.h ProgressLine): a line every
+  // progress_interval_seconds, or live on a terminal; `label` starts it.
+  bool progress = true;
+  double progress_interval_seconds = 30.0;
+  std::string label = "fine-tune";
+};
+
+// The examples of one training run; exactly one pointer is set, matching
+// options.model.head.
+struct TrainingSet {
+  const std::vector<ClassificationExample>* classification = nullptr;
+  const std::vector<SpanFeature>* spans = nullptr;
+  const std::vector<MultipleChoiceExample>* multiple_choice = nullptr;
+
+  static TrainingSet Classification(
+      const std::vector<ClassificationExample>* e) {
+    return {e, nullptr, nullptr};
+  }
+  static TrainingSet Spans(const std::vector<SpanFeature>* e) {
+    return {nullptr, e, nullptr};
+  }
+  static TrainingSet MultipleChoice(
+      const std::vector<MultipleChoiceExample>* e) {
+    return {nullptr, nullptr, e};
+  }
+};
+
+struct FinetuneStats {
+  int64_t steps = 0;
+  int64_t warmup_steps = 0;
+  double final_loss = 0;             // mean over the last epoch's steps
+  double seconds = 0;                // training only
+  double tokens_per_second = 0;      // padded tokens of the steps / seconds
+  std::vector<double> epoch_losses;  // mean loss per (whole or part) epoch
+};
+
+class Finetuner {
+ public:
+  // Validates the options, reads the checkpoint's config (its attention mode
+  // included), builds the model, initialises every parameter from `seed`
+  // and loads the checkpoint over the encoder's ("cls." tensors of a
+  // pre-training checkpoint are ignored).
+  static absl::StatusOr<std::unique_ptr<Finetuner>> Create(
+      const FinetuneOptions& options);
+
+  // Trains for the configured epochs. Errors: an empty or mismatched set
+  // (wrong kind for the head, a sequence longer than max_seq_length, a label
+  // out of range, a choice count other than num_choices) and a non-finite
+  // loss or gradient norm (naming the step).
+  absl::Status Train(const TrainingSet& set);
+
+  // Predictions without dropout, one row per example, in input order:
+  // (N, num_labels) logits (regression: (N, 1) scores).
+  // Errors: examples the model cannot take (too long, wrong choice count).
+  absl::StatusOr<std::vector<float>> PredictClassification(
+      const std::vector<ClassificationExample>& examples);
+  // (N, max_seq_length) start and end logits per feature (positions past a
+  // feature's length are padding).
+  absl::Status PredictSpans(const std::vector<SpanFeature>& features,
+                            std::vector<float>* start_logits,
+                            std::vector<float>* end_logits);
+  // (N, num_choices) scores.
+  absl::StatusOr<std::vector<float>> PredictMultipleChoice(
+      const std::vector<MultipleChoiceExample>& examples);
+
+  const BertForFinetuning& model() const { return *model_; }
+  const std::vector<float>& parameters() const { return params_; }
+  const FinetuneStats& stats() const { return stats_; }
+  const FinetuneOptions& options() const { return options_; }
+
+ private:
+  Finetuner(const FinetuneOptions& options, const BertConfig& config);
+
+  FinetuneOptions options_;
+  std::unique_ptr<BertForFinetuning> model_;
+  std::vector<float> params_;
+  FinetuneStats stats_;
+};
+
+// What a FinetuneOptions would do, checked: the message names the field.
+absl::Status ValidateFinetuneOptions(const FinetuneOptions& options);
+
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_TRAIN_FINETUNER_H_

@@ -1,0 +1,40 @@
+// The whole report from a runs directory, for the command line
+// (//reports:render) and for the experiment runner after its runs:
+//
+//   RenderOptions options;
+//   options.generated_at = "2024-05-01T12:00:00Z";  // or empty: now (UTC)
+//   ASSIGN_OR_RETURN(RenderResult result,
+//                    RenderReport(runs_dir, runs_dir + "/report", options));
+//
+// Writes, each atomically: report.md, report.csv, report.tex, report.json
+// and, per table with fine-tuning runs, TABLE_lr_sweep.svg.
+#ifndef BERTLAB_REPORTS_RENDER_H_
+#define BERTLAB_REPORTS_RENDER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace bertlab {
+namespace reports {
+
+struct RenderOptions {
+  std::string table;         // "table5"...; empty: the tables in the records
+  std::string scale;         // "mini" | "paper"; empty: all
+  std::string generated_at;  // date line; empty: the current UTC time
+};
+
+struct RenderResult {
+  std::string markdown;                    // what report.md holds
+  std::vector<std::string> written_files;  // full paths, in write order
+};
+
+absl::StatusOr<RenderResult> RenderReport(const std::string& runs_dir,
+                                          const std::string& output_dir,
+                                          const RenderOptions& options);
+
+}  // namespace reports
+}  // namespace bertlab
+
+#endif  // BERTLAB_REPORTS_RENDER_H_

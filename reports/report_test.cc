@@ -1,0 +1,440 @@
+#include "reports/report.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "reports/report_writers.h"
+#include "reports/test_records.h"
+
+namespace bertlab {
+namespace reports {
+namespace {
+
+using testing::FixtureRun;
+using ::testing::HasSubstr;
+using testing::MakeRecord;
+using ::testing::Not;
+
+// Fine-tuning records for `variant` on `task`: `values[lr][restart]`.
+void AddGrid(std::vector<RunRecord>& records, const std::string& variant,
+             const std::string& task,
+             const std::vector<std::pair<double, std::vector<double>>>& grid,
+             FixtureRun run = FixtureRun()) {
+  run.variant = variant;
+  run.task = task;
+  for (const auto& [learning_rate, values] : grid) {
+    for (size_t restart = 0; restart < values.size(); ++restart) {
+      run.learning_rate = learning_rate;
+      run.restart = static_cast<int>(restart);
+      run.metrics = {{run.primary_metric, values[restart]}};
+      records.push_back(MakeRecord(run));
+    }
+  }
+}
+
+std::vector<RunRecord> TableFiveRecords() {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80, 82}}, {3e-5, {84, 86, 85}}});
+  AddGrid(records, "no_nsp", "mrpc", {{2e-5, {79}}, {3e-5, {78}}});
+  AddGrid(records, "full", "sst2", {{2e-5, {90, 91}}});
+  FixtureRun squad;
+  squad.primary_metric = "f1";
+  AddGrid(records, "full", "squad1", {{5e-5, {70.25}}}, squad);
+  return records;
+}
+
+const ReportRow& Row(const TableReport& table, const std::string& key) {
+  for (const ReportRow& row : table.rows) {
+    if (row.key == key) return row;
+  }
+  ADD_FAILURE() << "no row " << key;
+  return table.rows.front();
+}
+
+int Column(const TableReport& table, const std::string& key) {
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    if (table.columns[c].paper.key == key) return static_cast<int>(c);
+  }
+  ADD_FAILURE() << "no column " << key;
+  return 0;
+}
+
+Report Build(const std::vector<RunRecord>& records,
+             ReportOptions options = ReportOptions()) {
+  if (options.generated_at.empty()) options.generated_at = "DATE";
+  absl::StatusOr<Report> report = BuildReport(records, options);
+  EXPECT_TRUE(report.ok()) << report.status();
+  return *std::move(report);
+}
+
+TEST(BuildReportTest, CellsFollowTheSelectionRule) {
+  const Report report = Build(TableFiveRecords());
+  ASSERT_EQ(report.tables.size(), 1u);
+  const TableReport& table = report.tables[0];
+  EXPECT_EQ(table.paper->id, "table5");
+  EXPECT_EQ(table.scale, "mini");
+  ASSERT_EQ(table.rows.size(), 4u);  // all four paper rows, in paper order
+  EXPECT_EQ(table.rows[1].key, "no_nsp");
+
+  const ReportCell& full_mrpc =
+      Row(table, "full").cells[Column(table, "mrpc:accuracy")];
+  ASSERT_TRUE(full_mrpc.has_value);
+  EXPECT_EQ(full_mrpc.mean, 85.0);
+  EXPECT_DOUBLE_EQ(full_mrpc.std, 1.0);
+  EXPECT_EQ(full_mrpc.runs, 3);
+  EXPECT_EQ(full_mrpc.learning_rate, 3e-5);
+  EXPECT_EQ(full_mrpc.paper, 86.7);
+  EXPECT_NEAR(*full_mrpc.diff, 85.0 - 86.7, 1e-12);
+
+  const ReportCell& no_nsp_mrpc =
+      Row(table, "no_nsp").cells[Column(table, "mrpc:accuracy")];
+  EXPECT_EQ(no_nsp_mrpc.learning_rate, 2e-5);
+  EXPECT_EQ(no_nsp_mrpc.runs, 1);
+
+  const ReportCell& squad =
+      Row(table, "full").cells[Column(table, "squad1:f1")];
+  EXPECT_EQ(squad.mean, 70.25);
+  EXPECT_EQ(report.provenance.runs, 10);
+  EXPECT_EQ(table.finetune_runs, 10);
+}
+
+TEST(BuildReportTest, TasksWithoutRunsAreNotAvailableWithANote) {
+  const Report report = Build(TableFiveRecords());
+  const TableReport& table = report.tables[0];
+  const int mnli = Column(table, "mnli_m:accuracy");
+  EXPECT_FALSE(table.columns[mnli].has_runs);
+  EXPECT_FALSE(Row(table, "full").cells[mnli].has_value);
+  EXPECT_EQ(Row(table, "full").cells[mnli].paper, 84.4);
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "not available: no runs for MNLI-m, QNLI (no data")));
+  const std::string markdown = ToMarkdown(report);
+  EXPECT_THAT(markdown, HasSubstr("| n/a (paper 84.4) |"));
+  EXPECT_THAT(markdown, HasSubstr("| 85.0 ± 1.0 (paper 86.7, -1.7) |"));
+  EXPECT_THAT(markdown, HasSubstr("| 79.0 (paper 86.5, -7.5) |"));
+  // A row without any run keeps the paper's numbers.
+  EXPECT_THAT(markdown,
+              HasSubstr("| LTR & No NSP | n/a (paper 82.1) | n/a (paper "
+                        "84.3) |"));
+}
+
+TEST(BuildReportTest, DerivedTaskIsLabelledAndNoted) {
+  std::vector<RunRecord> records;
+  FixtureRun derived;
+  derived.derived = true;
+  derived.stands_in_for = "mrpc";
+  AddGrid(records, "full", "web_pair", {{2e-5, {60, 62}}}, derived);
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  const int mrpc = Column(table, "mrpc:accuracy");
+  EXPECT_TRUE(table.columns[mrpc].derived);
+  EXPECT_EQ(table.columns[mrpc].header, "MRPC (Acc)* (derived: web_pair)");
+  const ReportCell& cell = Row(table, "full").cells[mrpc];
+  EXPECT_TRUE(cell.derived);
+  EXPECT_EQ(cell.source_task, "web_pair");
+  EXPECT_EQ(cell.mean, 61.0);
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "* MRPC (Acc) was measured on the derived default task "
+                  "web_pair (data: embedded default")));
+  EXPECT_THAT(ToMarkdown(report),
+              HasSubstr("| MRPC (Acc)* (derived: web_pair) |"));
+}
+
+TEST(BuildReportTest, RealDataWinsOverDerived) {
+  std::vector<RunRecord> records;
+  FixtureRun derived;
+  derived.derived = true;
+  derived.stands_in_for = "mrpc";
+  AddGrid(records, "full", "web_pair", {{2e-5, {60}}}, derived);
+  AddGrid(records, "full", "mrpc", {{2e-5, {70}}});
+  const TableReport table = Build(records).tables[0];
+  const int mrpc = Column(table, "mrpc:accuracy");
+  EXPECT_FALSE(table.columns[mrpc].derived);
+  EXPECT_EQ(Row(table, "full").cells[mrpc].mean, 70.0);
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr("left out because real MRPC")));
+}
+
+TEST(BuildReportTest, RecordsOfNoColumnAndUnknownVariantsAreNoted) {
+  std::vector<RunRecord> records;
+  FixtureRun derived;
+  derived.derived = true;  // no stands_in_for: fills no column
+  AddGrid(records, "full", "web_swag", {{2e-5, {40}}}, derived);
+  AddGrid(records, "tiny_extra", "mrpc", {{2e-5, {55}}});
+  const TableReport table = Build(records).tables[0];
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "1 record(s) of task \"web_swag\" fill no column")));
+  EXPECT_EQ(table.rows.back().key, "tiny_extra");
+  EXPECT_EQ(table.rows.back().display, "variant tiny_extra");
+  EXPECT_FALSE(table.rows.back().cells[0].paper.has_value());
+}
+
+TEST(BuildReportTest, PretrainColumnReadsPretrainRecords) {
+  std::vector<RunRecord> records;
+  FixtureRun pretrain;
+  pretrain.table = "table6";
+  pretrain.kind = "pretrain";
+  pretrain.variant = "L3_H768_A12";
+  pretrain.metrics = {{"mlm_perplexity", 40.5}, {"mlm_accuracy", 20.0}};
+  records.push_back(MakeRecord(pretrain));
+  FixtureRun finetune;
+  finetune.table = "table6";
+  AddGrid(records, "L3_H768_A12", "sst2", {{2e-5, {70}}}, finetune);
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  const ReportCell& ppl =
+      Row(table, "L3_H768_A12").cells[Column(table, "pretrain:mlm_perplexity")];
+  EXPECT_EQ(ppl.mean, 40.5);
+  EXPECT_EQ(ppl.paper, 5.84);
+  EXPECT_EQ(table.pretrain_runs, 1);
+  EXPECT_THAT(ToMarkdown(report), HasSubstr("40.50 (paper 5.84, +34.66)"));
+}
+
+TEST(BuildReportTest, TableOneAverageNeedsAllNineColumns) {
+  std::vector<RunRecord> records;
+  FixtureRun run;
+  run.table = "table1";
+  const std::vector<std::pair<std::string, std::string>> tasks = {
+      {"mnli_m", "accuracy"}, {"mnli_mm", "accuracy"}, {"qqp", "f1"},
+      {"qnli", "accuracy"},   {"sst2", "accuracy"},    {"cola", "matthews"},
+      {"stsb", "spearman"},   {"mrpc", "f1"},          {"rte", "accuracy"}};
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    run.primary_metric = tasks[i].second;
+    AddGrid(records, "bert_base", tasks[i].first, {{2e-5, {10.0 * i}}}, run);
+  }
+  run.primary_metric = "accuracy";
+  AddGrid(records, "bert_large", "rte", {{2e-5, {50}}}, run);
+  const TableReport table = Build(records).tables[0];
+  const int average = Column(table, "average:average");
+  EXPECT_EQ(Row(table, "bert_base").cells[average].mean, 40.0);
+  EXPECT_EQ(Row(table, "bert_base").cells[average].paper, 79.6);
+  EXPECT_FALSE(Row(table, "bert_large").cells[average].has_value);
+  // Baselines we do not train are left out, with a note.
+  EXPECT_EQ(table.rows.size(), 2u);
+  EXPECT_THAT(table.footnotes, ::testing::Contains(HasSubstr("OpenAI GPT")));
+}
+
+TEST(BuildReportTest, MixedScalesNeedAChoice) {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80}}});
+  FixtureRun paper;
+  paper.scale = "paper";
+  AddGrid(records, "full", "mrpc", {{2e-5, {86}}}, paper);
+  ReportOptions options;
+  const auto mixed = BuildReport(records, options);
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_THAT(mixed.status().message(), HasSubstr("mix scales (mini, paper)"));
+  options.scale = "paper";
+  const Report report = Build(records, options);
+  EXPECT_EQ(report.tables[0].rows[0].cells[2].mean, 86.0);
+}
+
+TEST(BuildReportTest, TableFilterAndUnknownTable) {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80}}});
+  FixtureRun swag;
+  swag.table = "table4";
+  AddGrid(records, "bert_base", "swag", {{2e-5, {50}}}, swag);
+  EXPECT_EQ(Build(records).tables.size(), 2u);
+  ReportOptions options;
+  options.table = "table4";
+  EXPECT_EQ(Build(records, options).tables.size(), 1u);
+  options.table = "table9";
+  const auto unknown = BuildReport(records, options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("unknown table"));
+}
+
+TEST(WritersTest, LatexEscaping) {
+  EXPECT_EQ(EscapeLatex("a_b & 50% $x$ #1 {y} ~ ^ \\"),
+            "a\\_b \\& 50\\% \\$x\\$ \\#1 \\{y\\} \\textasciitilde{} "
+            "\\textasciicircum{} \\textbackslash{}");
+  std::vector<RunRecord> records;
+  AddGrid(records, "my_variant", "mrpc", {{2e-5, {80, 81}}});
+  const std::string latex = ToLatex(Build(records));
+  EXPECT_THAT(latex, HasSubstr("\\toprule"));
+  EXPECT_THAT(latex, HasSubstr("\\midrule"));
+  EXPECT_THAT(latex, HasSubstr("\\bottomrule"));
+  EXPECT_THAT(latex, HasSubstr("variant my\\_variant & n/a & -- & --"));
+  EXPECT_THAT(latex, HasSubstr("$80.5 \\pm 0.7$ & -- & --"));
+  EXPECT_THAT(latex, HasSubstr("LTR \\& No NSP"));
+  EXPECT_THAT(latex, Not(HasSubstr("my_variant")));
+}
+
+// Splits one CSV line per RFC 4180.
+std::vector<std::string> ParseCsvLine(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+TEST(WritersTest, CsvQuoting) {
+  EXPECT_EQ(CsvField("plain"), "plain");
+  EXPECT_EQ(CsvField("a,b"), "\"a,b\"");
+  EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
+
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80, 81}}});
+  RunRecord odd = records[0];
+  odd.variant = "odd";
+  odd.variant_description = "comma, \"quote\"";
+  records.push_back(odd);
+  const std::string csv = ToCsv(Build(records));
+  const std::vector<std::string> lines =
+      absl::StrSplit(csv, '\n', absl::SkipEmpty());
+  ASSERT_GT(lines.size(), 1u);
+  const size_t width = ParseCsvLine(lines[0]).size();
+  EXPECT_EQ(width, 16u);
+  bool found = false;
+  for (const std::string& line : lines) {
+    const std::vector<std::string> fields = ParseCsvLine(line);
+    EXPECT_EQ(fields.size(), width) << line;
+    if (fields[2] == "odd") {
+      EXPECT_EQ(fields[3], "comma, \"quote\"");
+      found = true;
+    }
+    if (fields[2] == "full" && fields[4] == "mrpc:accuracy") {
+      EXPECT_EQ(fields[12], "80.5000");
+      EXPECT_EQ(fields[13], "0.7071");
+      EXPECT_EQ(fields[14], "86.70");
+      EXPECT_EQ(fields[11], "2e-05");
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+// A minimal XML well-formedness check: balanced tags, quoted attributes,
+// one root. Returns the element names in document order.
+std::vector<std::string> CheckXml(const std::string& xml) {
+  std::vector<std::string> stack;
+  std::vector<std::string> elements;
+  size_t pos = 0;
+  int roots = 0;
+  while ((pos = xml.find('<', pos)) != std::string::npos) {
+    const size_t end = xml.find('>', pos);
+    EXPECT_NE(end, std::string::npos);
+    if (end == std::string::npos) break;
+    std::string tag = xml.substr(pos + 1, end - pos - 1);
+    pos = end + 1;
+    if (tag.empty()) {
+      ADD_FAILURE() << "empty tag";
+      continue;
+    }
+    if (tag[0] == '?') continue;
+    EXPECT_EQ(std::count(tag.begin(), tag.end(), '"') % 2, 0) << tag;
+    EXPECT_EQ(tag.find('<'), std::string::npos) << tag;
+    if (tag[0] == '/') {
+      EXPECT_FALSE(stack.empty()) << tag;
+      if (stack.empty()) continue;
+      EXPECT_EQ(stack.back(), tag.substr(1)) << "mismatched close";
+      stack.pop_back();
+      continue;
+    }
+    const bool self_closing = tag.back() == '/';
+    const std::string name = tag.substr(0, tag.find_first_of(" /"));
+    if (stack.empty()) ++roots;
+    elements.push_back(name);
+    if (!self_closing) stack.push_back(name);
+  }
+  EXPECT_TRUE(stack.empty()) << "unclosed " << stack.back();
+  EXPECT_EQ(roots, 1);
+  return elements;
+}
+
+TEST(WritersTest, SvgIsWellFormedWithAPointPerRestart) {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80, 82}}, {3e-5, {84, 86, 85}}});
+  AddGrid(records, "no_nsp", "mrpc", {{2e-5, {79}}, {3e-5, {78}}});
+  AddGrid(records, "no_nsp", "sst2", {{1e-4, {70}}});
+  RunRecord& special = records.back();
+  special.variant_description = "a <b> & \"c\"";
+  const Report report = Build(records);
+  const std::string svg = ToSvg(report.tables[0]);
+  ASSERT_FALSE(svg.empty());
+  const std::vector<std::string> elements = CheckXml(svg);
+  ASSERT_FALSE(elements.empty());
+  EXPECT_EQ(elements[0], "svg");
+  // One dot per record plus one ring per series (3 series).
+  EXPECT_EQ(std::count(elements.begin(), elements.end(), "circle"),
+            static_cast<long>(records.size() + 3));
+  EXPECT_EQ(std::count(elements.begin(), elements.end(), "polyline"), 3);
+  EXPECT_EQ(std::count(elements.begin(), elements.end(), "g"), 2);  // panels
+  EXPECT_THAT(svg, HasSubstr("learning rate (log scale)"));
+  EXPECT_THAT(svg, HasSubstr(">3e-05</text>"));
+  EXPECT_THAT(svg, Not(HasSubstr("<b>")));
+
+  std::vector<RunRecord> pretrain_only;
+  FixtureRun run;
+  run.kind = "pretrain";
+  run.table = "table6";
+  run.metrics = {{"mlm_perplexity", 9}};
+  pretrain_only.push_back(MakeRecord(run));
+  EXPECT_EQ(ToSvg(Build(pretrain_only).tables[0]), "");
+}
+
+TEST(WritersTest, JsonHoldsTheCells) {
+  const Report report = Build(TableFiveRecords());
+  const nlohmann::json json = nlohmann::json::parse(ToJson(report));
+  EXPECT_EQ(json["provenance"]["generated_at"], "DATE");
+  EXPECT_EQ(json["provenance"]["runs"], 10);
+  const nlohmann::json& table = json["tables"][0];
+  EXPECT_EQ(table["id"], "table5");
+  const nlohmann::json& cell = table["rows"][0]["cells"][2];
+  EXPECT_EQ(cell["column"], "mrpc:accuracy");
+  EXPECT_EQ(cell["ours"]["mean"], 85.0);
+  EXPECT_EQ(cell["ours"]["learning_rate"], 3e-5);
+  EXPECT_EQ(cell["paper"], 86.7);
+  EXPECT_TRUE(table["rows"][0]["cells"][0]["ours"].is_null());
+}
+
+TEST(WritersTest, ProvenanceListsDistinctVersionsAndHashes) {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80}}});
+  FixtureRun other;
+  other.code_version = "fedcba9";
+  AddGrid(records, "full", "sst2", {{2e-5, {80}}}, other);
+  const std::string markdown = ToMarkdown(Build(records));
+  EXPECT_THAT(markdown, HasSubstr("- Generated: DATE\n"));
+  EXPECT_THAT(markdown, HasSubstr("- Runs: 2 (scale: mini)\n"));
+  EXPECT_THAT(markdown, HasSubstr("- Code versions: 0123abc, fedcba9\n"));
+  EXPECT_THAT(markdown, HasSubstr("`vocab.txt`: `" + std::string(64, 'b')));
+}
+
+TEST(WritersTest, NumberFormatting) {
+  EXPECT_EQ(FormatNumber(-0.01, 1), "0.0");
+  EXPECT_EQ(FormatNumber(84.45, 2), "84.45");
+  EXPECT_EQ(FormatDiff(0.04, 1), "0.0");
+  EXPECT_EQ(FormatDiff(-0.04, 1), "0.0");
+  EXPECT_EQ(FormatDiff(1.26, 1), "+1.3");
+  EXPECT_EQ(FormatDiff(-1.26, 1), "-1.3");
+}
+
+}  // namespace
+}  // namespace reports
+}  // namespace bertlab

@@ -1,0 +1,570 @@
+#include "reports/report_writers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "nlohmann/json.hpp"
+
+namespace bertlab {
+namespace reports {
+namespace {
+
+std::string Ours(const ReportCell& cell, int decimals) {
+  if (!cell.has_value) return "n/a";
+  if (cell.runs > 1) {
+    return absl::StrCat(FormatNumber(cell.mean, decimals), " ± ",
+                        FormatNumber(cell.std, decimals));
+  }
+  return FormatNumber(cell.mean, decimals);
+}
+
+std::string Paper(const ReportCell& cell, int decimals) {
+  return cell.paper.has_value() ? FormatNumber(*cell.paper, decimals) : "–";
+}
+
+std::string Diff(const ReportCell& cell, int decimals) {
+  return cell.diff.has_value() ? FormatDiff(*cell.diff, decimals) : "–";
+}
+
+std::string MarkdownText(absl::string_view text) {
+  return absl::StrReplaceAll(text, {{"|", "\\|"}, {"\n", " "}});
+}
+
+std::string TableTitle(const TableReport& table) {
+  return absl::StrCat(
+      table.paper->caption,
+      table.scale.empty() ? "" : absl::StrCat(" Scale: ", table.scale, "."));
+}
+
+std::string FormatLearningRate(double learning_rate) {
+  return absl::StrFormat("%g", learning_rate);
+}
+
+void AppendProvenanceMarkdown(const Provenance& provenance, std::string& out) {
+  absl::StrAppend(&out, "## Provenance\n\n");
+  absl::StrAppend(&out, "- Generated: ", provenance.generated_at, "\n");
+  absl::StrAppend(&out, "- Runs: ", provenance.runs,
+                  " (scale: ", absl::StrJoin(provenance.scales, ", "), ")\n");
+  absl::StrAppend(&out, "- Experiments: ",
+                  absl::StrJoin(provenance.experiments, ", "), "\n");
+  absl::StrAppend(&out, "- Code versions: ",
+                  absl::StrJoin(provenance.code_versions, ", "), "\n");
+  if (provenance.data_hashes.empty()) {
+    absl::StrAppend(&out, "- Data hashes: none recorded\n");
+  } else {
+    absl::StrAppend(&out, "- Data hashes:\n");
+    for (const auto& [path, hash] : provenance.data_hashes) {
+      absl::StrAppend(&out, "  - `", path, "`: `", hash, "`\n");
+    }
+  }
+}
+
+}  // namespace
+
+std::string FormatNumber(double value, int decimals) {
+  std::string text = absl::StrFormat("%.*f", decimals, value);
+  if (text[0] == '-' && text.find_first_not_of("-0.") == std::string::npos) {
+    text.erase(0, 1);
+  }
+  return text;
+}
+
+std::string FormatDiff(double value, int decimals) {
+  std::string text = FormatNumber(value, decimals);
+  if (text[0] != '-' && text.find_first_not_of("0.") != std::string::npos) {
+    text.insert(0, "+");
+  }
+  return text;
+}
+
+std::string EscapeLatex(absl::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '\\':
+        out += "\\textbackslash{}";
+        break;
+      case '&':
+      case '%':
+      case '$':
+      case '#':
+      case '_':
+      case '{':
+      case '}':
+        out += '\\';
+        out += c;
+        break;
+      case '~':
+        out += "\\textasciitilde{}";
+        break;
+      case '^':
+        out += "\\textasciicircum{}";
+        break;
+      default:
+        out += c;
+    }
+  }
+  // Characters outside ASCII that the paper's names use.
+  return absl::StrReplaceAll(out, {{"±", "$\\pm$"}, {"–", "--"}});
+}
+
+std::string CsvField(absl::string_view text) {
+  if (text.find_first_of(",\"\r\n") == absl::string_view::npos) {
+    return std::string(text);
+  }
+  return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\"", "\"\""}}), "\"");
+}
+
+std::string EscapeXml(absl::string_view text) {
+  return absl::StrReplaceAll(text, {{"&", "&amp;"},
+                                    {"<", "&lt;"},
+                                    {">", "&gt;"},
+                                    {"\"", "&quot;"},
+                                    {"'", "&apos;"}});
+}
+
+std::string ToMarkdown(const Report& report) {
+  std::string out = "# bertlab report: our dev results beside the paper's\n";
+  for (const TableReport& table : report.tables) {
+    absl::StrAppend(&out, "\n## ", MarkdownText(TableTitle(table)), "\n\n");
+    absl::StrAppend(&out, "| ", MarkdownText(table.paper->row_header));
+    for (const ReportColumn& column : table.columns) {
+      absl::StrAppend(&out, " | ", MarkdownText(column.header));
+    }
+    absl::StrAppend(&out, " |\n|---");
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      absl::StrAppend(&out, "|---");
+    }
+    absl::StrAppend(&out, "|\n");
+    for (const ReportRow& row : table.rows) {
+      absl::StrAppend(&out, "| ", MarkdownText(row.display));
+      for (size_t c = 0; c < table.columns.size(); ++c) {
+        const ReportCell& cell = row.cells[c];
+        const int decimals = table.columns[c].paper.decimals;
+        absl::StrAppend(&out, " | ", Ours(cell, decimals), " (paper ",
+                        Paper(cell, decimals));
+        if (cell.diff.has_value()) {
+          absl::StrAppend(&out, ", ", Diff(cell, decimals));
+        }
+        absl::StrAppend(&out, ")");
+      }
+      absl::StrAppend(&out, " |\n");
+    }
+    absl::StrAppend(
+        &out,
+        "\nCells: ours (mean ± sample std over restarts at the learning rate "
+        "with the best mean dev score; the mean alone for one restart), then "
+        "the paper's number and ours minus the paper's.\n");
+    if (!table.footnotes.empty()) {
+      absl::StrAppend(&out, "\nNotes:\n\n");
+      for (const std::string& note : table.footnotes) {
+        absl::StrAppend(&out, "- ", MarkdownText(note), "\n");
+      }
+    }
+    bool any_selection = false;
+    for (const ReportRow& row : table.rows) {
+      for (const ReportCell& cell : row.cells) {
+        any_selection |= cell.learning_rate > 0;
+      }
+    }
+    if (any_selection) {
+      absl::StrAppend(&out,
+                      "\nSelection (learning rate best on dev, restarts "
+                      "averaged):\n\n| Row | Column | Task | Learning rate | "
+                      "Restarts |\n|---|---|---|---|---|\n");
+      for (const ReportRow& row : table.rows) {
+        for (size_t c = 0; c < table.columns.size(); ++c) {
+          const ReportCell& cell = row.cells[c];
+          if (cell.learning_rate <= 0) continue;
+          absl::StrAppend(&out, "| ", MarkdownText(row.display), " | ",
+                          MarkdownText(table.columns[c].paper.display), " | ",
+                          cell.source_task, " | ",
+                          FormatLearningRate(cell.learning_rate), " | ",
+                          cell.runs, " |\n");
+        }
+      }
+    }
+  }
+  absl::StrAppend(&out, "\n");
+  AppendProvenanceMarkdown(report.provenance, out);
+  return out;
+}
+
+std::string ToCsv(const Report& report) {
+  std::string out =
+      "table,scale,row_key,row,column_key,column,task,metric,derived,"
+      "source_task,runs,learning_rate,ours_mean,ours_std,paper,diff\n";
+  for (const TableReport& table : report.tables) {
+    for (const ReportRow& row : table.rows) {
+      for (size_t c = 0; c < table.columns.size(); ++c) {
+        const ReportColumn& column = table.columns[c];
+        const ReportCell& cell = row.cells[c];
+        std::vector<std::string> fields = {
+            table.paper->id,
+            table.scale,
+            row.key,
+            row.display,
+            column.paper.key,
+            column.header,
+            column.paper.task,
+            column.paper.metric,
+            cell.derived ? "true" : "false",
+            cell.source_task,
+            cell.has_value ? absl::StrCat(cell.runs) : "0",
+            cell.learning_rate > 0 ? FormatLearningRate(cell.learning_rate)
+                                   : "",
+            cell.has_value ? FormatNumber(cell.mean, 4) : "",
+            cell.has_value && cell.runs > 1 ? FormatNumber(cell.std, 4) : "",
+            cell.paper.has_value() ? FormatNumber(*cell.paper, 2) : "",
+            cell.diff.has_value() ? FormatNumber(*cell.diff, 4) : "",
+        };
+        std::vector<std::string> quoted;
+        for (const std::string& field : fields) {
+          quoted.push_back(CsvField(field));
+        }
+        absl::StrAppend(&out, absl::StrJoin(quoted, ","), "\n");
+      }
+    }
+  }
+  return out;
+}
+
+std::string ToLatex(const Report& report) {
+  std::string out =
+      "% bertlab report (generated; needs \\usepackage{booktabs}).\n";
+  for (const TableReport& table : report.tables) {
+    const size_t columns = table.columns.size();
+    absl::StrAppend(&out, "\n\\begin{table}[t]\n\\centering\n\\small\n");
+    absl::StrAppend(&out, "\\caption{", EscapeLatex(TableTitle(table)),
+                    "}\n\\label{tab:", table.paper->id, "}\n");
+    absl::StrAppend(&out, "\\begin{tabular}{l");
+    for (size_t c = 0; c < columns; ++c) absl::StrAppend(&out, "rrr");
+    absl::StrAppend(&out, "}\n\\toprule\n",
+                    EscapeLatex(table.paper->row_header));
+    for (const ReportColumn& column : table.columns) {
+      absl::StrAppend(&out, " & \\multicolumn{3}{c}{",
+                      EscapeLatex(column.header), "}");
+    }
+    absl::StrAppend(&out, " \\\\\n");
+    for (size_t c = 0; c < columns; ++c) {
+      absl::StrAppend(&out, "\\cmidrule(lr){", 2 + 3 * c, "-", 4 + 3 * c, "}");
+    }
+    absl::StrAppend(&out, "\n");
+    for (size_t c = 0; c < columns; ++c) {
+      absl::StrAppend(&out, " & Ours & Paper & $\\Delta$");
+    }
+    absl::StrAppend(&out, " \\\\\n\\midrule\n");
+    for (const ReportRow& row : table.rows) {
+      absl::StrAppend(&out, EscapeLatex(row.display));
+      for (size_t c = 0; c < columns; ++c) {
+        const ReportCell& cell = row.cells[c];
+        const int decimals = table.columns[c].paper.decimals;
+        std::string ours = "n/a";
+        if (cell.has_value) {
+          ours = cell.runs > 1
+                     ? absl::StrCat("$", FormatNumber(cell.mean, decimals),
+                                    " \\pm ", FormatNumber(cell.std, decimals),
+                                    "$")
+                     : FormatNumber(cell.mean, decimals);
+        }
+        absl::StrAppend(
+            &out, " & ", ours, " & ",
+            cell.paper.has_value() ? FormatNumber(*cell.paper, decimals) : "--",
+            " & ",
+            cell.diff.has_value()
+                ? absl::StrCat("$", FormatDiff(*cell.diff, decimals), "$")
+                : "--");
+      }
+      absl::StrAppend(&out, " \\\\\n");
+    }
+    absl::StrAppend(&out, "\\bottomrule\n\\end{tabular}\n");
+    if (!table.footnotes.empty()) {
+      absl::StrAppend(&out, "\n\\par\\footnotesize\n");
+      for (const std::string& note : table.footnotes) {
+        absl::StrAppend(&out, EscapeLatex(note), "\\\\\n");
+      }
+    }
+    absl::StrAppend(&out, "\\end{table}\n");
+  }
+  const Provenance& provenance = report.provenance;
+  absl::StrAppend(&out, "\n% Generated: ", provenance.generated_at, "\n");
+  absl::StrAppend(&out, "% Runs: ", provenance.runs,
+                  " (scale: ", absl::StrJoin(provenance.scales, ", "), ")\n");
+  absl::StrAppend(&out, "% Code versions: ",
+                  absl::StrJoin(provenance.code_versions, ", "), "\n");
+  for (const auto& [path, hash] : provenance.data_hashes) {
+    absl::StrAppend(&out, "% Data: ", path, " sha256 ", hash, "\n");
+  }
+  return out;
+}
+
+std::string ToJson(const Report& report) {
+  using Json = nlohmann::json;
+  auto optional = [](const std::optional<double>& value) {
+    return value.has_value() ? Json(*value) : Json(nullptr);
+  };
+  Json tables = Json::array();
+  for (const TableReport& table : report.tables) {
+    Json columns = Json::array();
+    for (const ReportColumn& column : table.columns) {
+      columns.push_back({{"key", column.paper.key},
+                         {"task", column.paper.task},
+                         {"metric", column.paper.metric},
+                         {"display", column.paper.display},
+                         {"header", column.header},
+                         {"paper_split", column.paper.paper_split},
+                         {"has_runs", column.has_runs},
+                         {"derived", column.derived},
+                         {"derived_tasks", column.derived_tasks},
+                         {"derived_sources", column.derived_sources}});
+    }
+    Json rows = Json::array();
+    for (const ReportRow& row : table.rows) {
+      Json cells = Json::array();
+      for (size_t c = 0; c < table.columns.size(); ++c) {
+        const ReportCell& cell = row.cells[c];
+        Json ours = nullptr;
+        if (cell.has_value) {
+          ours = {{"mean", cell.mean},
+                  {"std", cell.runs > 1 ? Json(cell.std) : Json(nullptr)},
+                  {"runs", cell.runs},
+                  {"learning_rate", cell.learning_rate > 0
+                                        ? Json(cell.learning_rate)
+                                        : Json(nullptr)}};
+        }
+        cells.push_back({{"column", table.columns[c].paper.key},
+                         {"ours", ours},
+                         {"paper", optional(cell.paper)},
+                         {"diff", optional(cell.diff)},
+                         {"derived", cell.derived},
+                         {"source_task", cell.source_task}});
+      }
+      rows.push_back({{"key", row.key},
+                      {"display", row.display},
+                      {"in_paper", row.in_paper},
+                      {"cells", cells}});
+    }
+    Json sweeps = Json::array();
+    for (const SweepPanel& panel : table.panels) {
+      for (const SweepSeries& series : panel.series) {
+        Json points = Json::array();
+        for (const LearningRatePoint& point : series.selection.sweep) {
+          points.push_back({{"learning_rate", point.learning_rate},
+                            {"restarts", point.restarts},
+                            {"values", point.values},
+                            {"mean", point.mean},
+                            {"selection_mean", point.selection_mean}});
+        }
+        sweeps.push_back({{"column", panel.column_key},
+                          {"row", series.row_key},
+                          {"primary_metric", series.selection.primary_metric},
+                          {"selected_learning_rate",
+                           series.selection.selected().learning_rate},
+                          {"points", points}});
+      }
+    }
+    tables.push_back({{"id", table.paper->id},
+                      {"caption", table.paper->caption},
+                      {"scale", table.scale},
+                      {"row_header", table.paper->row_header},
+                      {"columns", columns},
+                      {"rows", rows},
+                      {"footnotes", table.footnotes},
+                      {"sweeps", sweeps},
+                      {"finetune_runs", table.finetune_runs},
+                      {"pretrain_runs", table.pretrain_runs}});
+  }
+  const Provenance& provenance = report.provenance;
+  Json hashes = Json::array();
+  for (const auto& [path, hash] : provenance.data_hashes) {
+    hashes.push_back({{"path", path}, {"sha256", hash}});
+  }
+  Json json = {{"schema", 1},
+               {"tables", tables},
+               {"provenance",
+                {{"generated_at", provenance.generated_at},
+                 {"runs", provenance.runs},
+                 {"scales", provenance.scales},
+                 {"experiments", provenance.experiments},
+                 {"code_versions", provenance.code_versions},
+                 {"data_hashes", hashes}}}};
+  return json.dump(2) + "\n";
+}
+
+std::string ToSvg(const TableReport& table) {
+  if (table.panels.empty()) return "";
+  constexpr double kPanelWidth = 340;
+  constexpr double kPanelHeight = 260;
+  constexpr double kLeft = 56, kRight = 16, kTop = 40, kBottom = 48;
+  constexpr double kTitleHeight = 28;
+  static const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c",
+                                        "#9467bd", "#ff7f0e", "#8c564b",
+                                        "#e377c2", "#17becf"};
+  constexpr int kNumColors = sizeof(kColors) / sizeof(kColors[0]);
+
+  // Legend: every row that appears in some panel, in row order.
+  std::vector<std::string> legend_keys;
+  std::vector<std::string> legend_names;
+  for (const ReportRow& row : table.rows) {
+    for (const SweepPanel& panel : table.panels) {
+      bool found = false;
+      for (const SweepSeries& series : panel.series) {
+        found |= series.row_key == row.key;
+      }
+      if (found) {
+        legend_keys.push_back(row.key);
+        legend_names.push_back(row.display);
+        break;
+      }
+    }
+  }
+  auto color_of = [&](const std::string& key) {
+    const auto it = std::find(legend_keys.begin(), legend_keys.end(), key);
+    return kColors[(it - legend_keys.begin()) % kNumColors];
+  };
+
+  const double width = kPanelWidth * table.panels.size();
+  const double legend_height = 20.0 * legend_keys.size() + 10;
+  const double height = kTitleHeight + kPanelHeight + legend_height;
+  auto num = [](double value) { return absl::StrFormat("%.2f", value); };
+
+  std::string out = absl::StrCat(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"", num(width),
+      "\" height=\"", num(height), "\" viewBox=\"0 0 ", num(width), " ",
+      num(height), "\" font-family=\"sans-serif\" font-size=\"11\">\n");
+  absl::StrAppend(&out, "<rect width=\"", num(width), "\" height=\"",
+                  num(height), "\" fill=\"white\"/>\n");
+  absl::StrAppend(&out, "<text x=\"8\" y=\"18\" font-size=\"13\">",
+                  EscapeXml(absl::StrCat(
+                      table.paper->id, ": dev score against learning rate",
+                      table.scale.empty() ? "" : " (scale " + table.scale + ")",
+                      "; dots = restarts, line = mean, ring = selected")),
+                  "</text>\n");
+
+  for (size_t p = 0; p < table.panels.size(); ++p) {
+    const SweepPanel& panel = table.panels[p];
+    const double x0 = kPanelWidth * p + kLeft;
+    const double x1 = kPanelWidth * (p + 1) - kRight;
+    const double y0 = kTitleHeight + kTop;                    // top
+    const double y1 = kTitleHeight + kPanelHeight - kBottom;  // bottom
+    double lr_min = std::numeric_limits<double>::infinity();
+    double lr_max = -lr_min, v_min = lr_min, v_max = -lr_min;
+    std::set<double> learning_rates;
+    for (const SweepSeries& series : panel.series) {
+      for (const LearningRatePoint& point : series.selection.sweep) {
+        learning_rates.insert(point.learning_rate);
+        lr_min = std::min(lr_min, std::log10(point.learning_rate));
+        lr_max = std::max(lr_max, std::log10(point.learning_rate));
+        for (double value : point.values) {
+          v_min = std::min(v_min, value);
+          v_max = std::max(v_max, value);
+        }
+      }
+    }
+    if (lr_max - lr_min < 1e-9) {
+      lr_min -= 0.5;
+      lr_max += 0.5;
+    } else {
+      const double pad = 0.08 * (lr_max - lr_min);
+      lr_min -= pad;
+      lr_max += pad;
+    }
+    if (v_max - v_min < 1e-9) {
+      v_min -= 1;
+      v_max += 1;
+    } else {
+      const double pad = 0.08 * (v_max - v_min);
+      v_min -= pad;
+      v_max += pad;
+    }
+    auto sx = [&](double learning_rate) {
+      return x0 + (std::log10(learning_rate) - lr_min) / (lr_max - lr_min) *
+                      (x1 - x0);
+    };
+    auto sy = [&](double value) {
+      return y1 - (value - v_min) / (v_max - v_min) * (y1 - y0);
+    };
+    absl::StrAppend(&out, "<g>\n<text x=\"", num((x0 + x1) / 2), "\" y=\"",
+                    num(y0 - 12), "\" text-anchor=\"middle\" font-size=\"12\">",
+                    EscapeXml(panel.title), "</text>\n");
+    // Axes.
+    absl::StrAppend(&out, "<line x1=\"", num(x0), "\" y1=\"", num(y1),
+                    "\" x2=\"", num(x1), "\" y2=\"", num(y1),
+                    "\" stroke=\"black\"/>\n");
+    absl::StrAppend(&out, "<line x1=\"", num(x0), "\" y1=\"", num(y0),
+                    "\" x2=\"", num(x0), "\" y2=\"", num(y1),
+                    "\" stroke=\"black\"/>\n");
+    for (double learning_rate : learning_rates) {
+      const double x = sx(learning_rate);
+      absl::StrAppend(&out, "<line x1=\"", num(x), "\" y1=\"", num(y1),
+                      "\" x2=\"", num(x), "\" y2=\"", num(y1 + 4),
+                      "\" stroke=\"black\"/>\n");
+      absl::StrAppend(&out, "<text x=\"", num(x), "\" y=\"", num(y1 + 16),
+                      "\" text-anchor=\"middle\">",
+                      EscapeXml(FormatLearningRate(learning_rate)),
+                      "</text>\n");
+    }
+    for (int tick = 0; tick <= 4; ++tick) {
+      const double value = v_min + (v_max - v_min) * tick / 4.0;
+      const double y = sy(value);
+      absl::StrAppend(&out, "<line x1=\"", num(x0 - 4), "\" y1=\"", num(y),
+                      "\" x2=\"", num(x0), "\" y2=\"", num(y),
+                      "\" stroke=\"black\"/>\n");
+      absl::StrAppend(&out, "<text x=\"", num(x0 - 6), "\" y=\"", num(y + 4),
+                      "\" text-anchor=\"end\">", FormatNumber(value, 1),
+                      "</text>\n");
+    }
+    absl::StrAppend(&out, "<text x=\"", num((x0 + x1) / 2), "\" y=\"",
+                    num(y1 + 34),
+                    "\" text-anchor=\"middle\">learning rate (log "
+                    "scale)</text>\n");
+    absl::StrAppend(&out, "<text transform=\"translate(", num(x0 - 42), ",",
+                    num((y0 + y1) / 2),
+                    ") rotate(-90)\" text-anchor=\"middle\">",
+                    EscapeXml(panel.metric), "</text>\n");
+    // Data.
+    for (const SweepSeries& series : panel.series) {
+      const char* color = color_of(series.row_key);
+      std::vector<std::string> points;
+      for (const LearningRatePoint& point : series.selection.sweep) {
+        points.push_back(absl::StrCat(num(sx(point.learning_rate)), ",",
+                                      num(sy(point.mean))));
+        for (double value : point.values) {
+          absl::StrAppend(&out, "<circle cx=\"", num(sx(point.learning_rate)),
+                          "\" cy=\"", num(sy(value)), "\" r=\"3\" fill=\"",
+                          color, "\" fill-opacity=\"0.5\"/>\n");
+        }
+      }
+      absl::StrAppend(&out, "<polyline points=\"", absl::StrJoin(points, " "),
+                      "\" fill=\"none\" stroke=\"", color,
+                      "\" stroke-width=\"1.5\"/>\n");
+      const LearningRatePoint& best = series.selection.selected();
+      absl::StrAppend(&out, "<circle cx=\"", num(sx(best.learning_rate)),
+                      "\" cy=\"", num(sy(best.mean)),
+                      "\" r=\"6\" fill=\"none\" stroke=\"", color,
+                      "\" stroke-width=\"1.5\"/>\n");
+    }
+    absl::StrAppend(&out, "</g>\n");
+  }
+  for (size_t i = 0; i < legend_keys.size(); ++i) {
+    const double y = kTitleHeight + kPanelHeight + 20.0 * i + 6;
+    absl::StrAppend(&out, "<rect x=\"", num(kLeft), "\" y=\"", num(y),
+                    "\" width=\"12\" height=\"12\" fill=\"",
+                    color_of(legend_keys[i]), "\"/>\n");
+    absl::StrAppend(&out, "<text x=\"", num(kLeft + 18), "\" y=\"", num(y + 10),
+                    "\">", EscapeXml(legend_names[i]), "</text>\n");
+  }
+  absl::StrAppend(&out, "</svg>\n");
+  return out;
+}
+
+}  // namespace reports
+}  // namespace bertlab

@@ -1,0 +1,44 @@
+// Formats a Report (report.h) as Markdown, CSV, LaTeX (booktabs), JSON and
+// an SVG plot of the learning-rate sweeps. Every writer is a pure function of
+// the Report: the same records give byte-identical files (the provenance's
+// generated_at is the only input that is not from the records).
+//
+// A cell shows our number (mean ± sample std over restarts at the learning
+// rate best on dev; the mean alone for one restart), the paper's number and
+// ours minus the paper's; "n/a" where no run fills it.
+#ifndef BERTLAB_REPORTS_REPORT_WRITERS_H_
+#define BERTLAB_REPORTS_REPORT_WRITERS_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "reports/report.h"
+
+namespace bertlab {
+namespace reports {
+
+std::string ToMarkdown(const Report& report);
+// Long format: one line per (table, row, column) with ours, paper, diff.
+std::string ToCsv(const Report& report);
+std::string ToLatex(const Report& report);
+std::string ToJson(const Report& report);
+// Score against learning rate (log scale), one panel per column with runs:
+// a dot per restart, a line through the means of each variant, the selected
+// learning rate ringed. Empty when the table has no fine-tuning runs.
+std::string ToSvg(const TableReport& table);
+
+// `value` with `decimals` digits after the point; never "-0.0".
+std::string FormatNumber(double value, int decimals);
+// "+1.2" / "-0.3" / "0.0".
+std::string FormatDiff(double value, int decimals);
+// Escapes LaTeX's specials (\ & % $ # _ { } ~ ^) for text mode.
+std::string EscapeLatex(absl::string_view text);
+// One CSV field (RFC 4180): quoted when it holds , " CR or LF.
+std::string CsvField(absl::string_view text);
+// Escapes & < > " ' for XML text and attributes.
+std::string EscapeXml(absl::string_view text);
+
+}  // namespace reports
+}  // namespace bertlab
+
+#endif  // BERTLAB_REPORTS_REPORT_WRITERS_H_

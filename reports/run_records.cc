@@ -1,0 +1,437 @@
+#include "reports/run_records.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/file.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
+
+namespace bertlab {
+namespace reports {
+namespace {
+
+using Json = nlohmann::json;
+
+const char* TypeName(const Json& value) {
+  if (value.is_number_integer() || value.is_number_unsigned()) {
+    return "integer";
+  }
+  return value.type_name();
+}
+
+// Reads the fields of one JSON object, remembering which it used so that
+// Finish() can reject the rest. `prefix` is the field path ("model.").
+class ObjectReader {
+ public:
+  ObjectReader(const Json& object, std::string path, std::string prefix)
+      : object_(object), path_(std::move(path)), prefix_(std::move(prefix)) {}
+
+  absl::Status Error(absl::string_view field, absl::string_view what) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_, ": field \"", prefix_, field, "\": ", what));
+  }
+
+  const Json* Find(const std::string& field) {
+    used_.insert(field);
+    auto it = object_.find(field);
+    return it == object_.end() ? nullptr : &*it;
+  }
+
+  bool Has(const std::string& field) const {
+    return object_.find(field) != object_.end();
+  }
+
+  absl::StatusOr<const Json*> Required(const std::string& field) {
+    const Json* value = Find(field);
+    if (value == nullptr) return Error(field, "missing (required)");
+    return value;
+  }
+
+  absl::StatusOr<std::string> String(const std::string& field,
+                                     bool allow_empty = false) {
+    ASSIGN_OR_RETURN(const Json* value, Required(field));
+    return StringValue(field, *value, allow_empty);
+  }
+
+  absl::StatusOr<std::string> StringValue(const std::string& field,
+                                          const Json& value,
+                                          bool allow_empty) const {
+    if (!value.is_string()) {
+      return Error(field,
+                   absl::StrCat("expected a string, got ", TypeName(value)));
+    }
+    std::string text = value.get<std::string>();
+    if (!allow_empty && text.empty()) return Error(field, "must not be empty");
+    return text;
+  }
+
+  absl::StatusOr<double> Number(const std::string& field) {
+    ASSIGN_OR_RETURN(const Json* value, Required(field));
+    return NumberValue(field, *value);
+  }
+
+  absl::StatusOr<double> NumberValue(const std::string& field,
+                                     const Json& value) const {
+    if (!value.is_number()) {
+      return Error(field,
+                   absl::StrCat("expected a number, got ", TypeName(value)));
+    }
+    const double number = value.get<double>();
+    if (!std::isfinite(number)) return Error(field, "must be finite");
+    return number;
+  }
+
+  absl::StatusOr<int64_t> Integer(const std::string& field) {
+    ASSIGN_OR_RETURN(const Json* value, Required(field));
+    if (!value->is_number_integer()) {
+      return Error(field,
+                   absl::StrCat("expected an integer, got ", TypeName(*value),
+                                value->is_number() ? " " + value->dump() : ""));
+    }
+    return value->get<int64_t>();
+  }
+
+  absl::StatusOr<bool> Bool(const std::string& field) {
+    ASSIGN_OR_RETURN(const Json* value, Required(field));
+    if (!value->is_boolean()) {
+      return Error(field, absl::StrCat("expected true or false, got ",
+                                       TypeName(*value)));
+    }
+    return value->get<bool>();
+  }
+
+  absl::StatusOr<const Json*> Object(const std::string& field) {
+    ASSIGN_OR_RETURN(const Json* value, Required(field));
+    if (!value->is_object()) {
+      return Error(field,
+                   absl::StrCat("expected an object, got ", TypeName(*value)));
+    }
+    return value;
+  }
+
+  absl::Status OneOf(const std::string& field, const std::string& value,
+                     const std::vector<std::string>& allowed) const {
+    if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) {
+      return absl::OkStatus();
+    }
+    return Error(field, absl::StrCat("\"", value, "\" is not one of ",
+                                     absl::StrJoin(allowed, ", ")));
+  }
+
+  // Rejects fields nobody asked for.
+  absl::Status Finish() const {
+    for (auto it = object_.begin(); it != object_.end(); ++it) {
+      if (used_.count(it.key()) == 0) {
+        return Error(it.key(),
+                     "unknown field (docs/RUN_RECORDS.md lists the "
+                     "fields of schema 1)");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const Json& object_;
+  std::string path_;
+  std::string prefix_;
+  std::set<std::string> used_;
+};
+
+bool IsLowerHex(absl::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+}
+
+bool IsTaskKey(absl::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+absl::Status ParseModel(const Json& json, const std::string& path,
+                        ModelSize& model) {
+  ObjectReader reader(json, path, "model.");
+  ASSIGN_OR_RETURN(model.size, reader.String("size"));
+  for (auto [field, target] :
+       {std::pair<const char*, int*>{"num_hidden_layers",
+                                     &model.num_hidden_layers},
+        {"hidden_size", &model.hidden_size},
+        {"num_attention_heads", &model.num_attention_heads}}) {
+    ASSIGN_OR_RETURN(const int64_t value, reader.Integer(field));
+    if (value <= 0 || value > (1 << 20)) {
+      return reader.Error(field, absl::StrCat("must be positive, got ", value));
+    }
+    *target = static_cast<int>(value);
+  }
+  return reader.Finish();
+}
+
+absl::Status ParseTimings(const Json& json, const std::string& path,
+                          RunRecord& record) {
+  ObjectReader reader(json, path, "timings.");
+  ASSIGN_OR_RETURN(record.wall_seconds, reader.Number("wall_seconds"));
+  if (record.wall_seconds < 0) {
+    return reader.Error("wall_seconds", "must not be negative");
+  }
+  ASSIGN_OR_RETURN(record.started_at, reader.String("started_at"));
+  ASSIGN_OR_RETURN(record.finished_at, reader.String("finished_at"));
+  return reader.Finish();
+}
+
+}  // namespace
+
+std::string RunRecord::column_task() const {
+  if (!is_finetune()) return "pretrain";
+  return stands_in_for.empty() ? task : stands_in_for;
+}
+
+absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
+                                         absl::string_view path) {
+  const std::string file(path);
+  Json json;
+  try {
+    json = Json::parse(json_text.begin(), json_text.end());
+  } catch (const Json::parse_error& error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file, ": not valid JSON: ", error.what()));
+  }
+  if (!json.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file, ": expected a JSON object at the top, got ", TypeName(json)));
+  }
+  RunRecord record;
+  record.path = file;
+  ObjectReader reader(json, file, "");
+
+  ASSIGN_OR_RETURN(const int64_t schema, reader.Integer("schema"));
+  if (schema != kRunRecordSchema) {
+    return reader.Error(
+        "schema", absl::StrCat("this reader knows schema ", kRunRecordSchema,
+                               ", the file "
+                               "has ",
+                               schema));
+  }
+  record.schema = static_cast<int>(schema);
+  ASSIGN_OR_RETURN(record.experiment, reader.String("experiment"));
+  ASSIGN_OR_RETURN(record.table, reader.String("table"));
+  RETURN_IF_ERROR(reader.OneOf(
+      "table", record.table,
+      {"table1", "table2", "table3", "table4", "table5", "table6", "table8"}));
+  ASSIGN_OR_RETURN(record.scale, reader.String("scale"));
+  RETURN_IF_ERROR(reader.OneOf("scale", record.scale, {"mini", "paper"}));
+  ASSIGN_OR_RETURN(record.run_id, reader.String("run_id"));
+  if (!IsLowerHex(record.run_id)) {
+    return reader.Error("run_id", absl::StrCat("expected lowercase hex, got \"",
+                                               record.run_id, "\""));
+  }
+  ASSIGN_OR_RETURN(record.kind, reader.String("kind"));
+  RETURN_IF_ERROR(reader.OneOf("kind", record.kind, {"pretrain", "finetune"}));
+  ASSIGN_OR_RETURN(record.variant, reader.String("variant"));
+  ASSIGN_OR_RETURN(record.variant_description,
+                   reader.String("variant_description", true));
+  ASSIGN_OR_RETURN(record.data_source, reader.String("data_source"));
+  ASSIGN_OR_RETURN(record.derived, reader.Bool("derived"));
+
+  const bool finetune = record.is_finetune();
+  for (const char* field : {"task", "stands_in_for", "learning_rate", "restart",
+                            "seed", "primary_metric"}) {
+    if (!finetune && reader.Has(field)) {
+      return reader.Error(field,
+                          "only fine-tuning records have it (kind is "
+                          "\"pretrain\")");
+    }
+  }
+  if (finetune) {
+    ASSIGN_OR_RETURN(record.task, reader.String("task"));
+    if (!IsTaskKey(record.task)) {
+      return reader.Error("task", absl::StrCat("\"", record.task,
+                                               "\" is not a lowercase task "
+                                               "key ([a-z0-9_]+)"));
+    }
+    if (const Json* value = reader.Find("stands_in_for")) {
+      ASSIGN_OR_RETURN(record.stands_in_for,
+                       reader.StringValue("stands_in_for", *value, false));
+      if (!record.derived) {
+        return reader.Error("stands_in_for",
+                            "only derived records (\"derived\": true) stand "
+                            "in for another task");
+      }
+      if (!IsTaskKey(record.stands_in_for)) {
+        return reader.Error("stands_in_for", "not a lowercase task key");
+      }
+    }
+    ASSIGN_OR_RETURN(record.learning_rate, reader.Number("learning_rate"));
+    if (record.learning_rate <= 0) {
+      return reader.Error(
+          "learning_rate",
+          absl::StrCat("must be positive, got ", record.learning_rate));
+    }
+    ASSIGN_OR_RETURN(const int64_t restart, reader.Integer("restart"));
+    if (restart < 0 || restart > 1000000) {
+      return reader.Error("restart",
+                          absl::StrCat("must be in [0, 1e6], got ", restart));
+    }
+    record.restart = static_cast<int>(restart);
+    ASSIGN_OR_RETURN(record.seed, reader.Integer("seed"));
+    ASSIGN_OR_RETURN(record.primary_metric, reader.String("primary_metric"));
+  }
+
+  ASSIGN_OR_RETURN(const Json* metrics, reader.Object("metrics"));
+  for (auto it = metrics->begin(); it != metrics->end(); ++it) {
+    const std::string field = absl::StrCat("metrics.", it.key());
+    ASSIGN_OR_RETURN(record.metrics[it.key()],
+                     reader.NumberValue(field, it.value()));
+  }
+  if (finetune && record.metrics.count(record.primary_metric) == 0) {
+    return reader.Error(
+        absl::StrCat("metrics.", record.primary_metric),
+        "missing: primary_metric names it, so metrics must hold it");
+  }
+  if (record.metrics.empty()) return reader.Error("metrics", "is empty");
+
+  ASSIGN_OR_RETURN(const Json* timings, reader.Object("timings"));
+  RETURN_IF_ERROR(ParseTimings(*timings, file, record));
+  ASSIGN_OR_RETURN(record.code_version, reader.String("code_version"));
+  ASSIGN_OR_RETURN(const Json* hashes, reader.Object("data_hashes"));
+  for (auto it = hashes->begin(); it != hashes->end(); ++it) {
+    const std::string field = absl::StrCat("data_hashes.", it.key());
+    ASSIGN_OR_RETURN(std::string hash,
+                     reader.StringValue(field, it.value(), false));
+    if (hash.size() != 64 || !IsLowerHex(hash)) {
+      return reader.Error(field, absl::StrCat("expected a sha256 as 64 "
+                                              "lowercase hex digits, got \"",
+                                              hash, "\""));
+    }
+    record.data_hashes[it.key()] = std::move(hash);
+  }
+  ASSIGN_OR_RETURN(const Json* model, reader.Object("model"));
+  RETURN_IF_ERROR(ParseModel(*model, file, record.model));
+  RETURN_IF_ERROR(reader.Finish());
+  return record;
+}
+
+absl::StatusOr<std::vector<RunRecord>> LoadRunRecords(
+    const std::string& runs_dir) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(runs_dir, error)) {
+    return absl::NotFoundError(absl::StrCat(
+        "runs directory ", runs_dir, " does not exist or is not a directory"));
+  }
+  std::vector<std::string> paths;
+  fs::recursive_directory_iterator it(
+      runs_dir, fs::directory_options::skip_permission_denied, error);
+  for (; !error && it != fs::recursive_directory_iterator();
+       it.increment(error)) {
+    if (it->path().filename() == kRunRecordFileName &&
+        it->is_regular_file(error)) {
+      paths.push_back(it->path().string());
+    }
+  }
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("listing ", runs_dir, ": ", error.message()));
+  }
+  if (paths.empty()) {
+    return absl::NotFoundError(absl::StrCat("no run records (files named ",
+                                            kRunRecordFileName,
+                                            ") found below ", runs_dir));
+  }
+  std::sort(paths.begin(), paths.end());
+  std::vector<RunRecord> records;
+  records.reserve(paths.size());
+  for (const std::string& path : paths) {
+    ASSIGN_OR_RETURN(const std::string text, ReadFileToString(path));
+    ASSIGN_OR_RETURN(RunRecord record, ParseRunRecord(text, path));
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+double Mean(const std::vector<double>& values) {
+  if (values.empty()) return 0.0;
+  double sum = 0.0;
+  for (double value : values) sum += value;
+  return sum / static_cast<double>(values.size());
+}
+
+double SampleStd(const std::vector<double>& values) {
+  if (values.size() < 2) return 0.0;
+  const double mean = Mean(values);
+  double sum = 0.0;
+  for (double value : values) sum += (value - mean) * (value - mean);
+  return std::sqrt(sum / static_cast<double>(values.size() - 1));
+}
+
+absl::StatusOr<CellSelection> SelectBestLearningRate(
+    const std::vector<const RunRecord*>& records, absl::string_view metric) {
+  if (records.empty()) {
+    return absl::InvalidArgumentError("no records to select from");
+  }
+  CellSelection cell;
+  cell.primary_metric = records.front()->primary_metric;
+  // learning rate -> restart -> record
+  std::map<double, std::map<int, const RunRecord*>> grid;
+  for (const RunRecord* record : records) {
+    if (!record->is_finetune()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(record->path, ": not a fine-tuning record"));
+    }
+    if (record->primary_metric != cell.primary_metric) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          record->path, ": primary_metric \"", record->primary_metric,
+          "\" differs from \"", cell.primary_metric, "\" in ",
+          records.front()->path, " (same variant and task)"));
+    }
+    if (record->metrics.count(std::string(metric)) == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(record->path, ": field \"metrics.", metric,
+                       "\": missing, and the report's column needs it"));
+    }
+    auto [slot, inserted] =
+        grid[record->learning_rate].emplace(record->restart, record);
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          record->path, " and ", slot->second->path, " are both restart ",
+          record->restart, " at learning rate ", record->learning_rate,
+          " of variant \"", record->variant, "\", task \"", record->task,
+          "\"; remove the stale one (their run_ids: ", record->run_id, ", ",
+          slot->second->run_id, ")"));
+    }
+  }
+  for (const auto& [learning_rate, restarts] : grid) {
+    LearningRatePoint point;
+    point.learning_rate = learning_rate;
+    std::vector<double> primary;
+    for (const auto& [restart, record] : restarts) {
+      point.restarts.push_back(restart);
+      point.values.push_back(record->metrics.at(std::string(metric)));
+      primary.push_back(record->metrics.at(cell.primary_metric));
+    }
+    point.mean = Mean(point.values);
+    point.std = SampleStd(point.values);
+    point.selection_mean = Mean(primary);
+    cell.sweep.push_back(std::move(point));
+  }
+  cell.best = 0;
+  for (size_t i = 1; i < cell.sweep.size(); ++i) {
+    // Strictly better only, so ties keep the smaller learning rate.
+    if (cell.sweep[i].selection_mean > cell.sweep[cell.best].selection_mean) {
+      cell.best = static_cast<int>(i);
+    }
+  }
+  return cell;
+}
+
+}  // namespace reports
+}  // namespace bertlab

@@ -1,0 +1,122 @@
+// Run records: the one file (run.json) the experiment runner leaves in each
+// run's directory, and the selection rule reports apply to them. The schema
+// is docs/RUN_RECORDS.md; ParseRunRecord enforces it strictly (an unknown
+// field, a missing required field or a value of the wrong type is an error
+// that names the file and the field).
+//
+//   ASSIGN_OR_RETURN(std::vector<RunRecord> records, LoadRunRecords(dir));
+//   ASSIGN_OR_RETURN(CellSelection cell,
+//                    SelectBestLearningRate(records_of_one_cell, "accuracy"));
+//
+// Selection ("best on dev over the grid"): for each learning rate, the mean
+// of the primary metric over restarts; the learning rate with the best mean
+// wins (ties: the smaller learning rate); the cell reports the mean and the
+// sample standard deviation (n - 1) of the column's metric over the restarts
+// at that learning rate.
+#ifndef BERTLAB_REPORTS_RUN_RECORDS_H_
+#define BERTLAB_REPORTS_RUN_RECORDS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace bertlab {
+namespace reports {
+
+inline constexpr int kRunRecordSchema = 1;
+inline constexpr char kRunRecordFileName[] = "run.json";
+
+struct ModelSize {
+  std::string size;  // e.g. "L4_H256_A4"
+  int num_hidden_layers = 0;
+  int hidden_size = 0;
+  int num_attention_heads = 0;
+};
+
+struct RunRecord {
+  std::string path;  // the file it was read from (for messages)
+
+  int schema = kRunRecordSchema;
+  std::string experiment;
+  std::string table;  // "table1" .. "table6", "table8"
+  std::string scale;  // "mini" | "paper"
+  std::string run_id;
+  std::string kind;  // "pretrain" | "finetune"
+  std::string variant;
+  std::string variant_description;
+  std::string data_source;
+  bool derived = false;
+
+  // Fine-tuning records only.
+  std::string task;
+  std::string stands_in_for;  // derived records: the paper task they stand in
+  double learning_rate = 0.0;
+  int restart = 0;
+  int64_t seed = 0;
+  std::string primary_metric;
+
+  std::map<std::string, double> metrics;
+  double wall_seconds = 0.0;
+  std::string started_at;
+  std::string finished_at;
+  std::string code_version;
+  std::map<std::string, std::string> data_hashes;  // relative path -> sha256
+  ModelSize model;
+
+  bool is_finetune() const { return kind == "finetune"; }
+  // The paper task whose column this record fills: stands_in_for when set,
+  // else task; "pretrain" for pre-training records.
+  std::string column_task() const;
+};
+
+// Parses one run.json. `path` names the file in messages, which read
+// "PATH: field \"metrics.f1\": expected a number, got string".
+absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
+                                         absl::string_view path);
+
+// Reads every file named run.json below `runs_dir` (any depth; symlinked
+// directories are not followed), sorted by path. NotFound when `runs_dir`
+// does not exist or holds no run.json (the message says where it looked);
+// the first malformed record fails the whole load.
+absl::StatusOr<std::vector<RunRecord>> LoadRunRecords(
+    const std::string& runs_dir);
+
+double Mean(const std::vector<double>& values);
+// Sample standard deviation (n - 1); 0 for fewer than two values.
+double SampleStd(const std::vector<double>& values);
+
+// One learning rate of a sweep.
+struct LearningRatePoint {
+  double learning_rate = 0.0;
+  std::vector<int> restarts;  // ascending
+  // The column's metric, one per restart (same order as `restarts`).
+  std::vector<double> values;
+  double mean = 0.0;            // of `values`
+  double std = 0.0;             // sample std of `values`
+  double selection_mean = 0.0;  // mean of the primary metric
+};
+
+struct CellSelection {
+  std::vector<LearningRatePoint> sweep;  // by learning rate, ascending
+  int best = -1;                         // index into sweep
+  std::string primary_metric;            // what chose the learning rate
+
+  const LearningRatePoint& selected() const { return sweep[best]; }
+};
+
+// Applies the selection rule to the fine-tuning records of one cell (one
+// variant, one task), reporting `metric`. Errors: no records, records that
+// disagree on primary_metric, a record lacking `metric` or its primary
+// metric, two records for the same (learning rate, restart).
+absl::StatusOr<CellSelection> SelectBestLearningRate(
+    const std::vector<const RunRecord*>& records, absl::string_view metric);
+
+}  // namespace reports
+}  // namespace bertlab
+
+#endif  // BERTLAB_REPORTS_RUN_RECORDS_H_

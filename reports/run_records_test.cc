@@ -1,0 +1,251 @@
+#include "reports/run_records.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/file.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "reports/test_records.h"
+
+namespace bertlab {
+namespace reports {
+namespace {
+
+using testing::FixtureRun;
+using ::testing::HasSubstr;
+using testing::MakeRecord;
+using testing::RecordJson;
+using testing::WriteRecord;
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(ParseRunRecordTest, ReadsEveryField) {
+  FixtureRun run;
+  run.task = "web_pair";
+  run.derived = true;
+  run.stands_in_for = "mrpc";
+  run.learning_rate = 3e-5;
+  run.restart = 2;
+  run.metrics = {{"accuracy", 84.1}, {"f1", 88.2}};
+  const RunRecord record = MakeRecord(run);
+  EXPECT_EQ(record.table, "table5");
+  EXPECT_EQ(record.kind, "finetune");
+  EXPECT_EQ(record.task, "web_pair");
+  EXPECT_EQ(record.column_task(), "mrpc");
+  EXPECT_TRUE(record.derived);
+  EXPECT_EQ(record.learning_rate, 3e-5);
+  EXPECT_EQ(record.restart, 2);
+  EXPECT_EQ(record.seed, 19);
+  EXPECT_EQ(record.metrics.at("f1"), 88.2);
+  EXPECT_EQ(record.model.hidden_size, 256);
+  EXPECT_EQ(record.data_hashes.size(), 2u);
+  EXPECT_EQ(record.wall_seconds, 1.5);
+}
+
+TEST(ParseRunRecordTest, PretrainRecordHasNoFinetuneFields) {
+  FixtureRun run;
+  run.kind = "pretrain";
+  run.metrics = {{"mlm_perplexity", 5.5}};
+  EXPECT_EQ(MakeRecord(run).column_task(), "pretrain");
+
+  nlohmann::json json = RecordJson(run);
+  json["task"] = "mrpc";
+  const auto record = ParseRunRecord(json.dump(), "runs/a/run.json");
+  ASSERT_FALSE(record.ok());
+  EXPECT_THAT(record.status().message(),
+              HasSubstr("runs/a/run.json: field \"task\": only fine-tuning"));
+}
+
+// Each malformation names the file and the field.
+struct Malformed {
+  std::string name;
+  std::function<void(nlohmann::json&)> edit;
+  std::string expected;
+};
+
+TEST(ParseRunRecordTest, MalformedRecordsNameFileAndField) {
+  const std::vector<Malformed> cases = {
+      {"missing", [](nlohmann::json& j) { j.erase("learning_rate"); },
+       "field \"learning_rate\": missing (required)"},
+      {"type", [](nlohmann::json& j) { j["metrics"]["accuracy"] = "84"; },
+       "field \"metrics.accuracy\": expected a number, got string"},
+      {"unknown", [](nlohmann::json& j) { j["lr"] = 1; },
+       "field \"lr\": unknown field"},
+      {"nested_unknown", [](nlohmann::json& j) { j["model"]["layers"] = 4; },
+       "field \"model.layers\": unknown field"},
+      {"schema", [](nlohmann::json& j) { j["schema"] = 2; },
+       "field \"schema\": this reader knows schema 1"},
+      {"kind", [](nlohmann::json& j) { j["kind"] = "eval"; },
+       "field \"kind\": \"eval\" is not one of pretrain, finetune"},
+      {"restart", [](nlohmann::json& j) { j["restart"] = 1.5; },
+       "field \"restart\": expected an integer, got number"},
+      {"primary", [](nlohmann::json& j) { j["primary_metric"] = "f1"; },
+       "field \"metrics.f1\": missing: primary_metric names it"},
+      {"stands_in", [](nlohmann::json& j) { j["stands_in_for"] = "mrpc"; },
+       "field \"stands_in_for\": only derived records"},
+      {"hash", [](nlohmann::json& j) { j["data_hashes"]["x"] = "abc"; },
+       "field \"data_hashes.x\": expected a sha256"},
+      {"task", [](nlohmann::json& j) { j["task"] = "MRPC"; },
+       "field \"task\": \"MRPC\" is not a lowercase task key"},
+      {"table", [](nlohmann::json& j) { j["table"] = "table7"; },
+       "field \"table\": \"table7\" is not one of"},
+  };
+  for (const Malformed& test : cases) {
+    nlohmann::json json = RecordJson(FixtureRun());
+    test.edit(json);
+    const auto record = ParseRunRecord(json.dump(), "runs/x/run.json");
+    ASSERT_FALSE(record.ok()) << test.name;
+    EXPECT_THAT(record.status().message(),
+                HasSubstr("runs/x/run.json: " + test.expected))
+        << test.name;
+  }
+}
+
+TEST(ParseRunRecordTest, InvalidJsonNamesTheFile) {
+  const auto record = ParseRunRecord("{\"schema\": 1,", "runs/y/run.json");
+  ASSERT_FALSE(record.ok());
+  EXPECT_THAT(record.status().message(),
+              HasSubstr("runs/y/run.json: not valid JSON"));
+  EXPECT_FALSE(ParseRunRecord("[1]", "z").ok());
+}
+
+TEST(LoadRunRecordsTest, FindsRecordsAtAnyDepthSorted) {
+  const std::string dir = FreshDir("load");
+  FixtureRun run;
+  WriteRecord(dir, run);
+  run.variant = "no_nsp";
+  run.restart = 1;
+  WriteRecord(dir, run);
+  std::filesystem::create_directories(dir + "/a/b/c/d");
+  WriteRecord(dir + "/a/b/c/d", run);
+  ASSERT_TRUE(WriteFileAtomically(dir + "/notes.json", "not a record").ok());
+  const auto records = LoadRunRecords(dir);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 3u);
+  EXPECT_THAT((*records)[0].path, HasSubstr("/a/b/c/d/no_nsp/"));
+  EXPECT_THAT((*records)[1].path, HasSubstr("/full/mrpc/"));
+  EXPECT_THAT((*records)[2].path, HasSubstr("/no_nsp/mrpc/"));
+}
+
+TEST(LoadRunRecordsTest, MalformedFileFailsWithItsPath) {
+  const std::string dir = FreshDir("malformed");
+  FixtureRun run;
+  WriteRecord(dir, run);
+  run.restart = 1;
+  nlohmann::json json = RecordJson(run);
+  json["metrics"] = {{"accuracy", nullptr}};
+  const std::string path = WriteRecord(dir, run, json);
+  const auto records = LoadRunRecords(dir);
+  ASSERT_FALSE(records.ok());
+  EXPECT_THAT(records.status().message(),
+              HasSubstr(path + ": field \"metrics.accuracy\": expected a "
+                               "number, got null"));
+}
+
+TEST(LoadRunRecordsTest, EmptyOrMissingDirectorySaysWhereItLooked) {
+  const std::string dir = FreshDir("empty");
+  auto records = LoadRunRecords(dir);
+  ASSERT_FALSE(records.ok());
+  EXPECT_THAT(
+      records.status().message(),
+      HasSubstr("no run records (files named run.json) found below " + dir));
+  records = LoadRunRecords(dir + "/missing");
+  ASSERT_FALSE(records.ok());
+  EXPECT_THAT(records.status().message(), HasSubstr(dir + "/missing"));
+}
+
+TEST(StatisticsTest, MeanAndSampleStd) {
+  EXPECT_EQ(Mean({84, 86, 85}), 85.0);
+  EXPECT_DOUBLE_EQ(SampleStd({84, 86, 85}), 1.0);  // n - 1, not n
+  EXPECT_EQ(SampleStd({84}), 0.0);
+  EXPECT_EQ(Mean({}), 0.0);
+}
+
+std::vector<RunRecord> Grid(
+    const std::vector<std::pair<double, std::vector<double>>>& grid) {
+  std::vector<RunRecord> records;
+  for (const auto& [learning_rate, values] : grid) {
+    for (size_t restart = 0; restart < values.size(); ++restart) {
+      FixtureRun run;
+      run.learning_rate = learning_rate;
+      run.restart = static_cast<int>(restart);
+      run.metrics = {{"accuracy", values[restart]}};
+      records.push_back(MakeRecord(run));
+    }
+  }
+  return records;
+}
+
+std::vector<const RunRecord*> Pointers(const std::vector<RunRecord>& records) {
+  std::vector<const RunRecord*> pointers;
+  for (const RunRecord& record : records) pointers.push_back(&record);
+  return pointers;
+}
+
+TEST(SelectBestLearningRateTest, BestMeanOverRestartsWins) {
+  // 5e-5 has the best single run (90) but not the best mean.
+  const std::vector<RunRecord> records =
+      Grid({{2e-5, {80, 82}}, {3e-5, {84, 86, 85}}, {5e-5, {90, 70}}});
+  const auto cell = SelectBestLearningRate(Pointers(records), "accuracy");
+  ASSERT_TRUE(cell.ok()) << cell.status();
+  ASSERT_EQ(cell->sweep.size(), 3u);
+  EXPECT_EQ(cell->selected().learning_rate, 3e-5);
+  EXPECT_EQ(cell->selected().mean, 85.0);
+  EXPECT_DOUBLE_EQ(cell->selected().std, 1.0);
+  EXPECT_EQ(cell->selected().values.size(), 3u);
+  EXPECT_EQ(cell->sweep[0].mean, 81.0);
+}
+
+TEST(SelectBestLearningRateTest, TiesKeepTheSmallerLearningRate) {
+  const std::vector<RunRecord> records = Grid({{5e-5, {80}}, {2e-5, {80}}});
+  const auto cell = SelectBestLearningRate(Pointers(records), "accuracy");
+  ASSERT_TRUE(cell.ok());
+  EXPECT_EQ(cell->selected().learning_rate, 2e-5);
+}
+
+TEST(SelectBestLearningRateTest, ThePrimaryMetricChoosesOtherMetricsFollow) {
+  std::vector<RunRecord> records;
+  for (auto [learning_rate, f1, em] :
+       {std::tuple<double, double, double>{3e-5, 88, 70}, {5e-5, 86, 80}}) {
+    FixtureRun run;
+    run.task = "squad1";
+    run.learning_rate = learning_rate;
+    run.primary_metric = "f1";
+    run.metrics = {{"f1", f1}, {"exact_match", em}};
+    records.push_back(MakeRecord(run));
+  }
+  const auto cell = SelectBestLearningRate(Pointers(records), "exact_match");
+  ASSERT_TRUE(cell.ok());
+  EXPECT_EQ(cell->selected().learning_rate, 3e-5);
+  EXPECT_EQ(cell->selected().mean, 70.0);
+}
+
+TEST(SelectBestLearningRateTest, DuplicateRestartNamesBothFiles) {
+  std::vector<RunRecord> records = Grid({{2e-5, {80}}, {2e-5, {81}}});
+  records[0].path = "runs/a/run.json";
+  records[1].path = "runs/b/run.json";
+  const auto cell = SelectBestLearningRate(Pointers(records), "accuracy");
+  ASSERT_FALSE(cell.ok());
+  EXPECT_THAT(cell.status().message(),
+              HasSubstr("runs/b/run.json and runs/a/run.json are both "
+                        "restart 0"));
+}
+
+TEST(SelectBestLearningRateTest, MissingColumnMetricIsAnError) {
+  const std::vector<RunRecord> records = Grid({{2e-5, {80}}});
+  const auto cell = SelectBestLearningRate(Pointers(records), "f1");
+  ASSERT_FALSE(cell.ok());
+  EXPECT_THAT(cell.status().message(), HasSubstr("\"metrics.f1\": missing"));
+}
+
+}  // namespace
+}  // namespace reports
+}  // namespace bertlab

@@ -1,0 +1,307 @@
+#include "tasks/glue/glue_reader.h"
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/file.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tasks/glue/glue_tasks.h"
+#include "tasks/shared_data_for_test.h"
+
+namespace bertlab {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kAnchor[] = "tasks/glue/testdata/glue/QNLI/dev.tsv";
+constexpr char kFixtures[] = "tasks/glue/testdata/glue";
+
+const GlueTaskSpec& Task(const std::string& name) {
+  absl::StatusOr<const GlueTaskSpec*> task = FindGlueTask(name);
+  EXPECT_TRUE(task.ok()) << task.status();
+  return **task;
+}
+
+std::string GlueDir() {
+  absl::StatusOr<std::string> shared = FindSharedDataDir(kAnchor);
+  EXPECT_TRUE(shared.ok()) << shared.status();
+  return absl::StrCat(*shared, "/glue");
+}
+
+std::string WriteTemp(const std::string& name, const std::string& contents) {
+  const std::string path = absl::StrCat(std::getenv("TEST_TMPDIR"), "/", name);
+  EXPECT_TRUE(WriteFileAtomically(path, contents).ok());
+  return path;
+}
+
+TEST(GlueTasksTest, TableMatchesThePaper) {
+  ASSERT_EQ(GlueTasks().size(), 9u);
+  EXPECT_EQ(Task("MRPC").primary_metric, GlueMetric::kF1);
+  EXPECT_EQ(Task("QQP").primary_metric, GlueMetric::kF1);
+  EXPECT_EQ(Task("CoLA").primary_metric, GlueMetric::kMatthews);
+  EXPECT_EQ(Task("STS-B").primary_metric, GlueMetric::kSpearman);
+  EXPECT_EQ(Task("RTE").primary_metric, GlueMetric::kAccuracy);
+  EXPECT_EQ(Task("STS-B").num_labels, 1);
+  EXPECT_TRUE(Task("STS-B").is_regression);
+  EXPECT_EQ(Task("MNLI").num_labels, 3);
+  EXPECT_EQ(Task("MNLI").dev_files.size(), 2u);
+  EXPECT_EQ(Task("MNLI").test_files[1].submission_file_name, "MNLI-mm.tsv");
+  EXPECT_TRUE(Task("WNLI").excluded_from_average);
+  EXPECT_EQ(&Task("sst2"), &Task("SST-2"));
+  EXPECT_THAT(FindGlueTask("SQuAD").status().message(),
+              HasSubstr("unknown GLUE task \"SQuAD\"; expected one of MNLI"));
+}
+
+struct RowCounts {
+  const char* task;
+  size_t train, dev, test;
+};
+
+// train/dev: ../shared/data/README.md. test: `wc -l test.tsv` minus the
+// header line, computed when this test was written (every test.tsv ends
+// with "\n"): CoLA 1064, MRPC 1726, RTE 3001, SST-2 1822, STS-B 1380,
+// WNLI 147 lines.
+constexpr RowCounts kSharedRowCounts[] = {
+    {"CoLA", 8551, 1043, 1063}, {"SST-2", 67349, 872, 1821},
+    {"MRPC", 3668, 408, 1725},  {"STS-B", 5749, 1500, 1379},
+    {"RTE", 2490, 277, 3000},   {"WNLI", 635, 71, 146},
+};
+
+TEST(GlueReaderTest, EverySharedFileLoadsWithItsRowCount) {
+  const std::string glue_dir = GlueDir();
+  for (const RowCounts& counts : kSharedRowCounts) {
+    SCOPED_TRACE(counts.task);
+    const GlueTaskSpec& task = Task(counts.task);
+    const std::pair<GlueSplit, size_t> splits[] = {
+        {GlueSplit::kTrain, counts.train},
+        {GlueSplit::kDev, counts.dev},
+        {GlueSplit::kTest, counts.test}};
+    for (const auto& [split, rows] : splits) {
+      absl::StatusOr<std::vector<GlueSet>> sets =
+          ReadGlueSplit(glue_dir, task, split);
+      ASSERT_TRUE(sets.ok()) << sets.status();
+      ASSERT_EQ(sets->size(), 1u);
+      const GlueSet& set = sets->front();
+      EXPECT_EQ(set.examples.size(), rows) << GlueSplitName(split);
+      EXPECT_EQ(set.skipped_rows, 0);
+      for (const GlueRawExample& example : set.examples) {
+        EXPECT_EQ(example.has_label, split != GlueSplit::kTest);
+        EXPECT_FALSE(example.text_a.empty()) << set.path << ":" << example.line;
+      }
+    }
+  }
+}
+
+TEST(GlueReaderTest, SharedDevFilesHaveTheirKnownContents) {
+  const std::string glue_dir = GlueDir();
+  // MRPC: no index column (guid = data row number), label in column 0,
+  // a byte order mark before the header; 129 "0" and 279 "1" (cut -f1).
+  absl::StatusOr<GlueSet> mrpc = ReadGlueFile(
+      Task("MRPC"), GlueFileKind::kLabelled, glue_dir + "/MRPC/dev.tsv");
+  ASSERT_TRUE(mrpc.ok()) << mrpc.status();
+  const GlueRawExample& first = mrpc->examples.front();
+  EXPECT_EQ(first.guid, "0");
+  EXPECT_EQ(first.line, 2);
+  EXPECT_EQ(first.label, 1);
+  EXPECT_EQ(first.text_a,
+            "He said the foodservice pie business doesn't fit the company's "
+            "long-term growth strategy.");
+  EXPECT_TRUE(first.has_text_b);
+  EXPECT_EQ(mrpc->examples.back().guid, "407");
+  int positives = 0;
+  for (const GlueRawExample& example : mrpc->examples) {
+    positives += example.label;
+  }
+  EXPECT_EQ(positives, 279);
+
+  // CoLA: no header, label column 1, sentence column 3; the last line of
+  // dev.tsv has no "\n".
+  absl::StatusOr<GlueSet> cola = ReadGlueFile(
+      Task("CoLA"), GlueFileKind::kLabelled, glue_dir + "/CoLA/dev.tsv");
+  ASSERT_TRUE(cola.ok()) << cola.status();
+  EXPECT_EQ(cola->examples[0].text_a,
+            "The sailors rode the breeze clear of the rocks.");
+  EXPECT_EQ(cola->examples[0].guid, "0");
+  EXPECT_EQ(cola->examples[0].line, 1);
+  EXPECT_FALSE(cola->examples[0].has_text_b);
+
+  // STS-B: score in the last column; test uses the index column as guid.
+  absl::StatusOr<GlueSet> stsb = ReadGlueFile(
+      Task("STS-B"), GlueFileKind::kLabelled, glue_dir + "/STS-B/dev.tsv");
+  ASSERT_TRUE(stsb.ok()) << stsb.status();
+  EXPECT_FLOAT_EQ(stsb->examples[0].score, 5.0f);
+  EXPECT_EQ(stsb->examples[0].text_a, "A man with a hard hat is dancing.");
+  EXPECT_EQ(stsb->examples[0].text_b, "A man wearing a hard hat is dancing.");
+
+  // RTE: 146 entailment (id 0), 131 not_entailment (id 1).
+  absl::StatusOr<GlueSet> rte = ReadGlueFile(
+      Task("RTE"), GlueFileKind::kLabelled, glue_dir + "/RTE/dev.tsv");
+  ASSERT_TRUE(rte.ok()) << rte.status();
+  int not_entailment = 0;
+  for (const GlueRawExample& example : rte->examples) {
+    not_entailment += example.label;
+  }
+  EXPECT_EQ(not_entailment, 131);
+
+  absl::StatusOr<GlueSet> sst2_test = ReadGlueFile(
+      Task("SST-2"), GlueFileKind::kTest, glue_dir + "/SST-2/test.tsv");
+  ASSERT_TRUE(sst2_test.ok()) << sst2_test.status();
+  EXPECT_EQ(sst2_test->examples[0].guid, "0");
+  EXPECT_EQ(sst2_test->examples[0].text_a,
+            "uneasy mishmash of styles and genres .");
+  EXPECT_EQ(sst2_test->examples[0].label, 0);
+  EXPECT_FALSE(sst2_test->examples[0].has_label);
+}
+
+TEST(GlueReaderTest, MnliFixtures) {
+  const GlueTaskSpec& mnli = Task("MNLI");
+  absl::StatusOr<std::vector<GlueSet>> train =
+      ReadGlueSplit(kFixtures, mnli, GlueSplit::kTrain);
+  ASSERT_TRUE(train.ok()) << train.status();
+  ASSERT_EQ(train->front().examples.size(), 5u);
+  const GlueRawExample& first = train->front().examples[0];
+  EXPECT_EQ(first.text_a,
+            "Conceptually cream skimming has two basic dimensions - product "
+            "and geography.");
+  EXPECT_EQ(first.text_b,
+            "Product and geography are what make cream skimming work. ");
+  EXPECT_EQ(mnli.labels[first.label], "neutral");
+  EXPECT_EQ(mnli.labels[train->front().examples[4].label], "contradiction");
+
+  // Dev: 16 fields, gold_label last (not label1: row 2 has label1 neutral).
+  absl::StatusOr<std::vector<GlueSet>> dev =
+      ReadGlueSplit(kFixtures, mnli, GlueSplit::kDev);
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  ASSERT_EQ(dev->size(), 2u);
+  EXPECT_EQ((*dev)[0].set_name, "MNLI-m");
+  EXPECT_EQ((*dev)[1].set_name, "MNLI-mm");
+  EXPECT_EQ((*dev)[0].examples.size(), 3u);
+  EXPECT_EQ((*dev)[1].examples.size(), 2u);
+  EXPECT_EQ(mnli.labels[(*dev)[0].examples[0].label], "neutral");
+  EXPECT_EQ(mnli.labels[(*dev)[0].examples[2].label], "entailment");
+
+  absl::StatusOr<std::vector<GlueSet>> test =
+      ReadGlueSplit(kFixtures, mnli, GlueSplit::kTest);
+  ASSERT_TRUE(test.ok()) << test.status();
+  EXPECT_EQ((*test)[0].examples.size(), 2u);
+  EXPECT_EQ((*test)[1].examples.size(), 1u);
+  EXPECT_EQ((*test)[0].examples[1].guid, "1");
+  EXPECT_EQ((*test)[1].examples[0].text_b,
+            "Nothing has been done in our school.");
+  EXPECT_FALSE((*test)[1].examples[0].has_label);
+}
+
+TEST(GlueReaderTest, QqpSkipsShortRowsAndCountsThem) {
+  const GlueTaskSpec& qqp = Task("QQP");
+  absl::StatusOr<std::vector<GlueSet>> train =
+      ReadGlueSplit(kFixtures, qqp, GlueSplit::kTrain);
+  ASSERT_TRUE(train.ok()) << train.status();
+  const GlueSet& set = train->front();
+  ASSERT_EQ(set.examples.size(), 3u);
+  EXPECT_EQ(set.skipped_rows, 1);
+  EXPECT_EQ(set.skipped_lines, std::vector<int64_t>{4});
+  EXPECT_EQ(set.examples[1].guid, "402555");
+  EXPECT_EQ(set.examples[1].text_a, "How do I control my horny emotions?");
+  EXPECT_EQ(set.examples[1].label, 1);
+  EXPECT_EQ(set.examples[2].guid, "150662");
+  EXPECT_EQ(set.examples[2].line, 5);
+
+  absl::StatusOr<std::vector<GlueSet>> test =
+      ReadGlueSplit(kFixtures, qqp, GlueSplit::kTest);
+  ASSERT_TRUE(test.ok()) << test.status();
+  EXPECT_EQ(test->front().examples.size(), 2u);
+  EXPECT_EQ(test->front().examples[1].text_b,
+            "How much cost does hair transplant require?");
+
+  // Too many fields is still an error.
+  const std::string path = WriteTemp("qqp_long.tsv",
+                                     "id\tqid1\tqid2\tquestion1\tquestion2\tis_"
+                                     "duplicate\n1\t2\t3\ta\tb\t0\tx\n");
+  EXPECT_THAT(
+      ReadGlueFile(qqp, GlueFileKind::kLabelled, path).status().message(),
+      HasSubstr(path + ":2: 7 tab-separated fields, expected 6"));
+}
+
+TEST(GlueReaderTest, QnliFixtures) {
+  absl::StatusOr<std::vector<GlueSet>> dev =
+      ReadGlueSplit(kFixtures, Task("QNLI"), GlueSplit::kDev);
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  ASSERT_EQ(dev->front().examples.size(), 2u);
+  EXPECT_EQ(dev->front().examples[1].label, 1);  // not_entailment
+  EXPECT_EQ(dev->front().examples[0].text_a,
+            "What came into force after the new constitution was herald?");
+  absl::StatusOr<std::vector<GlueSet>> train =
+      ReadGlueSplit(kFixtures, Task("QNLI"), GlueSplit::kTrain);
+  ASSERT_TRUE(train.ok()) << train.status();
+  EXPECT_EQ(train->front().examples.size(), 3u);
+  absl::StatusOr<std::vector<GlueSet>> test =
+      ReadGlueSplit(kFixtures, Task("QNLI"), GlueSplit::kTest);
+  ASSERT_TRUE(test.ok()) << test.status();
+  ASSERT_EQ(test->front().examples.size(), 1u);
+  // Quotes are plain characters.
+  EXPECT_THAT(test->front().examples[0].text_b,
+              HasSubstr("took a \"quiescent\" stance"));
+}
+
+TEST(GlueReaderTest, WrongColumnCountNamesFileAndLine) {
+  const std::string path = WriteTemp(
+      "rte_bad_columns.tsv",
+      "index\tsentence1\tsentence2\tlabel\n0\ta\tb\tentailment\n1\ta\tb\n");
+  EXPECT_EQ(ReadGlueFile(Task("RTE"), GlueFileKind::kLabelled, path)
+                .status()
+                .message(),
+            path +
+                ":3: 3 tab-separated fields, expected 4 (as in the "
+                "header) for RTE");
+  const std::string cola =
+      WriteTemp("cola_bad_columns.tsv", "gj04\t1\t\tA sentence.\ngj04\t0\n");
+  EXPECT_EQ(ReadGlueFile(Task("CoLA"), GlueFileKind::kLabelled, cola)
+                .status()
+                .message(),
+            cola + ":2: 2 tab-separated fields, expected 4 for CoLA");
+}
+
+TEST(GlueReaderTest, UnknownLabelNamesFileAndLine) {
+  const std::string path = WriteTemp("rte_bad_label.tsv",
+                                     "index\tsentence1\tsentence2\tlabel\n0\ta"
+                                     "\tb\tentailment\n1\ta\tb\tyes\n");
+  EXPECT_EQ(ReadGlueFile(Task("RTE"), GlueFileKind::kLabelled, path)
+                .status()
+                .message(),
+            path +
+                ":3: unknown RTE label \"yes\"; expected one of "
+                "entailment, not_entailment");
+  const std::string stsb = WriteTemp(
+      "stsb_bad_score.tsv",
+      "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\t"
+      "sentence2\tscore\n0\tg\tf\ty\t0\ts\ts\tA\tB\tfive\n");
+  EXPECT_EQ(ReadGlueFile(Task("STS-B"), GlueFileKind::kLabelled, stsb)
+                .status()
+                .message(),
+            stsb + ":2: STS-B score \"five\" is not a number");
+}
+
+TEST(GlueReaderTest, WrongFileOrMissingFile) {
+  // An SST-2 file given as MRPC: its header is too short.
+  const std::string path = WriteTemp("sst2.tsv", "sentence\tlabel\nok\t1\n");
+  EXPECT_EQ(ReadGlueFile(Task("MRPC"), GlueFileKind::kLabelled, path)
+                .status()
+                .message(),
+            path +
+                ":1: header has 2 fields, a MRPC train/dev file needs at "
+                "least 5 (is this the right file?)");
+  const std::string empty = WriteTemp("empty.tsv", "");
+  EXPECT_THAT(
+      ReadGlueFile(Task("RTE"), GlueFileKind::kTest, empty).status().message(),
+      HasSubstr(empty + ": empty file"));
+  EXPECT_THAT(ReadGlueSplit("/nonexistent", Task("RTE"), GlueSplit::kDev)
+                  .status()
+                  .message(),
+              HasSubstr("/nonexistent/RTE/dev.tsv"));
+}
+
+}  // namespace
+}  // namespace bertlab
