@@ -375,6 +375,81 @@ TEST(ValidationErrorTest, VariantNames) {
   EXPECT_THAT(message, HasSubstr("variants[3].name (\"..\") must be"));
 }
 
+TEST(ValidationErrorTest, FinetuningTasksNameFieldAndFix) {
+  Experiment experiment = ValidExperiment();
+  FinetuningSpec* finetuning = experiment.mutable_base()->mutable_finetuning();
+  FinetuneTaskSpec* task = finetuning->add_tasks();
+  task->set_task("mrcp");
+  task->set_fallback_task("web_nothing");
+  task->add_learning_rates(0.0);
+  task->set_max_seq_length(1024);
+  task->set_restarts(0);
+  FinetuneTaskSpec* again = finetuning->add_tasks();
+  again->set_task("sst2");
+  FinetuneTaskSpec* twice = finetuning->add_tasks();
+  twice->set_task("sst2");
+  twice->add_learning_rates(2e-5);
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].task (\"mrcp\") is "
+                                 "not a task; use one of mnli, qqp"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].fallback_task "
+                                 "(\"web_nothing\") is not a task"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].learning_rates[0] "
+                                 "(0) must be in (0, 1]"));
+  EXPECT_THAT(message,
+              HasSubstr("base.finetuning.tasks[0].max_seq_length (1024) "
+                        "exceeds model.max_position_embeddings (512)"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].restarts (0) must "
+                                 "be at least 1"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[1].learning_rates is "
+                                 "required"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[2].task (\"sst2\") is "
+                                 "listed twice"));
+}
+
+TEST(ValidationErrorTest, PretrainedFromAndReport) {
+  Experiment experiment = ValidExperiment();
+  experiment.add_variants()->set_name("ltr");
+  Variant* bilstm = experiment.add_variants();
+  bilstm->set_name("bilstm");
+  bilstm->set_pretrained_from("ltr");
+  bilstm->mutable_overrides()->mutable_model()->set_cased(true);
+  Variant* chained = experiment.add_variants();
+  chained->set_name("chained");
+  chained->set_pretrained_from("bilstm");
+  Variant* missing = experiment.add_variants();
+  missing->set_name("missing");
+  missing->set_pretrained_from("nope");
+  experiment.mutable_report()->set_table("table7");
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message, HasSubstr("variants[1].pretrained_from reuses the "
+                                 "checkpoint of \"ltr\" and its model and "
+                                 "pre-training, so the variant may override "
+                                 "finetuning only"));
+  EXPECT_THAT(message, HasSubstr("variants[2].pretrained_from (\"bilstm\") is "
+                                 "itself pretrained_from another variant"));
+  EXPECT_THAT(message, HasSubstr("variants[3].pretrained_from (\"nope\") must "
+                                 "name another variant"));
+  EXPECT_THAT(message, HasSubstr("report.table (\"table7\") must be one of"));
+}
+
+TEST(ResolveRunsTest, PretrainedFromStartsFromTheOtherVariant) {
+  Experiment experiment = ValidExperiment();
+  Variant* ltr = experiment.add_variants();
+  ltr->set_name("ltr");
+  ltr->mutable_overrides()->mutable_model()->set_attention_mode(
+      ModelSpec::CAUSAL);
+  Variant* bilstm = experiment.add_variants();
+  bilstm->set_name("bilstm");
+  bilstm->set_pretrained_from("ltr");
+  bilstm->mutable_overrides()->mutable_finetuning()->set_bilstm(true);
+  const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].spec.model().attention_mode(), ModelSpec::CAUSAL);
+  EXPECT_TRUE(runs[1].spec.finetuning().bilstm());
+  EXPECT_FALSE(runs[0].spec.finetuning().bilstm());
+}
+
 TEST(ValidationErrorTest, BaseIsRequired) {
   Experiment experiment;
   experiment.set_name("x");

@@ -100,9 +100,24 @@ class GlueTask : public FinetuneTask {
         }
       }
     }
+    // Unlabelled test sets, when present, get predictions in the GLUE
+    // submission layout (the derived task's test set too).
+    for (const GlueFileSpec& file : result->spec_->Files(GlueSplit::kTest)) {
+      const std::string path = Join(dir, file.file_name);
+      if (!IsFile(path)) continue;
+      ASSIGN_OR_RETURN(const GlueSet set,
+                       ReadGlueFile(*result->spec_, GlueFileKind::kTest, path,
+                                    file.set_name));
+      ASSIGN_OR_RETURN(GlueEncodedSet encoded,
+                       EncodeGlueSet(set, tokenizer, max_seq));
+      Truncate(&encoded.examples, spec.max_eval_examples());
+      result->test_.push_back(std::move(encoded));
+      result->test_files_.push_back(file.submission_file_name);
+    }
     result->train_size_ = result->train_.size();
-    for (const auto& set : result->dev_)
+    for (const auto& set : result->dev_) {
       result->dev_size_ += set.examples.size();
+    }
     return std::unique_ptr<FinetuneTask>(std::move(result));
   }
 
@@ -162,6 +177,26 @@ class GlueTask : public FinetuneTask {
       }
       results.push_back(std::move(metrics));
     }
+    for (size_t t = 0; t < test_.size(); ++t) {
+      ASSIGN_OR_RETURN(const std::vector<float> logits,
+                       tuner->PredictClassification(test_[t].examples));
+      std::vector<GluePrediction> predictions;
+      for (size_t i = 0; i < test_[t].examples.size(); ++i) {
+        GluePrediction p;
+        p.guid = test_[t].examples[i].guid;
+        if (spec_->is_regression) {
+          p.score = logits[i];
+        } else {
+          const float* row = logits.data() + i * labels;
+          p.label =
+              static_cast<int32_t>(std::max_element(row, row + labels) - row);
+        }
+        predictions.push_back(p);
+      }
+      RETURN_IF_ERROR(WriteGluePredictions(
+          Join(output_dir, absl::StrCat("test_", test_files_[t])), *spec_,
+          predictions));
+    }
     return results;
   }
 
@@ -169,6 +204,8 @@ class GlueTask : public FinetuneTask {
   const GlueTaskSpec* spec_ = nullptr;
   std::vector<ClassificationExample> train_;
   std::vector<GlueEncodedSet> dev_;
+  std::vector<GlueEncodedSet> test_;
+  std::vector<std::string> test_files_;  // submission file names
 };
 
 // ---- SQuAD v1.1 / v2.0 and the derived span task ---------------------------

@@ -348,7 +348,8 @@ class Runner {
           }
           continue;
         }
-        stands_in_for = task;
+        // MNLI's column in the tables is its matched dev set.
+        stands_in_for = task == "mnli" ? "mnli_m" : task;
         task = spec.fallback_task();
       }
       ASSIGN_OR_RETURN(const FinetuneTask* loaded,

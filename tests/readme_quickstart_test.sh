@@ -36,7 +36,7 @@ grep -qxF "tools/setup.sh || { echo \"0 passed, 1 failed\"; exit 1; }" "$ci_run"
   fail ".ci/run does not run tools/setup.sh first"
 grep -qE "^bazel test //\.\.\. " "$ci_run" || fail ".ci/run does not run '$test_command'"
 
-label=$(grep -oE '//[a-z_/]+:[a-z_]+' <<<"${commands[0]}" | head -1)
+label=$(grep -oE '//[a-z0-9_/]+:[a-z0-9_]+' <<<"${commands[0]}" | head -1)
 [ -n "$label" ] || fail "no bazel target label in '${commands[0]}'"
 [[ ${commands[0]} == *"bazel run "*"$label"* ]] || fail "'${commands[0]}' is not a bazel run"
 expected_path=${label#//}
