@@ -259,8 +259,21 @@ absl::StatusOr<SquadFileSet> SquadFiles(const std::string& dir,
   train_json["data"] = nlohmann::json::array();
   dev_json["data"] = nlohmann::json::array();
   for (size_t i = 0; i < articles; ++i) {
-    (i < articles - dev_articles ? train_json : dev_json)["data"].push_back(
-        json["data"][i]);
+    const bool train = i < articles - dev_articles;
+    nlohmann::json article = json["data"][i];
+    if (train) {
+      // Training reads one answer per question (read_squad_examples); a
+      // dev-format file lists several: the first is the training label.
+      for (auto& paragraph : article["paragraphs"]) {
+        for (auto& qa : paragraph["qas"]) {
+          if (qa.contains("answers") && qa["answers"].is_array() &&
+              qa["answers"].size() > 1) {
+            qa["answers"] = nlohmann::json::array({qa["answers"][0]});
+          }
+        }
+      }
+    }
+    (train ? train_json : dev_json)["data"].push_back(std::move(article));
   }
   const std::string split_dir =
       Join(scratch_dir, absl::StrCat("squad-", version, "-split"));
