@@ -1,0 +1,336 @@
+// The GPU encoder; see encoder_cuda.h. Line for line the composition of
+// model/bert/encoder.cc with the CUDA twins of its ops.
+#include "model/cuda/encoder_cuda.h"
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <utility>
+
+#include "common/check.h"
+#include "common/philox.h"
+#include "model/cuda/cuda_check.h"
+#include "model/cuda/pooled_tokens_cuda.h"
+#include "model/ops/attention.h"
+#include "model/ops/attention_cuda.h"
+#include "model/ops/dropout_cuda.h"
+#include "model/ops/embedding_cuda.h"
+#include "model/ops/gelu_cuda.h"
+#include "model/ops/layer_norm_cuda.h"
+#include "model/ops/linear_cuda.h"
+#include "model/ops/residual_cuda.h"
+#include "model/ops/tanh_cuda.h"
+
+namespace bertlab {
+namespace cuda {
+namespace {
+
+// The dropout stream of one site; rate 0 when not training (encoder.cc).
+struct DropoutSite {
+  float rate;
+  PhiloxStream stream;
+};
+
+DropoutSite Site(const DropoutSettings& dropout, double rate,
+                 uint32_t tensor_id) {
+  return {dropout.training ? static_cast<float>(rate) : 0.0f,
+          PhiloxStream{dropout.seed, dropout.step, tensor_id}};
+}
+
+AttentionOptions MakeAttentionOptions(const BertConfig& config,
+                                      const DropoutSettings& dropout,
+                                      int64_t layer) {
+  AttentionOptions options;
+  options.causal = config.attention_mode == AttentionMode::kCausal;
+  const DropoutSite site = Site(dropout, config.attention_probs_dropout_prob,
+                                LayerDropoutTensorId(layer, 0));
+  options.dropout_rate = site.rate;
+  options.dropout_stream = site.stream;
+  return options;
+}
+
+std::string LayerName(int64_t layer, const char* role) {
+  return "encoder.layer." + std::to_string(layer) + "." + role;
+}
+
+}  // namespace
+
+EncoderActivations::EncoderActivations(const BertConfig& config, int64_t batch,
+                                       int64_t seq_len)
+    : batch_(batch), seq_len_(seq_len) {
+  CHECK_GT(batch, 0);
+  CHECK_GT(seq_len, 0);
+  const int64_t n = batch * seq_len;
+  const int64_t hidden = config.hidden_size;
+  const int64_t intermediate = config.intermediate_size;
+  const int64_t probs = batch * config.num_attention_heads * seq_len * seq_len;
+  embedding_sum_ = DeviceBuffer<float>("encoder.embedding_sum", n * hidden);
+  embedding_output_ =
+      DeviceBuffer<float>("encoder.embedding_output", n * hidden);
+  embedding_mean_ = DeviceBuffer<float>("encoder.embedding_mean", n);
+  embedding_rstd_ = DeviceBuffer<float>("encoder.embedding_rstd", n);
+  layers_.reserve(config.num_hidden_layers);
+  for (int64_t l = 0; l < config.num_hidden_layers; ++l) {
+    Layer layer;
+    layer.qkv = DeviceBuffer<float>(LayerName(l, "qkv"), n * 3 * hidden);
+    layer.probs = DeviceBuffer<float>(LayerName(l, "probs"), probs);
+    layer.context = DeviceBuffer<float>(LayerName(l, "context"), n * hidden);
+    layer.attention_residual =
+        DeviceBuffer<float>(LayerName(l, "attention_residual"), n * hidden);
+    layer.attention_norm =
+        DeviceBuffer<float>(LayerName(l, "attention_norm"), n * hidden);
+    layer.attention_mean =
+        DeviceBuffer<float>(LayerName(l, "attention_mean"), n);
+    layer.attention_rstd =
+        DeviceBuffer<float>(LayerName(l, "attention_rstd"), n);
+    layer.intermediate_input = DeviceBuffer<float>(
+        LayerName(l, "intermediate_input"), n * intermediate);
+    layer.intermediate =
+        DeviceBuffer<float>(LayerName(l, "intermediate"), n * intermediate);
+    layer.output_residual =
+        DeviceBuffer<float>(LayerName(l, "output_residual"), n * hidden);
+    layer.output = DeviceBuffer<float>(LayerName(l, "output"), n * hidden);
+    layer.output_mean = DeviceBuffer<float>(LayerName(l, "output_mean"), n);
+    layer.output_rstd = DeviceBuffer<float>(LayerName(l, "output_rstd"), n);
+    layers_.push_back(std::move(layer));
+  }
+  cls_ = DeviceBuffer<float>("encoder.cls", batch * hidden);
+  pooled_ = DeviceBuffer<float>("encoder.pooled", batch * hidden);
+  attention_scratch_ = DeviceBuffer<float>("encoder.attention_scratch", probs);
+  d_a_ = DeviceBuffer<float>("encoder.d_a", n * hidden);
+  d_b_ = DeviceBuffer<float>("encoder.d_b", n * hidden);
+  d_c_ = DeviceBuffer<float>("encoder.d_c", n * hidden);
+  d_qkv_ = DeviceBuffer<float>("encoder.d_qkv", n * 3 * hidden);
+  d_intermediate_ =
+      DeviceBuffer<float>("encoder.d_intermediate", n * intermediate);
+  d_cls_ = DeviceBuffer<float>("encoder.d_cls", batch * hidden);
+}
+
+const float* EncoderActivations::sequence_output() const {
+  return layers_.empty() ? embedding_output_.data()
+                         : layers_.back().output.data();
+}
+
+int64_t EncoderActivations::SizeInBytes() const {
+  int64_t bytes = 0;
+  for (const DeviceBuffer<float>* buffer :
+       {&embedding_sum_, &embedding_output_, &embedding_mean_, &embedding_rstd_,
+        &cls_, &pooled_, &attention_scratch_, &d_a_, &d_b_, &d_c_, &d_qkv_,
+        &d_intermediate_, &d_cls_}) {
+    bytes += static_cast<int64_t>(buffer->bytes());
+  }
+  for (const Layer& l : layers_) {
+    for (const DeviceBuffer<float>* buffer :
+         {&l.qkv, &l.probs, &l.context, &l.attention_residual,
+          &l.attention_norm, &l.attention_mean, &l.attention_rstd,
+          &l.intermediate_input, &l.intermediate, &l.output_residual, &l.output,
+          &l.output_mean, &l.output_rstd}) {
+      bytes += static_cast<int64_t>(buffer->bytes());
+    }
+  }
+  return bytes;
+}
+
+void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
+                    const float* params, const EncoderBatch& batch,
+                    const DropoutSettings& dropout, EncoderActivations* acts,
+                    const CudaContext& context) {
+  CHECK_EQ(batch.batch, acts->batch_);
+  CHECK_EQ(batch.seq_len, acts->seq_len_);
+  CHECK_EQ(static_cast<int64_t>(offsets.layers.size()),
+           config.num_hidden_layers);
+  const int64_t n = batch.batch * batch.seq_len;
+  const int64_t hidden = config.hidden_size;
+  const int64_t intermediate = config.intermediate_size;
+  const double eps = config.layer_norm_eps;
+
+  EmbeddingForward<float>(
+      acts->embedding_sum_.data(), batch.input_ids, batch.token_type_ids,
+      params + offsets.word_embeddings, params + offsets.position_embeddings,
+      params + offsets.token_type_embeddings, batch.batch, batch.seq_len,
+      hidden, config.vocab_size, config.max_position_embeddings,
+      config.type_vocab_size, context);
+  LayerNormForward<float>(
+      acts->embedding_output_.data(), acts->embedding_mean_.data(),
+      acts->embedding_rstd_.data(), acts->embedding_sum_.data(),
+      params + offsets.embeddings_norm_gamma,
+      params + offsets.embeddings_norm_beta, n, hidden, eps, context);
+  const DropoutSite embedding_dropout =
+      Site(dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
+  DropoutForward<float>(
+      acts->embedding_output_.data(), acts->embedding_output_.data(),
+      n * hidden, embedding_dropout.rate, embedding_dropout.stream, context);
+
+  const float* x = acts->embedding_output_.data();
+  for (int64_t l = 0; l < config.num_hidden_layers; ++l) {
+    const EncoderLayerOffsets& p = offsets.layers[l];
+    EncoderActivations::Layer& layer = acts->layers_[l];
+    LinearForward(layer.qkv.data(), x, params + p.qkv_weight,
+                  params + p.qkv_bias, n, hidden, 3 * hidden, context);
+    AttentionForward(layer.context.data(), layer.probs.data(),
+                     acts->attention_scratch_.data(), layer.qkv.data(),
+                     batch.attention_mask, batch.batch, batch.seq_len,
+                     config.num_attention_heads, config.head_dim(),
+                     MakeAttentionOptions(config, dropout, l), context);
+    // a = Dropout(Dense(context)), then x + a, kept in attention_residual.
+    float* residual = layer.attention_residual.data();
+    LinearForward(residual, layer.context.data(),
+                  params + p.attention_output_weight,
+                  params + p.attention_output_bias, n, hidden, hidden, context);
+    const DropoutSite attention_dropout =
+        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
+    DropoutForward<float>(residual, residual, n * hidden,
+                          attention_dropout.rate, attention_dropout.stream,
+                          context);
+    ResidualAddForward<float>(residual, residual, x, n * hidden, context);
+    LayerNormForward<float>(
+        layer.attention_norm.data(), layer.attention_mean.data(),
+        layer.attention_rstd.data(), residual, params + p.attention_norm_gamma,
+        params + p.attention_norm_beta, n, hidden, eps, context);
+
+    LinearForward(layer.intermediate_input.data(), layer.attention_norm.data(),
+                  params + p.intermediate_weight, params + p.intermediate_bias,
+                  n, hidden, intermediate, context);
+    GeluForward<float>(layer.intermediate.data(),
+                       layer.intermediate_input.data(), n * intermediate,
+                       config.hidden_act, context);
+    float* output_residual = layer.output_residual.data();
+    LinearForward(output_residual, layer.intermediate.data(),
+                  params + p.output_weight, params + p.output_bias, n,
+                  intermediate, hidden, context);
+    const DropoutSite output_dropout =
+        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
+    DropoutForward<float>(output_residual, output_residual, n * hidden,
+                          output_dropout.rate, output_dropout.stream, context);
+    ResidualAddForward<float>(output_residual, output_residual,
+                              layer.attention_norm.data(), n * hidden, context);
+    LayerNormForward<float>(
+        layer.output.data(), layer.output_mean.data(), layer.output_rstd.data(),
+        output_residual, params + p.output_norm_gamma,
+        params + p.output_norm_beta, n, hidden, eps, context);
+    x = layer.output.data();
+  }
+
+  GatherPooledTokens(acts->cls_.data(), x, batch.pooled_positions, batch.batch,
+                     batch.seq_len, hidden, context);
+  LinearForward(acts->pooled_.data(), acts->cls_.data(),
+                params + offsets.pooler_weight, params + offsets.pooler_bias,
+                batch.batch, hidden, hidden, context);
+  TanhForward(acts->pooled_.data(), acts->pooled_.data(), batch.batch * hidden,
+              context);
+}
+
+void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
+                     const float* params, float* grads,
+                     const EncoderBatch& batch, const DropoutSettings& dropout,
+                     const float* d_sequence_output,
+                     const float* d_pooled_output, EncoderActivations* acts,
+                     const CudaContext& context) {
+  CHECK_EQ(batch.batch, acts->batch_);
+  CHECK_EQ(batch.seq_len, acts->seq_len_);
+  CHECK_EQ(static_cast<int64_t>(offsets.layers.size()),
+           config.num_hidden_layers);
+  const int64_t n = batch.batch * batch.seq_len;
+  const int64_t hidden = config.hidden_size;
+  const int64_t intermediate = config.intermediate_size;
+  // d_x: the gradient with respect to the current layer's output. Starts as
+  // d_sequence_output plus the pooler's gradient at the pooled rows.
+  float* d_x = acts->d_c_.data();
+  if (d_sequence_output != nullptr) {
+    BERTLAB_CUDA_CHECK(
+        cudaMemcpyAsync(d_x, d_sequence_output, sizeof(float) * n * hidden,
+                        cudaMemcpyDeviceToDevice, context.stream()));
+  } else {
+    acts->d_c_.Zero(context.stream());
+  }
+  if (d_pooled_output != nullptr) {
+    float* d_pre_tanh = acts->d_cls_.data();
+    TanhBackward(d_pre_tanh, d_pooled_output, acts->pooled_.data(),
+                 batch.batch * hidden, context);
+    // The pooler's input gradient goes to d_a_ rows (B, H) temporarily.
+    float* d_cls = acts->d_a_.data();
+    LinearBackward(d_cls, grads + offsets.pooler_weight,
+                   grads + offsets.pooler_bias, d_pre_tanh, acts->cls_.data(),
+                   params + offsets.pooler_weight, batch.batch, hidden, hidden,
+                   context);
+    AddToPooledTokens(d_x, d_cls, batch.pooled_positions, batch.batch,
+                      batch.seq_len, hidden, context);
+  }
+
+  float* d_a = acts->d_a_.data();
+  float* d_b = acts->d_b_.data();
+  float* scratch = acts->attention_scratch_.data();
+  for (int64_t l = config.num_hidden_layers - 1; l >= 0; --l) {
+    const EncoderLayerOffsets& p = offsets.layers[l];
+    EncoderActivations::Layer& layer = acts->layers_[l];
+    const float* x = l == 0 ? acts->embedding_output_.data()
+                            : acts->layers_[l - 1].output.data();
+    // out = LayerNorm(r2): d_r2 -> d_a.
+    LayerNormBackward(
+        d_a, grads + p.output_norm_gamma, grads + p.output_norm_beta, d_x,
+        layer.output_residual.data(), params + p.output_norm_gamma,
+        layer.output_mean.data(), layer.output_rstd.data(), n, hidden, context);
+    // r2 = h + Dropout(f): d_f -> d_b.
+    const DropoutSite output_dropout =
+        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
+    DropoutBackward<float>(d_b, d_a, n * hidden, output_dropout.rate,
+                           output_dropout.stream, context);
+    float* d_intermediate = acts->d_intermediate_.data();
+    LinearBackward(d_intermediate, grads + p.output_weight,
+                   grads + p.output_bias, d_b, layer.intermediate.data(),
+                   params + p.output_weight, n, intermediate, hidden, context);
+    GeluBackward<float>(d_intermediate, d_intermediate,
+                        layer.intermediate_input.data(), n * intermediate,
+                        config.hidden_act, context);
+    LinearBackward(d_b, grads + p.intermediate_weight,
+                   grads + p.intermediate_bias, d_intermediate,
+                   layer.attention_norm.data(), params + p.intermediate_weight,
+                   n, hidden, intermediate, context);
+    // h feeds both Dense1 and the residual: d_h = d_b + d_a.
+    ResidualAddForward<float>(d_b, d_b, d_a, n * hidden, context);
+    // h = LayerNorm(r1): d_r1 -> d_a.
+    LayerNormBackward(
+        d_a, grads + p.attention_norm_gamma, grads + p.attention_norm_beta, d_b,
+        layer.attention_residual.data(), params + p.attention_norm_gamma,
+        layer.attention_mean.data(), layer.attention_rstd.data(), n, hidden,
+        context);
+    // r1 = x + Dropout(Dense(context)).
+    const DropoutSite attention_dropout =
+        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
+    DropoutBackward<float>(d_b, d_a, n * hidden, attention_dropout.rate,
+                           attention_dropout.stream, context);
+    LinearBackward(d_x, grads + p.attention_output_weight,
+                   grads + p.attention_output_bias, d_b, layer.context.data(),
+                   params + p.attention_output_weight, n, hidden, hidden,
+                   context);
+    AttentionBackward(acts->d_qkv_.data(), scratch, d_x, layer.qkv.data(),
+                      layer.probs.data(), batch.batch, batch.seq_len,
+                      config.num_attention_heads, config.head_dim(),
+                      MakeAttentionOptions(config, dropout, l), context);
+    LinearBackward(d_x, grads + p.qkv_weight, grads + p.qkv_bias,
+                   acts->d_qkv_.data(), x, params + p.qkv_weight, n, hidden,
+                   3 * hidden, context);
+    // x feeds both QKV and the residual.
+    ResidualAddForward<float>(d_x, d_x, d_a, n * hidden, context);
+  }
+
+  // Embedding dropout, LayerNorm and the three lookups.
+  const DropoutSite embedding_dropout =
+      Site(dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
+  DropoutBackward<float>(d_x, d_x, n * hidden, embedding_dropout.rate,
+                         embedding_dropout.stream, context);
+  LayerNormBackward(
+      d_a, grads + offsets.embeddings_norm_gamma,
+      grads + offsets.embeddings_norm_beta, d_x, acts->embedding_sum_.data(),
+      params + offsets.embeddings_norm_gamma, acts->embedding_mean_.data(),
+      acts->embedding_rstd_.data(), n, hidden, context);
+  EmbeddingBackward(grads + offsets.word_embeddings,
+                    grads + offsets.position_embeddings,
+                    grads + offsets.token_type_embeddings, d_a, batch.input_ids,
+                    batch.token_type_ids, batch.batch, batch.seq_len, hidden,
+                    config.vocab_size, config.max_position_embeddings,
+                    config.type_vocab_size, context);
+}
+
+}  // namespace cuda
+}  // namespace bertlab

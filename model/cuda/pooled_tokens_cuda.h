@@ -1,0 +1,33 @@
+// The pooler's row selection on the GPU, twin of encoder.cc's
+// GatherPooledTokens / AddToPooledTokens: row b of `rows` is row
+// (b * seq_len + t_b) of `sequence`, t_b = positions[b] (a device array) or 0
+// (the [CLS] token) when positions is null. Copies and one add per element:
+// bit-identical to the CPU. A position outside [0, seq_len) traps the kernel
+// (reported at the next checked CUDA call); the CPU CHECKs it instead.
+#ifndef BERTLAB_MODEL_CUDA_POOLED_TOKENS_CUDA_H_
+#define BERTLAB_MODEL_CUDA_POOLED_TOKENS_CUDA_H_
+
+#include <cstdint>
+
+#include "model/cuda/context.h"
+
+namespace bertlab {
+namespace cuda {
+
+void GatherPooledTokens(float* rows,               // (batch, hidden)
+                        const float* sequence,     // (batch * seq_len, hidden)
+                        const int32_t* positions,  // (batch) or nullptr
+                        int64_t batch, int64_t seq_len, int64_t hidden,
+                        const CudaContext& context);
+
+// sequence[b * seq_len + t_b, :] += rows[b, :].
+void AddToPooledTokens(float* sequence,           // (batch * seq_len, hidden)
+                       const float* rows,         // (batch, hidden)
+                       const int32_t* positions,  // (batch) or nullptr
+                       int64_t batch, int64_t seq_len, int64_t hidden,
+                       const CudaContext& context);
+
+}  // namespace cuda
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_CUDA_POOLED_TOKENS_CUDA_H_
