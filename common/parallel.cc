@@ -167,6 +167,22 @@ void SetNumThreads(int n) {
   ApplyNumThreadsLocked(state, n);
 }
 
+absl::Status ApplyThreadsFlag(int requested) {
+  if (requested < 0 || requested > kMaxNumThreads) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--threads=", requested, ": use 0 (the default: $", kNumThreadsEnvVar,
+        " or every core) or a count up to ", kMaxNumThreads));
+  }
+  int n = requested;
+  if (n == 0) {
+    absl::StatusOr<int> default_threads = DefaultNumThreads();
+    if (!default_threads.ok()) return default_threads.status();
+    n = *default_threads;
+  }
+  SetNumThreads(n);
+  return absl::OkStatus();
+}
+
 int NumThreads() {
   ThreadState& state = State();
   const int n = state.num_threads.load(std::memory_order_acquire);

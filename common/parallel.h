@@ -55,6 +55,13 @@ absl::StatusOr<int> DefaultNumThreads();
 // waits for a running top-level ParallelFor to finish.
 void SetNumThreads(int n);
 
+// What a command's --threads flag asks for: `requested` threads in
+// [1, kMaxNumThreads], or 0 for DefaultNumThreads(). Anything else, or a
+// malformed environment variable, is an InvalidArgument error naming
+// "--threads" (or the variable) and the accepted range; nothing is changed
+// then.
+absl::Status ApplyThreadsFlag(int requested);
+
 // The current thread count. The first call without a prior SetNumThreads
 // applies DefaultNumThreads() (and OpenBLAS's one thread); a malformed
 // environment variable then fails a CHECK, so mains that want a Status should

@@ -250,3 +250,21 @@ TEST(NumThreadsDeathTest, MalformedEnvironmentFailsLoudly) {
 
 }  // namespace
 }  // namespace bertlab
+
+namespace bertlab {
+namespace {
+
+TEST(ApplyThreadsFlagTest, SetsTheCountOrRefusesNamingTheFlag) {
+  ASSERT_TRUE(ApplyThreadsFlag(3).ok());
+  EXPECT_EQ(NumThreads(), 3);
+  const absl::Status negative = ApplyThreadsFlag(-1);
+  EXPECT_EQ(negative.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(negative.message().find("--threads=-1"), std::string::npos);
+  EXPECT_FALSE(ApplyThreadsFlag(kMaxNumThreads + 1).ok());
+  EXPECT_EQ(NumThreads(), 3);  // unchanged by the refused values
+  ASSERT_TRUE(ApplyThreadsFlag(0).ok());
+  EXPECT_EQ(NumThreads(), DefaultNumThreads().value());
+}
+
+}  // namespace
+}  // namespace bertlab

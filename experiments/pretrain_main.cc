@@ -103,13 +103,7 @@ absl::Status Run() {
     return absl::InvalidArgumentError(
         "--config, --shards and --output_dir are required (see --help)");
   }
-  const int threads = absl::GetFlag(FLAGS_threads);
-  if (threads > 0) {
-    SetNumThreads(threads);
-  } else {
-    ASSIGN_OR_RETURN(const int default_threads, DefaultNumThreads());
-    SetNumThreads(default_threads);
-  }
+  RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
   ASSIGN_OR_RETURN(const experiments::Experiment experiment,
                    experiments::LoadExperiment(ResolveUserPath(config_path)));
   const std::vector<experiments::ResolvedRun> runs =

@@ -90,13 +90,7 @@ absl::Status Run() {
         "no experiment: run a table target (bazel run "
         "//experiments:table5_ablation) or give --experiment=FILE");
   }
-  const int threads = absl::GetFlag(FLAGS_threads);
-  if (threads > 0) {
-    SetNumThreads(threads);
-  } else {
-    ASSIGN_OR_RETURN(const int default_threads, DefaultNumThreads());
-    SetNumThreads(default_threads);
-  }
+  RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
   experiments::RunnerOptions options;
   options.experiment_path = ResolveUserPath(experiment);
   ASSIGN_OR_RETURN(const experiments::Experiment loaded,

@@ -186,17 +186,7 @@ absl::Status Run(const std::vector<std::string>& positional) {
   ASSIGN_OR_RETURN(const InstanceConfig config, ConfigFromFlags());
   ASSIGN_OR_RETURN(const FullTokenizerOptions tokenizer_options,
                    TokenizerOptionsFromFlags());
-  const int threads = absl::GetFlag(FLAGS_threads);
-  if (threads < 0 || threads > kMaxNumThreads) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--threads=", threads, ": use 0 (default) to ", kMaxNumThreads));
-  }
-  if (threads > 0) {
-    SetNumThreads(threads);
-  } else {
-    ASSIGN_OR_RETURN(const int default_threads, DefaultNumThreads());
-    SetNumThreads(default_threads);
-  }
+  RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
 
   const std::string vocab_path = ResolveUserPath(vocab_flag);
   ASSIGN_OR_RETURN(const FullTokenizer tokenizer,
