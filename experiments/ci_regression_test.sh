@@ -50,4 +50,12 @@ if "$check_regression" --runs="$out" --golden="$TEST_TMPDIR/perturbed.json" \
 fi
 grep -q "DRIFT finetune full rte .*accuracy" "$TEST_TMPDIR/perturbed.log" ||
   { echo "FAIL: the drift message does not name the metric"; cat "$TEST_TMPDIR/perturbed.log"; exit 1; }
+# A mistyped --data_dir is refused, not read as "no data".
+if "$run_experiment" --experiment="$experiment" --data_dir="$TEST_TMPDIR/nope" \
+    --default_corpus="$corpus" --output_dir="$TEST_TMPDIR/nope_runs" \
+    2> "$TEST_TMPDIR/nope.log"; then
+  echo "FAIL: a missing --data_dir was accepted"; exit 1
+fi
+grep -q "data_dir=.*no such directory" "$TEST_TMPDIR/nope.log" ||
+  { echo "FAIL: unexpected message"; cat "$TEST_TMPDIR/nope.log"; exit 1; }
 echo "PASS"

@@ -15,6 +15,7 @@
 // interrupted pre-training.
 #include <stdio.h>
 
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -103,7 +104,16 @@ absl::Status Run() {
   }
   options.output_dir = ResolveUserPath(output_dir);
   const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
-  if (!data_dir.empty()) options.data_dir = ResolveUserPath(data_dir);
+  if (!data_dir.empty()) {
+    options.data_dir = ResolveUserPath(data_dir);
+    // A mistyped directory would silently turn every task into n/a or its
+    // derived stand-in.
+    if (!std::filesystem::is_directory(options.data_dir)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--data_dir=", data_dir, ": no such directory (", options.data_dir,
+          "); it should hold glue/, squad/ or swag/ in the official layouts"));
+    }
+  }
   options.default_corpus = absl::GetFlag(FLAGS_default_corpus);
   options.scale = scale;
   options.code_version = CodeVersion();
