@@ -37,6 +37,16 @@ grep -q "SQuAD v1.1 (F1)" "$TEST_TMPDIR/report.md" ||
 grep -q "0 pre-training and 0 fine-tuning runs now, 8 finished earlier" \
   "$TEST_TMPDIR/again.log" || { echo "FAIL: rerun was not cached"; cat "$TEST_TMPDIR/again.log"; exit 1; }
 
+# Another output directory on the same cache reuses the pre-training runs
+# (same ids) and fine-tunes to the same numbers.
+"$run_experiment" --experiment="$experiment" --data_dir="$data" \
+  --default_corpus="$corpus" --output_dir="$TEST_TMPDIR/runs2" \
+  --cache_dir="$out/cache" --threads=2 --report_date=2026-01-01 \
+  --progress=false > /dev/null 2> "$TEST_TMPDIR/cache.log"
+grep -q "0 pre-training and 6 fine-tuning runs now, 2 finished earlier" \
+  "$TEST_TMPDIR/cache.log" || { echo "FAIL: the cache was not used"; cat "$TEST_TMPDIR/cache.log"; exit 1; }
+"$check_regression" --runs="$TEST_TMPDIR/runs2" --golden="$golden"
+
 # A perturbed golden file must fail and name the metric: the first
 # "accuracy" of the file (keys are sorted, so the full variant's RTE run)
 # moved to 99.

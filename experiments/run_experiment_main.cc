@@ -40,6 +40,10 @@ ABSL_FLAG(std::string, data_dir, "",
 ABSL_FLAG(std::string, output_dir, "",
           "where runs and the report go (default "
           "<workspace>/runs/<experiment>/<scale>)");
+ABSL_FLAG(std::string, cache_dir, "",
+          "prepared data and pre-training runs, shared between experiments "
+          "(default <workspace>/runs/cache, or <output_dir>/cache when "
+          "--output_dir is given)");
 ABSL_FLAG(int, threads, 0,
           "threads (0: $BERTLAB_NUM_THREADS or all cores); numbers are "
           "reproducible for a given thread count");
@@ -97,12 +101,22 @@ absl::Status Run() {
   ASSIGN_OR_RETURN(const experiments::Experiment loaded,
                    experiments::LoadExperiment(options.experiment_path));
   std::string output_dir = absl::GetFlag(FLAGS_output_dir);
+  const bool default_output = output_dir.empty();
   if (output_dir.empty()) {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     output_dir = absl::StrCat(workspace == nullptr ? "." : workspace, "/runs/",
                               loaded.name(), "/", scale);
   }
   options.output_dir = ResolveUserPath(output_dir);
+  std::string cache_dir = absl::GetFlag(FLAGS_cache_dir);
+  if (cache_dir.empty()) {
+    const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    cache_dir = default_output
+                    ? absl::StrCat(workspace == nullptr ? "." : workspace,
+                                   "/runs/cache")
+                    : absl::StrCat(options.output_dir, "/cache");
+  }
+  options.cache_dir = ResolveUserPath(cache_dir);
   const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
   if (!data_dir.empty()) {
     options.data_dir = ResolveUserPath(data_dir);

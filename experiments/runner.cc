@@ -3,10 +3,12 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -41,6 +43,14 @@ std::string Join(const std::string& a, const std::string& b) {
 }
 
 std::string Hex16(uint64_t value) { return absl::StrFormat("%016x", value); }
+
+absl::StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 std::string IsoTime(Clock::time_point t) {
   const std::time_t seconds = Clock::to_time_t(t);
@@ -190,7 +200,7 @@ class Runner {
 
   absl::Status Pretrain(const ResolvedRun& run) {
     DataPrepOptions prep;
-    prep.root = Join(options_.output_dir, "data/pretraining");
+    prep.root = Join(options_.cache_dir, "data");
     prep.default_corpus = options_.default_corpus;
     prep.verbose = options_.progress;
     ASSIGN_OR_RETURN(const PreparedData data,
@@ -201,34 +211,76 @@ class Runner {
     *identity.mutable_pretraining() = run.spec.pretraining();
     const std::string run_id = Hex16(Fnv1a64(
         absl::StrCat(ProtoText(identity), "\ncorpus ", data.corpus_hash)));
-    const std::string dir =
+    // The training itself lives in the cache, shared by every experiment
+    // that pre-trains the same spec on the same corpus; the record lives
+    // with the experiment.
+    const std::string train_dir =
+        Join(Join(options_.cache_dir, "pretrain"), run_id);
+    const std::string record_dir =
         Join(Join(options_.output_dir, "pretrain"),
              absl::StrCat(run.name, "-", run_id.substr(0, 8)));
+    const std::string result_path = Join(train_dir, "result.json");
     Pretrained pretrained{run_id, "", data.vocab_file, data.corpus_hash};
-    if (fs::exists(Join(dir, "run.json"))) {
+    const bool recorded = fs::exists(Join(record_dir, "run.json"));
+    const bool trained = fs::exists(result_path);
+    if (recorded && trained) {
       ++summary_.cached_runs;
-      ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(dir));
+      ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
       pretrained_[run.name] = pretrained;
-      Say(absl::StrCat("pre-training ", run.name, ": done earlier (", dir,
+      Say(absl::StrCat("pre-training ", run.name, ": done earlier (", train_dir,
                        ")"));
       return absl::OkStatus();
     }
-    Say(absl::StrCat("pre-training ", run.name, " -> ", dir));
-    ASSIGN_OR_RETURN(
-        PretrainingOptions options,
-        OptionsFromSpec(run.spec, data.shard_dirs, data.held_out_dirs),
-        _.Prepend("variant ", run.name, ": "));
-    options.output_dir = dir;
-    options.progress =
-        options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
-    const auto start = Clock::now();
-    ASSIGN_OR_RETURN(const PretrainingResult result, RunPretraining(options),
-                     _.Prepend("variant ", run.name, ": "));
-    const auto end = Clock::now();
-    pretrained.checkpoint = result.last_checkpoint;
-
+    nlohmann::json result_json;
+    if (trained) {
+      ++summary_.cached_runs;
+      Say(absl::StrCat("pre-training ", run.name, ": the same run is in the ",
+                       "cache (", train_dir, ")"));
+      ASSIGN_OR_RETURN(const std::string text, ReadText(result_path));
+      result_json = nlohmann::json::parse(text, nullptr, false);
+      if (result_json.is_discarded() || !result_json.contains("metrics")) {
+        return absl::DataLossError(
+            absl::StrCat(result_path, ": not a pre-training result; delete ",
+                         train_dir, " to train again"));
+      }
+    } else {
+      Say(absl::StrCat("pre-training ", run.name, " -> ", train_dir));
+      ASSIGN_OR_RETURN(
+          PretrainingOptions options,
+          OptionsFromSpec(run.spec, data.shard_dirs, data.held_out_dirs),
+          _.Prepend("variant ", run.name, ": "));
+      options.output_dir = train_dir;
+      options.progress =
+          options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
+      const auto start = Clock::now();
+      ASSIGN_OR_RETURN(const PretrainingResult result, RunPretraining(options),
+                       _.Prepend("variant ", run.name, ": "));
+      const auto end = Clock::now();
+      nlohmann::json metrics = nlohmann::json::object();
+      if (result.has_eval) {
+        const HeldOutMetrics& eval = result.last_eval;
+        const bool masked =
+            options.objective == LanguageModelObjective::kMaskedLm;
+        metrics[masked ? "mlm_perplexity" : "lm_perplexity"] =
+            eval.lm_perplexity();
+        metrics[masked ? "mlm_accuracy" : "lm_accuracy"] =
+            100.0 * eval.lm_accuracy();
+        metrics["unigram_perplexity"] = eval.unigram_perplexity();
+        if (options.next_sentence) {
+          metrics["nsp_accuracy"] = 100.0 * eval.next_sentence_accuracy();
+        }
+      }
+      metrics["final_loss"] = result.last_loss;
+      metrics["tokens_per_second"] = result.tokens_per_second;
+      result_json["metrics"] = metrics;
+      result_json["timings"] = Timings(start, end);
+      RETURN_IF_ERROR(
+          WriteFileAtomically(result_path, result_json.dump(2) + "\n"));
+      ++summary_.pretrain_runs;
+    }
+    ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
     ASSIGN_OR_RETURN(const BertConfig config,
-                     ReadCheckpointConfig(result.last_checkpoint));
+                     ReadCheckpointConfig(pretrained.checkpoint));
     nlohmann::json record = RecordBase(experiment_, options_, run, run.name,
                                        DescriptionOf(run.name), run_id, config);
     record["kind"] = "pretrain";
@@ -238,24 +290,8 @@ class Runner {
                 PretrainingData::DEFAULT_CORPUS
             ? "embedded default corpus (the World English Bible)"
             : absl::StrJoin(run.spec.pretraining().data().corpus_files(), ", ");
-    nlohmann::json metrics = nlohmann::json::object();
-    if (result.has_eval) {
-      const HeldOutMetrics& eval = result.last_eval;
-      const bool masked =
-          options.objective == LanguageModelObjective::kMaskedLm;
-      metrics[masked ? "mlm_perplexity" : "lm_perplexity"] =
-          eval.lm_perplexity();
-      metrics[masked ? "mlm_accuracy" : "lm_accuracy"] =
-          100.0 * eval.lm_accuracy();
-      metrics["unigram_perplexity"] = eval.unigram_perplexity();
-      if (options.next_sentence) {
-        metrics["nsp_accuracy"] = 100.0 * eval.next_sentence_accuracy();
-      }
-    }
-    metrics["final_loss"] = result.last_loss;
-    metrics["tokens_per_second"] = result.tokens_per_second;
-    record["metrics"] = metrics;
-    record["timings"] = Timings(start, end);
+    record["metrics"] = result_json["metrics"];
+    record["timings"] = result_json["timings"];
     nlohmann::json hashes = nlohmann::json::object();
     if (run.spec.pretraining().data().format() ==
         PretrainingData::DEFAULT_CORPUS) {
@@ -269,9 +305,9 @@ class Runner {
       }
     }
     record["data_hashes"] = hashes;
-    RETURN_IF_ERROR(
-        WriteFileAtomically(Join(dir, "run.json"), record.dump(2) + "\n"));
-    ++summary_.pretrain_runs;
+    fs::create_directories(record_dir);
+    RETURN_IF_ERROR(WriteFileAtomically(Join(record_dir, "run.json"),
+                                        record.dump(2) + "\n"));
     pretrained_[run.name] = pretrained;
     return absl::OkStatus();
   }

@@ -17,15 +17,22 @@
 // and a directory named after it:
 //
 //   <output_dir>/experiment.textproto     the experiment as loaded
-//   <output_dir>/pretrain/<variant>-<id>/ metrics.jsonl, checkpoints/,
-//                                         run.json
+//   <output_dir>/pretrain/<variant>-<id>/ run.json
 //   <output_dir>/finetune/<variant>/<task>/lr<lr>-r<restart>-<id>/
 //                                         run.json (MNLI: mnli_m/run.json
 //                                         and mnli_mm/run.json), the dev
-//                                         predictions
-//   <output_dir>/data/                    prepared pre-training data and
-//                                         the derived default tasks
+//                                         (and GLUE test) predictions
 //   <output_dir>/report/                  report.{md,csv,tex,json}, SVG
+//   <cache_dir>/data/                     prepared pre-training data
+//   <cache_dir>/pretrain/<id>/            metrics.jsonl, checkpoints/,
+//                                         result.json (written last)
+//   <cache_dir>/default_tasks/, tasks/    the derived default tasks, SQuAD
+//                                         files split by article
+//
+// The cache is shared between experiments: a pre-training run with the same
+// id (the same model and pre-training spec on the same corpus, e.g. the
+// "full" variant of several mini tables) trains once. Do not run two
+// experiments on one cache at the same time.
 //
 // A run whose run.json exists is finished and skipped, so rerunning the
 // same command continues an interrupted experiment: pre-training resumes
@@ -47,6 +54,8 @@ namespace experiments {
 struct RunnerOptions {
   std::string experiment_path;
   std::string output_dir;
+  // Prepared data and pre-training runs, shared between experiments.
+  std::string cache_dir;
   // Real data in the official layouts (finetune_tasks.h); empty: none.
   std::string data_dir;
   // The embedded corpus (//tasks/corpus:default_corpus).
