@@ -41,9 +41,12 @@ namespace {
 
 constexpr char kProgram[] = "check_regression";
 
-// Percent-scale metrics (accuracy, F1, EM) may move this many points;
-// perplexities and losses this fraction; throughput is never compared.
-constexpr double kPercentTolerance = 2.0;
+// Percent-scale metrics (accuracy, F1, EM) may move this many points: on
+// the regression experiment's 64-128 dev examples, three flipped examples
+// (what another CPU's float rounding can do after a few dozen steps) are
+// 2.3-4.7 points. Perplexities and losses may move this fraction; throughput
+// is never compared.
+constexpr double kPercentTolerance = 5.0;
 constexpr double kRelativeTolerance = 0.02;
 
 std::string RunKey(const reports::RunRecord& r) {
