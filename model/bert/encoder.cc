@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/check.h"
+#include "model/bert/encoder_dropout.h"
 #include "model/ops/attention.h"
 #include "model/ops/dropout.h"
 #include "model/ops/embedding.h"
@@ -15,30 +16,6 @@
 
 namespace bertlab {
 namespace {
-
-// The dropout stream of one site; rate 0 when not training.
-struct DropoutSite {
-  float rate;
-  PhiloxStream stream;
-};
-
-DropoutSite Site(const DropoutSettings& dropout, double rate,
-                 uint32_t tensor_id) {
-  return {dropout.training ? static_cast<float>(rate) : 0.0f,
-          PhiloxStream{dropout.seed, dropout.step, tensor_id}};
-}
-
-AttentionOptions MakeAttentionOptions(const BertConfig& config,
-                                      const DropoutSettings& dropout,
-                                      int64_t layer) {
-  AttentionOptions options;
-  options.causal = config.attention_mode == AttentionMode::kCausal;
-  const DropoutSite site = Site(dropout, config.attention_probs_dropout_prob,
-                                LayerDropoutTensorId(layer, 0));
-  options.dropout_rate = site.rate;
-  options.dropout_stream = site.stream;
-  return options;
-}
 
 // Copies row t = 0 of each sequence: (B*T, H) -> (B, H), and back (adding).
 template <typename T>
@@ -152,8 +129,8 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
                    acts->embedding_rstd_.data(), acts->embedding_sum_.data(),
                    params + offsets.embeddings_norm_gamma,
                    params + offsets.embeddings_norm_beta, n, hidden, eps);
-  const DropoutSite embedding_dropout =
-      Site(dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
+  const DropoutSite embedding_dropout = EncoderDropoutSite(
+      dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
   DropoutForward(acts->embedding_output_.data(), acts->embedding_output_.data(),
                  n * hidden, embedding_dropout.rate, embedding_dropout.stream);
 
@@ -166,14 +143,14 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
     AttentionForward(layer.context.data(), layer.probs.data(), layer.qkv.data(),
                      batch.attention_mask, batch.batch, batch.seq_len,
                      config.num_attention_heads, config.head_dim(),
-                     MakeAttentionOptions(config, dropout, l));
+                     EncoderAttentionOptions(config, dropout, l));
     // a = Dropout(Dense(context)), then x + a, kept in attention_residual.
     T* residual = layer.attention_residual.data();
     LinearForward(residual, layer.context.data(),
                   params + p.attention_output_weight,
                   params + p.attention_output_bias, n, hidden, hidden);
-    const DropoutSite attention_dropout =
-        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
+    const DropoutSite attention_dropout = EncoderDropoutSite(
+        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
     DropoutForward(residual, residual, n * hidden, attention_dropout.rate,
                    attention_dropout.stream);
     ResidualAddForward(residual, residual, x, n * hidden);
@@ -191,8 +168,8 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
     LinearForward(output_residual, layer.intermediate.data(),
                   params + p.output_weight, params + p.output_bias, n,
                   intermediate, hidden);
-    const DropoutSite output_dropout =
-        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
+    const DropoutSite output_dropout = EncoderDropoutSite(
+        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
     DropoutForward(output_residual, output_residual, n * hidden,
                    output_dropout.rate, output_dropout.stream);
     ResidualAddForward(output_residual, output_residual,
@@ -256,8 +233,8 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
         layer.output_residual.data(), params + p.output_norm_gamma,
         layer.output_mean.data(), layer.output_rstd.data(), n, hidden);
     // r2 = h + Dropout(f): d_f -> d_b.
-    const DropoutSite output_dropout =
-        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
+    const DropoutSite output_dropout = EncoderDropoutSite(
+        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
     DropoutBackward(d_b, d_a, n * hidden, output_dropout.rate,
                     output_dropout.stream);
     T* d_intermediate = acts->d_intermediate_.data();
@@ -279,8 +256,8 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
         layer.attention_residual.data(), params + p.attention_norm_gamma,
         layer.attention_mean.data(), layer.attention_rstd.data(), n, hidden);
     // r1 = x + Dropout(Dense(context)).
-    const DropoutSite attention_dropout =
-        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
+    const DropoutSite attention_dropout = EncoderDropoutSite(
+        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
     DropoutBackward(d_b, d_a, n * hidden, attention_dropout.rate,
                     attention_dropout.stream);
     LinearBackward(d_x, grads + p.attention_output_weight,
@@ -290,7 +267,7 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
                       layer.probs.data(), batch.attention_mask, batch.batch,
                       batch.seq_len, config.num_attention_heads,
                       config.head_dim(),
-                      MakeAttentionOptions(config, dropout, l));
+                      EncoderAttentionOptions(config, dropout, l));
     LinearBackward(d_x, grads + p.qkv_weight, grads + p.qkv_bias,
                    acts->d_qkv_.data(), x, params + p.qkv_weight, n, hidden,
                    3 * hidden);
@@ -299,8 +276,8 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
   }
 
   // Embedding dropout, LayerNorm and the three lookups.
-  const DropoutSite embedding_dropout =
-      Site(dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
+  const DropoutSite embedding_dropout = EncoderDropoutSite(
+      dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
   DropoutBackward(d_x, d_x, n * hidden, embedding_dropout.rate,
                   embedding_dropout.stream);
   LayerNormBackward(

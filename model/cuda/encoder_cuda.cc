@@ -9,6 +9,7 @@
 
 #include "common/check.h"
 #include "common/philox.h"
+#include "model/bert/encoder_dropout.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/pooled_tokens_cuda.h"
 #include "model/ops/attention.h"
@@ -24,30 +25,6 @@
 namespace bertlab {
 namespace cuda {
 namespace {
-
-// The dropout stream of one site; rate 0 when not training (encoder.cc).
-struct DropoutSite {
-  float rate;
-  PhiloxStream stream;
-};
-
-DropoutSite Site(const DropoutSettings& dropout, double rate,
-                 uint32_t tensor_id) {
-  return {dropout.training ? static_cast<float>(rate) : 0.0f,
-          PhiloxStream{dropout.seed, dropout.step, tensor_id}};
-}
-
-AttentionOptions MakeAttentionOptions(const BertConfig& config,
-                                      const DropoutSettings& dropout,
-                                      int64_t layer) {
-  AttentionOptions options;
-  options.causal = config.attention_mode == AttentionMode::kCausal;
-  const DropoutSite site = Site(dropout, config.attention_probs_dropout_prob,
-                                LayerDropoutTensorId(layer, 0));
-  options.dropout_rate = site.rate;
-  options.dropout_stream = site.stream;
-  return options;
-}
 
 std::string LayerName(int64_t layer, const char* role) {
   return "encoder.layer." + std::to_string(layer) + "." + role;
@@ -155,8 +132,8 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
       acts->embedding_rstd_.data(), acts->embedding_sum_.data(),
       params + offsets.embeddings_norm_gamma,
       params + offsets.embeddings_norm_beta, n, hidden, eps, context);
-  const DropoutSite embedding_dropout =
-      Site(dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
+  const DropoutSite embedding_dropout = EncoderDropoutSite(
+      dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
   DropoutForward<float>(
       acts->embedding_output_.data(), acts->embedding_output_.data(),
       n * hidden, embedding_dropout.rate, embedding_dropout.stream, context);
@@ -171,14 +148,14 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
                      acts->attention_scratch_.data(), layer.qkv.data(),
                      batch.attention_mask, batch.batch, batch.seq_len,
                      config.num_attention_heads, config.head_dim(),
-                     MakeAttentionOptions(config, dropout, l), context);
+                     EncoderAttentionOptions(config, dropout, l), context);
     // a = Dropout(Dense(context)), then x + a, kept in attention_residual.
     float* residual = layer.attention_residual.data();
     LinearForward(residual, layer.context.data(),
                   params + p.attention_output_weight,
                   params + p.attention_output_bias, n, hidden, hidden, context);
-    const DropoutSite attention_dropout =
-        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
+    const DropoutSite attention_dropout = EncoderDropoutSite(
+        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
     DropoutForward<float>(residual, residual, n * hidden,
                           attention_dropout.rate, attention_dropout.stream,
                           context);
@@ -198,8 +175,8 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
     LinearForward(output_residual, layer.intermediate.data(),
                   params + p.output_weight, params + p.output_bias, n,
                   intermediate, hidden, context);
-    const DropoutSite output_dropout =
-        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
+    const DropoutSite output_dropout = EncoderDropoutSite(
+        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
     DropoutForward<float>(output_residual, output_residual, n * hidden,
                           output_dropout.rate, output_dropout.stream, context);
     ResidualAddForward<float>(output_residual, output_residual,
@@ -271,8 +248,8 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
         layer.output_residual.data(), params + p.output_norm_gamma,
         layer.output_mean.data(), layer.output_rstd.data(), n, hidden, context);
     // r2 = h + Dropout(f): d_f -> d_b.
-    const DropoutSite output_dropout =
-        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
+    const DropoutSite output_dropout = EncoderDropoutSite(
+        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
     DropoutBackward<float>(d_b, d_a, n * hidden, output_dropout.rate,
                            output_dropout.stream, context);
     float* d_intermediate = acts->d_intermediate_.data();
@@ -295,8 +272,8 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
         layer.attention_mean.data(), layer.attention_rstd.data(), n, hidden,
         context);
     // r1 = x + Dropout(Dense(context)).
-    const DropoutSite attention_dropout =
-        Site(dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
+    const DropoutSite attention_dropout = EncoderDropoutSite(
+        dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
     DropoutBackward<float>(d_b, d_a, n * hidden, attention_dropout.rate,
                            attention_dropout.stream, context);
     LinearBackward(d_x, grads + p.attention_output_weight,
@@ -306,7 +283,7 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
     AttentionBackward(acts->d_qkv_.data(), scratch, d_x, layer.qkv.data(),
                       layer.probs.data(), batch.batch, batch.seq_len,
                       config.num_attention_heads, config.head_dim(),
-                      MakeAttentionOptions(config, dropout, l), context);
+                      EncoderAttentionOptions(config, dropout, l), context);
     LinearBackward(d_x, grads + p.qkv_weight, grads + p.qkv_bias,
                    acts->d_qkv_.data(), x, params + p.qkv_weight, n, hidden,
                    3 * hidden, context);
@@ -315,8 +292,8 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
   }
 
   // Embedding dropout, LayerNorm and the three lookups.
-  const DropoutSite embedding_dropout =
-      Site(dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
+  const DropoutSite embedding_dropout = EncoderDropoutSite(
+      dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
   DropoutBackward<float>(d_x, d_x, n * hidden, embedding_dropout.rate,
                          embedding_dropout.stream, context);
   LayerNormBackward(
