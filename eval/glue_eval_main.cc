@@ -25,6 +25,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/exit_status.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
 #include "eval/glue_scoring.h"
@@ -87,10 +88,5 @@ int main(int argc, char** argv) {
     std::cerr << "glue_eval: unexpected argument " << positional[1] << "\n";
     return 2;
   }
-  const absl::Status status = bertlab::Run();
-  if (!status.ok()) {
-    std::cerr << "glue_eval: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus("glue_eval", bertlab::Run());
 }

@@ -19,6 +19,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/exit_status.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
 #include "eval/squad_eval.h"
@@ -98,10 +99,5 @@ int main(int argc, char** argv) {
     std::cerr << "squad_eval: unexpected argument " << positional[1] << "\n";
     return 2;
   }
-  const absl::Status status = bertlab::Run();
-  if (!status.ok()) {
-    std::cerr << "squad_eval: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus("squad_eval", bertlab::Run());
 }

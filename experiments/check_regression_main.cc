@@ -25,6 +25,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/exit_status.h"
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
@@ -180,10 +181,5 @@ int main(int argc, char** argv) {
       "experiment's run records with golden values (see "
       "experiments/check_regression_main.cc).");
   absl::ParseCommandLine(argc, argv);
-  const absl::Status status = bertlab::Run();
-  if (!status.ok()) {
-    std::cerr << bertlab::kProgram << ": " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus(bertlab::kProgram, bertlab::Run());
 }

@@ -41,6 +41,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/exit_status.h"
 #include "common/parallel.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
@@ -173,10 +174,5 @@ int main(int argc, char** argv) {
       "--output_dir=DIR\nPre-trains one run of an experiment (see "
       "experiments/pretrain_main.cc).");
   absl::ParseCommandLine(argc, argv);
-  const absl::Status status = bertlab::Run();
-  if (!status.ok()) {
-    std::cerr << bertlab::kProgram << ": " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus(bertlab::kProgram, bertlab::Run());
 }

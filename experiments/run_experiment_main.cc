@@ -26,6 +26,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "common/exit_status.h"
 #include "common/parallel.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
@@ -157,10 +158,5 @@ int main(int argc, char** argv) {
       "the paper's experiments and writes its report (see "
       "experiments/run_experiment_main.cc).");
   absl::ParseCommandLine(argc, argv);
-  const absl::Status status = bertlab::Run();
-  if (!status.ok()) {
-    std::cerr << bertlab::kProgram << ": " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus(bertlab::kProgram, bertlab::Run());
 }

@@ -22,6 +22,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/exit_status.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
 #include "reports/render.h"
@@ -88,10 +89,5 @@ int main(int argc, char** argv) {
               << positional.size() - 1 << ")\n";
     return 2;
   }
-  const absl::Status status = bertlab::Run(positional[1]);
-  if (!status.ok()) {
-    std::cerr << "render: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus("render", bertlab::Run(positional[1]));
 }

@@ -18,6 +18,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/exit_status.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
 #include "tasks/full_tokenizer.h"
@@ -95,10 +96,5 @@ int main(int argc, char** argv) {
               << " (input comes from stdin)\n";
     return 2;
   }
-  const absl::Status status = bertlab::Run();
-  if (!status.ok()) {
-    std::cerr << "tokenize: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus("tokenize", bertlab::Run());
 }

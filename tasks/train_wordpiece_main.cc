@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/exit_status.h"
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
@@ -128,10 +129,5 @@ int main(int argc, char** argv) {
               << "\n";
     return 2;
   }
-  const absl::Status status = bertlab::Run();
-  if (!status.ok()) {
-    std::cerr << "train_wordpiece: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus("train_wordpiece", bertlab::Run());
 }

@@ -33,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/exit_status.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
 #include "tasks/corpus/diatheke_reader.h"
@@ -169,10 +170,6 @@ int main(int argc, char** argv) {
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   const std::vector<std::string> inputs(positional.begin() + 1,
                                         positional.end());
-  const absl::Status status = bertlab::Run(inputs);
-  if (!status.ok()) {
-    std::cerr << "corpus_to_reference_format: " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus("corpus_to_reference_format",
+                             bertlab::Run(inputs));
 }

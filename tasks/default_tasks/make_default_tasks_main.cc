@@ -28,6 +28,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/exit_status.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
 #include "tasks/default_tasks/default_tasks.h"
@@ -133,10 +134,5 @@ int main(int argc, char** argv) {
     std::cerr << kProgram << ": unexpected argument " << positional[1] << "\n";
     return 1;
   }
-  const absl::Status status = bertlab::Run(argv[0]);
-  if (!status.ok()) {
-    std::cerr << kProgram << ": " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus(kProgram, bertlab::Run(argv[0]));
 }

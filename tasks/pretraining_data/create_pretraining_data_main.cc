@@ -36,6 +36,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "common/exit_status.h"
 #include "common/parallel.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
@@ -265,11 +266,7 @@ int main(int argc, char** argv) {
       "Writes BERT pre-training instances as shards (see "
       "tasks/pretraining_data/shard_format.h).");
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
-  const absl::Status status = bertlab::Run(
-      std::vector<std::string>(positional.begin() + 1, positional.end()));
-  if (!status.ok()) {
-    std::cerr << bertlab::kProgram << ": " << status.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return bertlab::ExitStatus(bertlab::kProgram,
+                             bertlab::Run(std::vector<std::string>(
+                                 positional.begin() + 1, positional.end())));
 }
