@@ -166,7 +166,7 @@ void BM_EncoderTrainingStep(benchmark::State& state, const char* size_name,
   DeviceBuffer<int32_t> mask_d("attention_mask", attention_mask);
   DeviceBuffer<float> d_sequence_d("d_sequence_output", d_sequence);
   DeviceBuffer<float> d_pooled_d("d_pooled_output", d_pooled);
-  cuda::EncoderActivations acts(config, batch, seq_len);
+  cuda::EncoderActivations<float> acts(config, batch, seq_len);
   const EncoderBatch device_batch{ids_d.data(), types_d.data(), mask_d.data(),
                                   batch, seq_len};
   DropoutSettings dropout{/*training=*/true, /*seed=*/3, /*step=*/0};

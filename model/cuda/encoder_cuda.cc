@@ -32,8 +32,9 @@ std::string LayerName(int64_t layer, const char* role) {
 
 }  // namespace
 
-EncoderActivations::EncoderActivations(const BertConfig& config, int64_t batch,
-                                       int64_t seq_len)
+template <typename T>
+EncoderActivations<T>::EncoderActivations(const BertConfig& config,
+                                          int64_t batch, int64_t seq_len)
     : batch_(batch), seq_len_(seq_len) {
   CHECK_GT(batch, 0);
   CHECK_GT(seq_len, 0);
@@ -41,76 +42,85 @@ EncoderActivations::EncoderActivations(const BertConfig& config, int64_t batch,
   const int64_t hidden = config.hidden_size;
   const int64_t intermediate = config.intermediate_size;
   const int64_t probs = batch * config.num_attention_heads * seq_len * seq_len;
-  embedding_sum_ = DeviceBuffer<float>("encoder.embedding_sum", n * hidden);
-  embedding_output_ =
-      DeviceBuffer<float>("encoder.embedding_output", n * hidden);
+  embedding_sum_ = DeviceBuffer<T>("encoder.embedding_sum", n * hidden);
+  embedding_output_ = DeviceBuffer<T>("encoder.embedding_output", n * hidden);
   embedding_mean_ = DeviceBuffer<float>("encoder.embedding_mean", n);
   embedding_rstd_ = DeviceBuffer<float>("encoder.embedding_rstd", n);
   layers_.reserve(config.num_hidden_layers);
   for (int64_t l = 0; l < config.num_hidden_layers; ++l) {
     Layer layer;
-    layer.qkv = DeviceBuffer<float>(LayerName(l, "qkv"), n * 3 * hidden);
-    layer.probs = DeviceBuffer<float>(LayerName(l, "probs"), probs);
-    layer.context = DeviceBuffer<float>(LayerName(l, "context"), n * hidden);
+    layer.qkv = DeviceBuffer<T>(LayerName(l, "qkv"), n * 3 * hidden);
+    layer.probs = DeviceBuffer<T>(LayerName(l, "probs"), probs);
+    layer.context = DeviceBuffer<T>(LayerName(l, "context"), n * hidden);
     layer.attention_residual =
-        DeviceBuffer<float>(LayerName(l, "attention_residual"), n * hidden);
+        DeviceBuffer<T>(LayerName(l, "attention_residual"), n * hidden);
     layer.attention_norm =
-        DeviceBuffer<float>(LayerName(l, "attention_norm"), n * hidden);
+        DeviceBuffer<T>(LayerName(l, "attention_norm"), n * hidden);
     layer.attention_mean =
         DeviceBuffer<float>(LayerName(l, "attention_mean"), n);
     layer.attention_rstd =
         DeviceBuffer<float>(LayerName(l, "attention_rstd"), n);
-    layer.intermediate_input = DeviceBuffer<float>(
-        LayerName(l, "intermediate_input"), n * intermediate);
+    layer.intermediate_input =
+        DeviceBuffer<T>(LayerName(l, "intermediate_input"), n * intermediate);
     layer.intermediate =
-        DeviceBuffer<float>(LayerName(l, "intermediate"), n * intermediate);
+        DeviceBuffer<T>(LayerName(l, "intermediate"), n * intermediate);
     layer.output_residual =
-        DeviceBuffer<float>(LayerName(l, "output_residual"), n * hidden);
-    layer.output = DeviceBuffer<float>(LayerName(l, "output"), n * hidden);
+        DeviceBuffer<T>(LayerName(l, "output_residual"), n * hidden);
+    layer.output = DeviceBuffer<T>(LayerName(l, "output"), n * hidden);
     layer.output_mean = DeviceBuffer<float>(LayerName(l, "output_mean"), n);
     layer.output_rstd = DeviceBuffer<float>(LayerName(l, "output_rstd"), n);
     layers_.push_back(std::move(layer));
   }
-  cls_ = DeviceBuffer<float>("encoder.cls", batch * hidden);
-  pooled_ = DeviceBuffer<float>("encoder.pooled", batch * hidden);
-  attention_scratch_ = DeviceBuffer<float>("encoder.attention_scratch", probs);
-  d_a_ = DeviceBuffer<float>("encoder.d_a", n * hidden);
-  d_b_ = DeviceBuffer<float>("encoder.d_b", n * hidden);
-  d_c_ = DeviceBuffer<float>("encoder.d_c", n * hidden);
-  d_qkv_ = DeviceBuffer<float>("encoder.d_qkv", n * 3 * hidden);
-  d_intermediate_ =
-      DeviceBuffer<float>("encoder.d_intermediate", n * intermediate);
-  d_cls_ = DeviceBuffer<float>("encoder.d_cls", batch * hidden);
+  cls_ = DeviceBuffer<T>("encoder.cls", batch * hidden);
+  pooled_ = DeviceBuffer<T>("encoder.pooled", batch * hidden);
+  attention_scratch_ = DeviceBuffer<T>("encoder.attention_scratch", probs);
+  d_a_ = DeviceBuffer<T>("encoder.d_a", n * hidden);
+  d_b_ = DeviceBuffer<T>("encoder.d_b", n * hidden);
+  d_c_ = DeviceBuffer<T>("encoder.d_c", n * hidden);
+  d_qkv_ = DeviceBuffer<T>("encoder.d_qkv", n * 3 * hidden);
+  d_intermediate_ = DeviceBuffer<T>("encoder.d_intermediate", n * intermediate);
+  d_cls_ = DeviceBuffer<T>("encoder.d_cls", batch * hidden);
 }
 
-const float* EncoderActivations::sequence_output() const {
+template <typename T>
+const T* EncoderActivations<T>::sequence_output() const {
   return layers_.empty() ? embedding_output_.data()
                          : layers_.back().output.data();
 }
 
-int64_t EncoderActivations::SizeInBytes() const {
+template <typename T>
+int64_t EncoderActivations<T>::SizeInBytes() const {
   int64_t bytes = 0;
+  for (const DeviceBuffer<T>* buffer :
+       {&embedding_sum_, &embedding_output_, &cls_, &pooled_,
+        &attention_scratch_, &d_a_, &d_b_, &d_c_, &d_qkv_, &d_intermediate_,
+        &d_cls_}) {
+    bytes += static_cast<int64_t>(buffer->bytes());
+  }
   for (const DeviceBuffer<float>* buffer :
-       {&embedding_sum_, &embedding_output_, &embedding_mean_, &embedding_rstd_,
-        &cls_, &pooled_, &attention_scratch_, &d_a_, &d_b_, &d_c_, &d_qkv_,
-        &d_intermediate_, &d_cls_}) {
+       {&embedding_mean_, &embedding_rstd_}) {
     bytes += static_cast<int64_t>(buffer->bytes());
   }
   for (const Layer& l : layers_) {
-    for (const DeviceBuffer<float>* buffer :
+    for (const DeviceBuffer<T>* buffer :
          {&l.qkv, &l.probs, &l.context, &l.attention_residual,
-          &l.attention_norm, &l.attention_mean, &l.attention_rstd,
-          &l.intermediate_input, &l.intermediate, &l.output_residual, &l.output,
-          &l.output_mean, &l.output_rstd}) {
+          &l.attention_norm, &l.intermediate_input, &l.intermediate,
+          &l.output_residual, &l.output}) {
+      bytes += static_cast<int64_t>(buffer->bytes());
+    }
+    for (const DeviceBuffer<float>* buffer :
+         {&l.attention_mean, &l.attention_rstd, &l.output_mean,
+          &l.output_rstd}) {
       bytes += static_cast<int64_t>(buffer->bytes());
     }
   }
   return bytes;
 }
 
+template <typename T>
 void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
-                    const float* params, const EncoderBatch& batch,
-                    const DropoutSettings& dropout, EncoderActivations* acts,
+                    const T* params, const EncoderBatch& batch,
+                    const DropoutSettings& dropout, EncoderActivations<T>* acts,
                     const CudaContext& context) {
   CHECK_EQ(batch.batch, acts->batch_);
   CHECK_EQ(batch.seq_len, acts->seq_len_);
@@ -141,7 +151,7 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
   const float* x = acts->embedding_output_.data();
   for (int64_t l = 0; l < config.num_hidden_layers; ++l) {
     const EncoderLayerOffsets& p = offsets.layers[l];
-    EncoderActivations::Layer& layer = acts->layers_[l];
+    typename EncoderActivations<T>::Layer& layer = acts->layers_[l];
     LinearForward(layer.qkv.data(), x, params + p.qkv_weight,
                   params + p.qkv_bias, n, hidden, 3 * hidden, context);
     AttentionForward(layer.context.data(), layer.probs.data(),
@@ -197,11 +207,11 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
               context);
 }
 
+template <typename T>
 void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
-                     const float* params, float* grads,
-                     const EncoderBatch& batch, const DropoutSettings& dropout,
-                     const float* d_sequence_output,
-                     const float* d_pooled_output, EncoderActivations* acts,
+                     const T* params, float* grads, const EncoderBatch& batch,
+                     const DropoutSettings& dropout, const T* d_sequence_output,
+                     const T* d_pooled_output, EncoderActivations<T>* acts,
                      const CudaContext& context) {
   CHECK_EQ(batch.batch, acts->batch_);
   CHECK_EQ(batch.seq_len, acts->seq_len_);
@@ -239,7 +249,7 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
   float* scratch = acts->attention_scratch_.data();
   for (int64_t l = config.num_hidden_layers - 1; l >= 0; --l) {
     const EncoderLayerOffsets& p = offsets.layers[l];
-    EncoderActivations::Layer& layer = acts->layers_[l];
+    typename EncoderActivations<T>::Layer& layer = acts->layers_[l];
     const float* x = l == 0 ? acts->embedding_output_.data()
                             : acts->layers_[l - 1].output.data();
     // out = LayerNorm(r2): d_r2 -> d_a.
@@ -308,6 +318,19 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
                     config.vocab_size, config.max_position_embeddings,
                     config.type_vocab_size, context);
 }
+
+// FP32 mode.
+template class EncoderActivations<float>;
+template void EncoderForward<float>(const BertConfig&, const EncoderOffsets&,
+                                    const float*, const EncoderBatch&,
+                                    const DropoutSettings&,
+                                    EncoderActivations<float>*,
+                                    const CudaContext&);
+template void EncoderBackward<float>(const BertConfig&, const EncoderOffsets&,
+                                     const float*, float*, const EncoderBatch&,
+                                     const DropoutSettings&, const float*,
+                                     const float*, EncoderActivations<float>*,
+                                     const CudaContext&);
 
 }  // namespace cuda
 }  // namespace bertlab

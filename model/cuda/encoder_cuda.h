@@ -42,6 +42,9 @@ namespace cuda {
 // named after its role, so an out-of-memory report says which) and reused by
 // every step of that shape. Mirrors bertlab::EncoderActivations<float>, plus
 // the attention scratch the CUDA attention op needs (one, shared by layers).
+// T is the activation storage type: float (FP32 mode). Means and rstds are
+// float for every T.
+template <typename T>
 class EncoderActivations {
  public:
   EncoderActivations(const BertConfig& config, int64_t batch, int64_t seq_len);
@@ -49,74 +52,75 @@ class EncoderActivations {
   int64_t batch() const { return batch_; }
   int64_t seq_len() const { return seq_len_; }
 
-  const float* sequence_output() const;                          // (B*T, H)
-  const float* pooled_output() const { return pooled_.data(); }  // (B, H)
+  const T* sequence_output() const;                          // (B*T, H)
+  const T* pooled_output() const { return pooled_.data(); }  // (B, H)
   // Bytes held by all buffers.
   int64_t SizeInBytes() const;
 
  private:
-  friend void EncoderForward(const BertConfig&, const EncoderOffsets&,
-                             const float*, const EncoderBatch&,
-                             const DropoutSettings&, EncoderActivations*,
-                             const CudaContext&);
+  template <typename U>
+  friend void EncoderForward(const BertConfig&, const EncoderOffsets&, const U*,
+                             const EncoderBatch&, const DropoutSettings&,
+                             EncoderActivations<U>*, const CudaContext&);
+  template <typename U>
   friend void EncoderBackward(const BertConfig&, const EncoderOffsets&,
-                              const float*, float*, const EncoderBatch&,
-                              const DropoutSettings&, const float*,
-                              const float*, EncoderActivations*,
-                              const CudaContext&);
+                              const U*, float*, const EncoderBatch&,
+                              const DropoutSettings&, const U*, const U*,
+                              EncoderActivations<U>*, const CudaContext&);
 
   struct Layer {
-    DeviceBuffer<float> qkv;                 // (N, 3H)
-    DeviceBuffer<float> probs;               // (B, A, T, T)
-    DeviceBuffer<float> context;             // (N, H)
-    DeviceBuffer<float> attention_residual;  // (N, H) x + a, LayerNorm input
-    DeviceBuffer<float> attention_norm;      // (N, H) h
-    DeviceBuffer<float> attention_mean;      // (N)
-    DeviceBuffer<float> attention_rstd;      // (N)
-    DeviceBuffer<float> intermediate_input;  // (N, I) Dense1 output
-    DeviceBuffer<float> intermediate;        // (N, I) GELU output
-    DeviceBuffer<float> output_residual;     // (N, H) h + f, LayerNorm input
-    DeviceBuffer<float> output;              // (N, H) x of the next layer
-    DeviceBuffer<float> output_mean;         // (N)
-    DeviceBuffer<float> output_rstd;         // (N)
+    DeviceBuffer<T> qkv;                 // (N, 3H)
+    DeviceBuffer<T> probs;               // (B, A, T, T)
+    DeviceBuffer<T> context;             // (N, H)
+    DeviceBuffer<T> attention_residual;  // (N, H) x + a, LayerNorm input
+    DeviceBuffer<T> attention_norm;      // (N, H) h
+    DeviceBuffer<float> attention_mean;  // (N)
+    DeviceBuffer<float> attention_rstd;  // (N)
+    DeviceBuffer<T> intermediate_input;  // (N, I) Dense1 output
+    DeviceBuffer<T> intermediate;        // (N, I) GELU output
+    DeviceBuffer<T> output_residual;     // (N, H) h + f, LayerNorm input
+    DeviceBuffer<T> output;              // (N, H) x of the next layer
+    DeviceBuffer<float> output_mean;     // (N)
+    DeviceBuffer<float> output_rstd;     // (N)
   };
 
   int64_t batch_;
   int64_t seq_len_;
-  DeviceBuffer<float> embedding_sum_;     // (N, H) LayerNorm input
-  DeviceBuffer<float> embedding_output_;  // (N, H) after LayerNorm, dropout
-  DeviceBuffer<float> embedding_mean_;    // (N)
-  DeviceBuffer<float> embedding_rstd_;    // (N)
+  DeviceBuffer<T> embedding_sum_;       // (N, H) LayerNorm input
+  DeviceBuffer<T> embedding_output_;    // (N, H) after LayerNorm, dropout
+  DeviceBuffer<float> embedding_mean_;  // (N)
+  DeviceBuffer<float> embedding_rstd_;  // (N)
   std::vector<Layer> layers_;
-  DeviceBuffer<float> cls_;     // (B, H) sequence output at the pooled token
-  DeviceBuffer<float> pooled_;  // (B, H)
+  DeviceBuffer<T> cls_;     // (B, H) sequence output at the pooled token
+  DeviceBuffer<T> pooled_;  // (B, H)
   // Attention's scratch: dropped probs (forward), d_scores (backward).
-  DeviceBuffer<float> attention_scratch_;  // (B, A, T, T)
+  DeviceBuffer<T> attention_scratch_;  // (B, A, T, T)
   // Backward work space.
-  DeviceBuffer<float> d_a_, d_b_, d_c_;  // (N, H) each
-  DeviceBuffer<float> d_qkv_;            // (N, 3H)
-  DeviceBuffer<float> d_intermediate_;   // (N, I)
-  DeviceBuffer<float> d_cls_;            // (B, H)
+  DeviceBuffer<T> d_a_, d_b_, d_c_;  // (N, H) each
+  DeviceBuffer<T> d_qkv_;            // (N, 3H)
+  DeviceBuffer<T> d_intermediate_;   // (N, I)
+  DeviceBuffer<T> d_cls_;            // (B, H)
 };
 
 // Runs the encoder on `batch` (device pointers; shape must match
 // `activations`) with device parameters `params`.
+template <typename T>
 void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
-                    const float* params, const EncoderBatch& batch,
+                    const T* params, const EncoderBatch& batch,
                     const DropoutSettings& dropout,
-                    EncoderActivations* activations,
+                    EncoderActivations<T>* activations,
                     const CudaContext& context);
 
 // Accumulates into device `grads` (params' layout) the gradient of a loss
 // whose output gradients are d_sequence_output (B*T, H) and d_pooled_output
 // (B, H), device pointers, either may be null. Must follow EncoderForward on
 // the same batch, params and dropout settings.
+template <typename T>
 void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
-                     const float* params, float* grads,
-                     const EncoderBatch& batch, const DropoutSettings& dropout,
-                     const float* d_sequence_output,
-                     const float* d_pooled_output,
-                     EncoderActivations* activations,
+                     const T* params, float* grads, const EncoderBatch& batch,
+                     const DropoutSettings& dropout, const T* d_sequence_output,
+                     const T* d_pooled_output,
+                     EncoderActivations<T>* activations,
                      const CudaContext& context);
 
 }  // namespace cuda

@@ -176,7 +176,7 @@ void CheckEncoderParity(const Case& c) {
       ids_d.data(),  types_d.data(),
       mask_d.data(), kBatch,
       kSeqLen,       c.pooled_positions ? positions_d.data() : nullptr};
-  cuda::EncoderActivations gpu_acts(config, kBatch, kSeqLen);
+  cuda::EncoderActivations<float> gpu_acts(config, kBatch, kSeqLen);
   auto run_gpu = [&] {
     grads_d.Zero(context.stream());
     cuda::EncoderForward(config, offsets, params_d.data(), gpu_batch, dropout,
