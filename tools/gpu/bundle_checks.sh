@@ -1,0 +1,67 @@
+#!/bin/bash
+# Builds every GPU check here (no GPU needed) and packs it for a lent GPU
+# machine, whose image has CUDA 13 and its libraries but no Bazel, Abseil,
+# GoogleTest, Google Benchmark or OpenBLAS:
+#
+#   gpu_bundle.tar.xz (git-ignored), holding
+#     tests/       the GPU tests (tag requires-gpu)
+#     benchmarks/  the GPU benchmarks (cc_binary named *_benchmark_cuda)
+#     lib/     the shared libraries they need that such an image lacks
+#     system/  this machine's loader, glibc and libstdc++, used only when the
+#              GPU machine's glibc is older than this one's (run_checks.sh)
+#     manifest.txt
+#
+# CUDA itself (libcudart, libcublas, libcublasLt: hundreds of MB) is not
+# packed: the binaries find it in /usr/local/cuda/lib64 (their rpath) and the
+# driver's libcuda where the machine keeps it. Compressed, because the device
+# tool carries at most 64 MiB with the working tree.
+#
+# Usage: tools/gpu/bundle_checks.sh     then, on the GPU machine (device tool):
+#   run(command="tools/gpu/run_checks.sh", carry=["gpu_bundle.tar.xz"])
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+# GPU_TESTS / GPU_BENCHMARKS (labels) override the queries, e.g. to dry-run
+# the packing and tools/gpu/run_checks.sh with CPU binaries on this machine.
+tests=${GPU_TESTS:-$(bazel query 'attr(tags, "requires-gpu", //...)' 2>/dev/null)}
+benchmarks=${GPU_BENCHMARKS:-$(bazel query 'kind(cc_binary, attr(name, "_benchmark_cuda$", //...))' 2>/dev/null)}
+echo "GPU tests:" $tests
+echo "GPU benchmarks:" $benchmarks
+# shellcheck disable=SC2086
+bazel build -c opt --config=cuda $tests $benchmarks
+
+staging=$(mktemp -d)
+trap 'rm -rf "$staging"' EXIT
+mkdir -p "$staging/tests" "$staging/benchmarks" "$staging/lib" "$staging/system"
+bazel_bin() { echo "bazel-bin/$(echo "${1#//}" | tr ':' '/')"; }
+for label in $tests; do cp "$(bazel_bin "$label")" "$staging/tests/"; done
+for label in $benchmarks; do cp "$(bazel_bin "$label")" "$staging/benchmarks/"; done
+
+# The closure of shared libraries, minus CUDA's and the kernel's.
+for binary in "$staging"/tests/* "$staging"/benchmarks/*; do
+  ldd "$binary" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}'
+done | sort -u | while read -r lib; do
+  name=$(basename "$lib")
+  case "$name" in
+    libcuda.so* | libcudart.so* | libcublas*.so* | linux-vdso*) ;;
+    ld-linux* | libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | \
+      libstdc++.so* | libgcc_s.so*)
+      cp -L "$lib" "$staging/system/$name" ;;
+    *) cp -L "$lib" "$staging/lib/$name" ;;
+  esac
+done
+
+{
+  echo "commit $(git rev-parse HEAD)$(git diff --quiet || echo ' (with uncommitted changes)')"
+  echo "built $(date -u +%FT%TZ) on $(uname -m), glibc $(ldd --version | head -1 | awk '{print $NF}')"
+  echo "nvcc $(/usr/local/cuda/bin/nvcc --version | tail -1)"
+  (cd "$staging" && find tests benchmarks lib system -type f | sort)
+} >"$staging/manifest.txt"
+
+tar -C "$staging" -cJf gpu_bundle.tar.xz tests benchmarks lib system manifest.txt
+size=$(stat -c %s gpu_bundle.tar.xz)
+echo "gpu_bundle.tar.xz: $((size / 1024 / 1024)) MiB ($(ls "$staging/tests" | wc -l) tests, $(ls "$staging/benchmarks" | wc -l) benchmarks, $(ls "$staging/lib" | wc -l) libraries)"
+if ((size > 56 * 1024 * 1024)); then
+  echo "error: over 56 MiB; the device tool carries at most 64 MiB with the tree" >&2
+  exit 1
+fi

@@ -1,0 +1,86 @@
+#!/bin/bash
+# Runs the packed GPU checks (tools/gpu/bundle_checks.sh) on a GPU machine:
+# every GPU test, then every GPU benchmark, writing into $OUT (the device
+# tool's output folder; ./gpu_checks_out elsewhere):
+#   checks.log          everything the binaries printed
+#   summary.txt         one line per binary: PASS / FAIL (exit status), seconds
+#   <benchmark>.json    Google Benchmark's JSON per benchmark binary
+# Exits 1 when a test fails or a benchmark crashes.
+#
+# Environment: BUNDLE (default gpu_bundle.tar.xz), BENCHMARK_MIN_TIME (seconds
+# per benchmark case, default 0.5), SKIP_BENCHMARKS=1, TEST_TIMEOUT (s, 300),
+# BENCHMARK_TIMEOUT (s per binary, 240), BENCHMARK_FILTER (regex, all).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out="${OUT:-$PWD/gpu_checks_out}"
+mkdir -p "$out"
+bundle="${BUNDLE:-gpu_bundle.tar.xz}"
+if [[ ! -f "$bundle" ]]; then
+  echo "error: $bundle not found; run tools/gpu/bundle_checks.sh here and carry it" >&2
+  exit 2
+fi
+work=$(mktemp -d)
+tar -C "$work" -xJf "$bundle" || exit 2
+log="$out/checks.log"
+summary="$out/summary.txt"
+: >"$log"
+: >"$summary"
+
+{
+  cat "$work/manifest.txt"
+  echo "--- this machine"
+  uname -m
+  ldd --version | head -1
+  nvidia-smi -L 2>&1 || echo "nvidia-smi failed"
+} | tee -a "$log"
+
+# This machine's glibc against the build machine's: run the binaries through
+# the packed loader and C/C++ runtime only when this one is older.
+version_number() { awk -F. '{printf "%d%03d\n", $1, $2}'; }
+here=$(ldd --version | head -1 | awk '{print $NF}' | version_number)
+built=$(awk '/^built/ {print $NF}' "$work/manifest.txt" | version_number)
+cuda_paths="/usr/local/cuda/lib64:/usr/local/nvidia/lib64:/usr/lib/x86_64-linux-gnu"
+if ((here >= built)); then
+  echo "glibc here is as new as the build's: running directly" | tee -a "$log"
+  export LD_LIBRARY_PATH="$work/lib:${LD_LIBRARY_PATH:-}:$cuda_paths"
+  launcher=()
+else
+  echo "glibc here is older than the build's: running through the packed loader" | tee -a "$log"
+  loader=$(ls "$work"/system/ld-linux*)
+  launcher=("$loader" --library-path "$work/system:$work/lib:${LD_LIBRARY_PATH:-}:$cuda_paths")
+fi
+
+failed=0
+run_one() {  # name, timeout, command...
+  local name=$1 limit=$2
+  shift 2
+  echo "=== $name" | tee -a "$log"
+  local start=$SECONDS
+  timeout "$limit" "$@" >>"$log" 2>&1
+  local rc=$?
+  local verdict=PASS
+  ((rc == 0)) || { verdict="FAIL (exit $rc)"; failed=1; }
+  printf '%-40s %s  %ds\n' "$name" "$verdict" $((SECONDS - start)) | tee -a "$summary"
+}
+
+for binary in "$work"/tests/*; do
+  [[ -e "$binary" ]] || continue
+  name=$(basename "$binary")
+  run_one "$name" "${TEST_TIMEOUT:-300}" "${launcher[@]}" "$binary" --gtest_color=no
+done
+
+if [[ "${SKIP_BENCHMARKS:-0}" != 1 ]]; then
+  for binary in "$work"/benchmarks/*; do
+    [[ -e "$binary" ]] || continue
+    name=$(basename "$binary")
+    run_one "$name" "${BENCHMARK_TIMEOUT:-240}" "${launcher[@]}" "$binary" \
+      --benchmark_min_time="${BENCHMARK_MIN_TIME:-0.5}" \
+      --benchmark_filter="${BENCHMARK_FILTER:-.}" \
+      --benchmark_out="$out/$name.json" --benchmark_out_format=json
+  done
+fi
+
+echo "--- summary" | tee -a "$log"
+cat "$summary"
+rm -rf "$work"
+exit $failed
