@@ -4,8 +4,12 @@
 // buffer has a name). Allocation happens in the constructor only; the ops never
 // allocate (model/ops/README.md), callers size buffers once per step shape.
 //
-// Copies are synchronous (cudaMemcpy on the legacy default stream), meant for
-// setup, tests and tools, not for the training step's hot loop.
+// Copies are synchronous and device-wide, meant for setup, tests and tools,
+// not for the training step's hot loop: CudaContext's stream is non-blocking,
+// so it does not wait for the legacy default stream that cudaMemcpy uses (nor
+// that stream for it), and a pageable host-to-device cudaMemcpy may return
+// before its DMA lands. Hence cudaDeviceSynchronize after an upload and
+// before a download.
 #ifndef BERTLAB_MODEL_CUDA_DEVICE_BUFFER_H_
 #define BERTLAB_MODEL_CUDA_DEVICE_BUFFER_H_
 
@@ -81,11 +85,13 @@ class DeviceBuffer {
     if (size_ == 0) return;
     BERTLAB_CUDA_CHECK(
         cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    BERTLAB_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   std::vector<T> ToHost() const {
     std::vector<T> host(static_cast<size_t>(size_));
     if (size_ == 0) return host;
+    BERTLAB_CUDA_CHECK(cudaDeviceSynchronize());
     BERTLAB_CUDA_CHECK(
         cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
     return host;

@@ -1,10 +1,16 @@
 // The GPU encoder; see encoder_cuda.h. Line for line the composition of
-// model/bert/encoder.cc with the CUDA twins of its ops.
+// model/bert/encoder.cc with the CUDA twins of its ops, for both activation
+// types (the op twins are overloaded / templated on float and bf16; parameter
+// gradients are float in both).
 #include "model/cuda/encoder_cuda.h"
 
+// The complete __nv_bfloat16 (the headers only declare it) for pointer
+// arithmetic on bf16 params; g++ may include it (model/cuda/README.md).
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "common/check.h"
@@ -30,6 +36,52 @@ std::string LayerName(int64_t layer, const char* role) {
   return "encoder.layer." + std::to_string(layer) + "." + role;
 }
 
+// The float overload of the attention op computes its scores in place in
+// probs; the bf16 one needs the separate float buffer (attention_cuda.h).
+void RunAttentionForward(float* out, float* probs, float* scratch,
+                         float* /*float_scratch, unused*/, const float* qkv,
+                         const EncoderBatch& batch, const BertConfig& config,
+                         const AttentionOptions& options,
+                         const CudaContext& context) {
+  AttentionForward(out, probs, scratch, qkv, batch.attention_mask, batch.batch,
+                   batch.seq_len, config.num_attention_heads, config.head_dim(),
+                   options, context);
+}
+
+void RunAttentionForward(__nv_bfloat16* out, __nv_bfloat16* probs,
+                         __nv_bfloat16* scratch, float* float_scratch,
+                         const __nv_bfloat16* qkv, const EncoderBatch& batch,
+                         const BertConfig& config,
+                         const AttentionOptions& options,
+                         const CudaContext& context) {
+  AttentionForward(out, probs, scratch, float_scratch, qkv,
+                   batch.attention_mask, batch.batch, batch.seq_len,
+                   config.num_attention_heads, config.head_dim(), options,
+                   context);
+}
+
+void RunAttentionBackward(float* d_qkv, float* scratch,
+                          float* /*float_scratch, unused*/, const float* d_out,
+                          const float* qkv, const float* probs,
+                          const EncoderBatch& batch, const BertConfig& config,
+                          const AttentionOptions& options,
+                          const CudaContext& context) {
+  AttentionBackward(d_qkv, scratch, d_out, qkv, probs, batch.batch,
+                    batch.seq_len, config.num_attention_heads,
+                    config.head_dim(), options, context);
+}
+
+void RunAttentionBackward(__nv_bfloat16* d_qkv, __nv_bfloat16* scratch,
+                          float* float_scratch, const __nv_bfloat16* d_out,
+                          const __nv_bfloat16* qkv, const __nv_bfloat16* probs,
+                          const EncoderBatch& batch, const BertConfig& config,
+                          const AttentionOptions& options,
+                          const CudaContext& context) {
+  AttentionBackward(d_qkv, scratch, float_scratch, d_out, qkv, probs,
+                    batch.batch, batch.seq_len, config.num_attention_heads,
+                    config.head_dim(), options, context);
+}
+
 }  // namespace
 
 template <typename T>
@@ -42,44 +94,44 @@ EncoderActivations<T>::EncoderActivations(const BertConfig& config,
   const int64_t hidden = config.hidden_size;
   const int64_t intermediate = config.intermediate_size;
   const int64_t probs = batch * config.num_attention_heads * seq_len * seq_len;
-  embedding_sum_ = DeviceBuffer<T>("encoder.embedding_sum", n * hidden);
-  embedding_output_ = DeviceBuffer<T>("encoder.embedding_output", n * hidden);
+  embedding_sum_ = Buffer("encoder.embedding_sum", n * hidden);
+  embedding_output_ = Buffer("encoder.embedding_output", n * hidden);
   embedding_mean_ = DeviceBuffer<float>("encoder.embedding_mean", n);
   embedding_rstd_ = DeviceBuffer<float>("encoder.embedding_rstd", n);
   layers_.reserve(config.num_hidden_layers);
   for (int64_t l = 0; l < config.num_hidden_layers; ++l) {
     Layer layer;
-    layer.qkv = DeviceBuffer<T>(LayerName(l, "qkv"), n * 3 * hidden);
-    layer.probs = DeviceBuffer<T>(LayerName(l, "probs"), probs);
-    layer.context = DeviceBuffer<T>(LayerName(l, "context"), n * hidden);
+    layer.qkv = Buffer(LayerName(l, "qkv"), n * 3 * hidden);
+    layer.probs = Buffer(LayerName(l, "probs"), probs);
+    layer.context = Buffer(LayerName(l, "context"), n * hidden);
     layer.attention_residual =
-        DeviceBuffer<T>(LayerName(l, "attention_residual"), n * hidden);
-    layer.attention_norm =
-        DeviceBuffer<T>(LayerName(l, "attention_norm"), n * hidden);
+        Buffer(LayerName(l, "attention_residual"), n * hidden);
+    layer.attention_norm = Buffer(LayerName(l, "attention_norm"), n * hidden);
     layer.attention_mean =
         DeviceBuffer<float>(LayerName(l, "attention_mean"), n);
     layer.attention_rstd =
         DeviceBuffer<float>(LayerName(l, "attention_rstd"), n);
     layer.intermediate_input =
-        DeviceBuffer<T>(LayerName(l, "intermediate_input"), n * intermediate);
-    layer.intermediate =
-        DeviceBuffer<T>(LayerName(l, "intermediate"), n * intermediate);
-    layer.output_residual =
-        DeviceBuffer<T>(LayerName(l, "output_residual"), n * hidden);
-    layer.output = DeviceBuffer<T>(LayerName(l, "output"), n * hidden);
+        Buffer(LayerName(l, "intermediate_input"), n * intermediate);
+    layer.intermediate = Buffer(LayerName(l, "intermediate"), n * intermediate);
+    layer.output_residual = Buffer(LayerName(l, "output_residual"), n * hidden);
+    layer.output = Buffer(LayerName(l, "output"), n * hidden);
     layer.output_mean = DeviceBuffer<float>(LayerName(l, "output_mean"), n);
     layer.output_rstd = DeviceBuffer<float>(LayerName(l, "output_rstd"), n);
     layers_.push_back(std::move(layer));
   }
-  cls_ = DeviceBuffer<T>("encoder.cls", batch * hidden);
-  pooled_ = DeviceBuffer<T>("encoder.pooled", batch * hidden);
-  attention_scratch_ = DeviceBuffer<T>("encoder.attention_scratch", probs);
-  d_a_ = DeviceBuffer<T>("encoder.d_a", n * hidden);
-  d_b_ = DeviceBuffer<T>("encoder.d_b", n * hidden);
-  d_c_ = DeviceBuffer<T>("encoder.d_c", n * hidden);
-  d_qkv_ = DeviceBuffer<T>("encoder.d_qkv", n * 3 * hidden);
-  d_intermediate_ = DeviceBuffer<T>("encoder.d_intermediate", n * intermediate);
-  d_cls_ = DeviceBuffer<T>("encoder.d_cls", batch * hidden);
+  cls_ = Buffer("encoder.cls", batch * hidden);
+  pooled_ = Buffer("encoder.pooled", batch * hidden);
+  attention_scratch_ = Buffer("encoder.attention_scratch", probs);
+  attention_float_scratch_ =
+      DeviceBuffer<float>("encoder.attention_float_scratch",
+                          std::is_same<T, float>::value ? 0 : probs);
+  d_a_ = Buffer("encoder.d_a", n * hidden);
+  d_b_ = Buffer("encoder.d_b", n * hidden);
+  d_c_ = Buffer("encoder.d_c", n * hidden);
+  d_qkv_ = Buffer("encoder.d_qkv", n * 3 * hidden);
+  d_intermediate_ = Buffer("encoder.d_intermediate", n * intermediate);
+  d_cls_ = Buffer("encoder.d_cls", batch * hidden);
 }
 
 template <typename T>
@@ -91,18 +143,17 @@ const T* EncoderActivations<T>::sequence_output() const {
 template <typename T>
 int64_t EncoderActivations<T>::SizeInBytes() const {
   int64_t bytes = 0;
-  for (const DeviceBuffer<T>* buffer :
-       {&embedding_sum_, &embedding_output_, &cls_, &pooled_,
-        &attention_scratch_, &d_a_, &d_b_, &d_c_, &d_qkv_, &d_intermediate_,
-        &d_cls_}) {
+  for (const Buffer* buffer : {&embedding_sum_, &embedding_output_, &cls_,
+                               &pooled_, &attention_scratch_, &d_a_, &d_b_,
+                               &d_c_, &d_qkv_, &d_intermediate_, &d_cls_}) {
     bytes += static_cast<int64_t>(buffer->bytes());
   }
   for (const DeviceBuffer<float>* buffer :
-       {&embedding_mean_, &embedding_rstd_}) {
+       {&embedding_mean_, &embedding_rstd_, &attention_float_scratch_}) {
     bytes += static_cast<int64_t>(buffer->bytes());
   }
   for (const Layer& l : layers_) {
-    for (const DeviceBuffer<T>* buffer :
+    for (const Buffer* buffer :
          {&l.qkv, &l.probs, &l.context, &l.attention_residual,
           &l.attention_norm, &l.intermediate_input, &l.intermediate,
           &l.output_residual, &l.output}) {
@@ -131,46 +182,45 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
   const int64_t intermediate = config.intermediate_size;
   const double eps = config.layer_norm_eps;
 
-  EmbeddingForward<float>(
+  EmbeddingForward<T>(
       acts->embedding_sum_.data(), batch.input_ids, batch.token_type_ids,
       params + offsets.word_embeddings, params + offsets.position_embeddings,
       params + offsets.token_type_embeddings, batch.batch, batch.seq_len,
       hidden, config.vocab_size, config.max_position_embeddings,
       config.type_vocab_size, context);
-  LayerNormForward<float>(
+  LayerNormForward<T>(
       acts->embedding_output_.data(), acts->embedding_mean_.data(),
       acts->embedding_rstd_.data(), acts->embedding_sum_.data(),
       params + offsets.embeddings_norm_gamma,
       params + offsets.embeddings_norm_beta, n, hidden, eps, context);
   const DropoutSite embedding_dropout = EncoderDropoutSite(
       dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
-  DropoutForward<float>(
-      acts->embedding_output_.data(), acts->embedding_output_.data(),
-      n * hidden, embedding_dropout.rate, embedding_dropout.stream, context);
+  DropoutForward<T>(acts->embedding_output_.data(),
+                    acts->embedding_output_.data(), n * hidden,
+                    embedding_dropout.rate, embedding_dropout.stream, context);
 
-  const float* x = acts->embedding_output_.data();
+  const T* x = acts->embedding_output_.data();
   for (int64_t l = 0; l < config.num_hidden_layers; ++l) {
     const EncoderLayerOffsets& p = offsets.layers[l];
     typename EncoderActivations<T>::Layer& layer = acts->layers_[l];
     LinearForward(layer.qkv.data(), x, params + p.qkv_weight,
                   params + p.qkv_bias, n, hidden, 3 * hidden, context);
-    AttentionForward(layer.context.data(), layer.probs.data(),
-                     acts->attention_scratch_.data(), layer.qkv.data(),
-                     batch.attention_mask, batch.batch, batch.seq_len,
-                     config.num_attention_heads, config.head_dim(),
-                     EncoderAttentionOptions(config, dropout, l), context);
+    RunAttentionForward(layer.context.data(), layer.probs.data(),
+                        acts->attention_scratch_.data(),
+                        acts->attention_float_scratch_.data(), layer.qkv.data(),
+                        batch, config,
+                        EncoderAttentionOptions(config, dropout, l), context);
     // a = Dropout(Dense(context)), then x + a, kept in attention_residual.
-    float* residual = layer.attention_residual.data();
+    T* residual = layer.attention_residual.data();
     LinearForward(residual, layer.context.data(),
                   params + p.attention_output_weight,
                   params + p.attention_output_bias, n, hidden, hidden, context);
     const DropoutSite attention_dropout = EncoderDropoutSite(
         dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
-    DropoutForward<float>(residual, residual, n * hidden,
-                          attention_dropout.rate, attention_dropout.stream,
-                          context);
-    ResidualAddForward<float>(residual, residual, x, n * hidden, context);
-    LayerNormForward<float>(
+    DropoutForward<T>(residual, residual, n * hidden, attention_dropout.rate,
+                      attention_dropout.stream, context);
+    ResidualAddForward<T>(residual, residual, x, n * hidden, context);
+    LayerNormForward<T>(
         layer.attention_norm.data(), layer.attention_mean.data(),
         layer.attention_rstd.data(), residual, params + p.attention_norm_gamma,
         params + p.attention_norm_beta, n, hidden, eps, context);
@@ -178,33 +228,32 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
     LinearForward(layer.intermediate_input.data(), layer.attention_norm.data(),
                   params + p.intermediate_weight, params + p.intermediate_bias,
                   n, hidden, intermediate, context);
-    GeluForward<float>(layer.intermediate.data(),
-                       layer.intermediate_input.data(), n * intermediate,
-                       config.hidden_act, context);
-    float* output_residual = layer.output_residual.data();
+    GeluForward<T>(layer.intermediate.data(), layer.intermediate_input.data(),
+                   n * intermediate, config.hidden_act, context);
+    T* output_residual = layer.output_residual.data();
     LinearForward(output_residual, layer.intermediate.data(),
                   params + p.output_weight, params + p.output_bias, n,
                   intermediate, hidden, context);
     const DropoutSite output_dropout = EncoderDropoutSite(
         dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
-    DropoutForward<float>(output_residual, output_residual, n * hidden,
-                          output_dropout.rate, output_dropout.stream, context);
-    ResidualAddForward<float>(output_residual, output_residual,
-                              layer.attention_norm.data(), n * hidden, context);
-    LayerNormForward<float>(
-        layer.output.data(), layer.output_mean.data(), layer.output_rstd.data(),
-        output_residual, params + p.output_norm_gamma,
-        params + p.output_norm_beta, n, hidden, eps, context);
+    DropoutForward<T>(output_residual, output_residual, n * hidden,
+                      output_dropout.rate, output_dropout.stream, context);
+    ResidualAddForward<T>(output_residual, output_residual,
+                          layer.attention_norm.data(), n * hidden, context);
+    LayerNormForward<T>(layer.output.data(), layer.output_mean.data(),
+                        layer.output_rstd.data(), output_residual,
+                        params + p.output_norm_gamma,
+                        params + p.output_norm_beta, n, hidden, eps, context);
     x = layer.output.data();
   }
 
-  GatherPooledTokens(acts->cls_.data(), x, batch.pooled_positions, batch.batch,
-                     batch.seq_len, hidden, context);
+  GatherPooledTokens<T>(acts->cls_.data(), x, batch.pooled_positions,
+                        batch.batch, batch.seq_len, hidden, context);
   LinearForward(acts->pooled_.data(), acts->cls_.data(),
                 params + offsets.pooler_weight, params + offsets.pooler_bias,
                 batch.batch, hidden, hidden, context);
-  TanhForward(acts->pooled_.data(), acts->pooled_.data(), batch.batch * hidden,
-              context);
+  TanhForward<T>(acts->pooled_.data(), acts->pooled_.data(),
+                 batch.batch * hidden, context);
 }
 
 template <typename T>
@@ -222,36 +271,38 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
   const int64_t intermediate = config.intermediate_size;
   // d_x: the gradient with respect to the current layer's output. Starts as
   // d_sequence_output plus the pooler's gradient at the pooled rows.
-  float* d_x = acts->d_c_.data();
+  T* d_x = acts->d_c_.data();
   if (d_sequence_output != nullptr) {
+    // d_c_ holds exactly (N, H) elements of T.
     BERTLAB_CUDA_CHECK(
-        cudaMemcpyAsync(d_x, d_sequence_output, sizeof(float) * n * hidden,
+        cudaMemcpyAsync(d_x, d_sequence_output, acts->d_c_.bytes(),
                         cudaMemcpyDeviceToDevice, context.stream()));
   } else {
     acts->d_c_.Zero(context.stream());
   }
   if (d_pooled_output != nullptr) {
-    float* d_pre_tanh = acts->d_cls_.data();
-    TanhBackward(d_pre_tanh, d_pooled_output, acts->pooled_.data(),
-                 batch.batch * hidden, context);
+    T* d_pre_tanh = acts->d_cls_.data();
+    TanhBackward<T>(d_pre_tanh, d_pooled_output, acts->pooled_.data(),
+                    batch.batch * hidden, context);
     // The pooler's input gradient goes to d_a_ rows (B, H) temporarily.
-    float* d_cls = acts->d_a_.data();
+    T* d_cls = acts->d_a_.data();
     LinearBackward(d_cls, grads + offsets.pooler_weight,
                    grads + offsets.pooler_bias, d_pre_tanh, acts->cls_.data(),
                    params + offsets.pooler_weight, batch.batch, hidden, hidden,
                    context);
-    AddToPooledTokens(d_x, d_cls, batch.pooled_positions, batch.batch,
-                      batch.seq_len, hidden, context);
+    AddToPooledTokens<T>(d_x, d_cls, batch.pooled_positions, batch.batch,
+                         batch.seq_len, hidden, context);
   }
 
-  float* d_a = acts->d_a_.data();
-  float* d_b = acts->d_b_.data();
-  float* scratch = acts->attention_scratch_.data();
+  T* d_a = acts->d_a_.data();
+  T* d_b = acts->d_b_.data();
+  T* scratch = acts->attention_scratch_.data();
+  float* float_scratch = acts->attention_float_scratch_.data();
   for (int64_t l = config.num_hidden_layers - 1; l >= 0; --l) {
     const EncoderLayerOffsets& p = offsets.layers[l];
     typename EncoderActivations<T>::Layer& layer = acts->layers_[l];
-    const float* x = l == 0 ? acts->embedding_output_.data()
-                            : acts->layers_[l - 1].output.data();
+    const T* x = l == 0 ? acts->embedding_output_.data()
+                        : acts->layers_[l - 1].output.data();
     // out = LayerNorm(r2): d_r2 -> d_a.
     LayerNormBackward(
         d_a, grads + p.output_norm_gamma, grads + p.output_norm_beta, d_x,
@@ -260,21 +311,21 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
     // r2 = h + Dropout(f): d_f -> d_b.
     const DropoutSite output_dropout = EncoderDropoutSite(
         dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 2));
-    DropoutBackward<float>(d_b, d_a, n * hidden, output_dropout.rate,
-                           output_dropout.stream, context);
-    float* d_intermediate = acts->d_intermediate_.data();
+    DropoutBackward<T>(d_b, d_a, n * hidden, output_dropout.rate,
+                       output_dropout.stream, context);
+    T* d_intermediate = acts->d_intermediate_.data();
     LinearBackward(d_intermediate, grads + p.output_weight,
                    grads + p.output_bias, d_b, layer.intermediate.data(),
                    params + p.output_weight, n, intermediate, hidden, context);
-    GeluBackward<float>(d_intermediate, d_intermediate,
-                        layer.intermediate_input.data(), n * intermediate,
-                        config.hidden_act, context);
+    GeluBackward<T>(d_intermediate, d_intermediate,
+                    layer.intermediate_input.data(), n * intermediate,
+                    config.hidden_act, context);
     LinearBackward(d_b, grads + p.intermediate_weight,
                    grads + p.intermediate_bias, d_intermediate,
                    layer.attention_norm.data(), params + p.intermediate_weight,
                    n, hidden, intermediate, context);
     // h feeds both Dense1 and the residual: d_h = d_b + d_a.
-    ResidualAddForward<float>(d_b, d_b, d_a, n * hidden, context);
+    ResidualAddForward<T>(d_b, d_b, d_a, n * hidden, context);
     // h = LayerNorm(r1): d_r1 -> d_a.
     LayerNormBackward(
         d_a, grads + p.attention_norm_gamma, grads + p.attention_norm_beta, d_b,
@@ -284,28 +335,27 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
     // r1 = x + Dropout(Dense(context)).
     const DropoutSite attention_dropout = EncoderDropoutSite(
         dropout, config.hidden_dropout_prob, LayerDropoutTensorId(l, 1));
-    DropoutBackward<float>(d_b, d_a, n * hidden, attention_dropout.rate,
-                           attention_dropout.stream, context);
+    DropoutBackward<T>(d_b, d_a, n * hidden, attention_dropout.rate,
+                       attention_dropout.stream, context);
     LinearBackward(d_x, grads + p.attention_output_weight,
                    grads + p.attention_output_bias, d_b, layer.context.data(),
                    params + p.attention_output_weight, n, hidden, hidden,
                    context);
-    AttentionBackward(acts->d_qkv_.data(), scratch, d_x, layer.qkv.data(),
-                      layer.probs.data(), batch.batch, batch.seq_len,
-                      config.num_attention_heads, config.head_dim(),
-                      EncoderAttentionOptions(config, dropout, l), context);
+    RunAttentionBackward(acts->d_qkv_.data(), scratch, float_scratch, d_x,
+                         layer.qkv.data(), layer.probs.data(), batch, config,
+                         EncoderAttentionOptions(config, dropout, l), context);
     LinearBackward(d_x, grads + p.qkv_weight, grads + p.qkv_bias,
                    acts->d_qkv_.data(), x, params + p.qkv_weight, n, hidden,
                    3 * hidden, context);
     // x feeds both QKV and the residual.
-    ResidualAddForward<float>(d_x, d_x, d_a, n * hidden, context);
+    ResidualAddForward<T>(d_x, d_x, d_a, n * hidden, context);
   }
 
   // Embedding dropout, LayerNorm and the three lookups.
   const DropoutSite embedding_dropout = EncoderDropoutSite(
       dropout, config.hidden_dropout_prob, kEmbeddingDropoutTensorId);
-  DropoutBackward<float>(d_x, d_x, n * hidden, embedding_dropout.rate,
-                         embedding_dropout.stream, context);
+  DropoutBackward<T>(d_x, d_x, n * hidden, embedding_dropout.rate,
+                     embedding_dropout.stream, context);
   LayerNormBackward(
       d_a, grads + offsets.embeddings_norm_gamma,
       grads + offsets.embeddings_norm_beta, d_x, acts->embedding_sum_.data(),
@@ -319,18 +369,22 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
                     config.type_vocab_size, context);
 }
 
+#define BERTLAB_INSTANTIATE_ENCODER_CUDA(T)                                    \
+  template class EncoderActivations<T>;                                        \
+  template void EncoderForward<T>(                                             \
+      const BertConfig&, const EncoderOffsets&, const T*, const EncoderBatch&, \
+      const DropoutSettings&, EncoderActivations<T>*, const CudaContext&);     \
+  template void EncoderBackward<T>(                                            \
+      const BertConfig&, const EncoderOffsets&, const T*, float*,              \
+      const EncoderBatch&, const DropoutSettings&, const T*, const T*,         \
+      EncoderActivations<T>*, const CudaContext&);
+
 // FP32 mode.
-template class EncoderActivations<float>;
-template void EncoderForward<float>(const BertConfig&, const EncoderOffsets&,
-                                    const float*, const EncoderBatch&,
-                                    const DropoutSettings&,
-                                    EncoderActivations<float>*,
-                                    const CudaContext&);
-template void EncoderBackward<float>(const BertConfig&, const EncoderOffsets&,
-                                     const float*, float*, const EncoderBatch&,
-                                     const DropoutSettings&, const float*,
-                                     const float*, EncoderActivations<float>*,
-                                     const CudaContext&);
+BERTLAB_INSTANTIATE_ENCODER_CUDA(float)
+// BF16 mixed precision (bf16 working-copy params, float master gradients).
+BERTLAB_INSTANTIATE_ENCODER_CUDA(__nv_bfloat16)
+
+#undef BERTLAB_INSTANTIATE_ENCODER_CUDA
 
 }  // namespace cuda
 }  // namespace bertlab

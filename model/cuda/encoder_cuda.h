@@ -1,4 +1,4 @@
-// The BERT encoder forward and backward on the GPU (FP32), the twin of
+// The BERT encoder forward and backward on the GPU, the twin of
 // model/bert/encoder.h composed from the CUDA op twins in model/ops/*_cuda.h:
 //
 //   e   = LayerNorm(word[ids] + position[t] + token_type[types]); Dropout
@@ -17,20 +17,43 @@
 // orders, CUDA's expf/erfcf/tanhf; see each *_cuda.h), checked by
 // encoder_parity_test with model/cuda/parity_comparator.h.
 //
+// Two instantiations of the activation type T:
+//   float          FP32: params, activations and gradients float.
+//   __nv_bfloat16  BF16 mixed precision: params is the bf16 WORKING COPY of
+//                  the FP32 master parameters (same flat layout; made by
+//                  precision_cast_cuda.h's CastFloatToBf16 after each
+//                  optimizer step); activations, the output gradients and
+//                  every activation gradient are bf16; every GEMM runs on
+//                  tensor cores with FP32 accumulation; LayerNorm statistics,
+//                  attention scores / softmax and all elementwise math are
+//                  float, each stored value rounded once. grads is FLOAT, the
+//                  FP32 master gradients, so AdamW runs unchanged on FP32
+//                  master weights and FP32 state. Checked against the CPU
+//                  float encoder by encoder_bf16_parity_test (GPU only; it
+//                  has not run yet: this mode is UNVERIFIED on a GPU).
+//
 // Every pointer is device memory: params / grads in the flat layout of
 // AddEncoderParameters, EncoderBatch's ids, mask and pooled positions (int32),
 // and the output gradients. Ids and pooled positions are not range-checked on
 // the device (a bad pooled position traps); validate them where they come
 // from. Everything is enqueued on context.stream(); nothing synchronises.
+//
+// g++ code: __nv_bfloat16 is only declared here (as in the op headers); the
+// device buffers of a bf16 encoder hold model/cuda/bf16.h's layout-compatible
+// Bf16, and the accessors hand out __nv_bfloat16 pointers.
 #ifndef BERTLAB_MODEL_CUDA_ENCODER_CUDA_H_
 #define BERTLAB_MODEL_CUDA_ENCODER_CUDA_H_
 
 #include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
 #include "model/bert/encoder_parameters.h"
+#include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
 
@@ -41,11 +64,16 @@ namespace cuda {
 // (config, batch, seq_len), allocated once in the constructor (every buffer
 // named after its role, so an out-of-memory report says which) and reused by
 // every step of that shape. Mirrors bertlab::EncoderActivations<float>, plus
-// the attention scratch the CUDA attention op needs (one, shared by layers).
-// T is the activation storage type: float (FP32 mode). Means and rstds are
+// the attention scratch the CUDA attention op needs (one, shared by layers;
+// for bf16 also a float one for the scores). T is the activation storage
+// type: float (FP32) or __nv_bfloat16 (mixed precision). Means and rstds are
 // float for every T.
 template <typename T>
 class EncoderActivations {
+  static_assert(std::is_same<T, float>::value ||
+                    std::is_same<T, __nv_bfloat16>::value,
+                "float or __nv_bfloat16");
+
  public:
   EncoderActivations(const BertConfig& config, int64_t batch, int64_t seq_len);
 
@@ -68,38 +96,61 @@ class EncoderActivations {
                               const DropoutSettings&, const U*, const U*,
                               EncoderActivations<U>*, const CudaContext&);
 
+  // A named device buffer of T elements. DeviceBuffer needs a complete
+  // element type, which __nv_bfloat16 is not in g++ code, so bf16 storage is
+  // held as Bf16 (same size and layout) and handed out as T*.
+  class Buffer {
+   public:
+    using Storage = typename std::conditional<std::is_same<T, float>::value,
+                                              float, Bf16>::type;
+    Buffer() = default;
+    Buffer(std::string name, int64_t size) : storage_(std::move(name), size) {}
+    T* data() { return reinterpret_cast<T*>(storage_.data()); }
+    const T* data() const {
+      return reinterpret_cast<const T*>(storage_.data());
+    }
+    size_t bytes() const { return storage_.bytes(); }
+    void Zero(cudaStream_t stream) { storage_.Zero(stream); }
+
+   private:
+    DeviceBuffer<Storage> storage_;
+  };
+
   struct Layer {
-    DeviceBuffer<T> qkv;                 // (N, 3H)
-    DeviceBuffer<T> probs;               // (B, A, T, T)
-    DeviceBuffer<T> context;             // (N, H)
-    DeviceBuffer<T> attention_residual;  // (N, H) x + a, LayerNorm input
-    DeviceBuffer<T> attention_norm;      // (N, H) h
+    Buffer qkv;                          // (N, 3H)
+    Buffer probs;                        // (B, A, T, T)
+    Buffer context;                      // (N, H)
+    Buffer attention_residual;           // (N, H) x + a, LayerNorm input
+    Buffer attention_norm;               // (N, H) h
     DeviceBuffer<float> attention_mean;  // (N)
     DeviceBuffer<float> attention_rstd;  // (N)
-    DeviceBuffer<T> intermediate_input;  // (N, I) Dense1 output
-    DeviceBuffer<T> intermediate;        // (N, I) GELU output
-    DeviceBuffer<T> output_residual;     // (N, H) h + f, LayerNorm input
-    DeviceBuffer<T> output;              // (N, H) x of the next layer
+    Buffer intermediate_input;           // (N, I) Dense1 output
+    Buffer intermediate;                 // (N, I) GELU output
+    Buffer output_residual;              // (N, H) h + f, LayerNorm input
+    Buffer output;                       // (N, H) x of the next layer
     DeviceBuffer<float> output_mean;     // (N)
     DeviceBuffer<float> output_rstd;     // (N)
   };
 
   int64_t batch_;
   int64_t seq_len_;
-  DeviceBuffer<T> embedding_sum_;       // (N, H) LayerNorm input
-  DeviceBuffer<T> embedding_output_;    // (N, H) after LayerNorm, dropout
+  Buffer embedding_sum_;                // (N, H) LayerNorm input
+  Buffer embedding_output_;             // (N, H) after LayerNorm, dropout
   DeviceBuffer<float> embedding_mean_;  // (N)
   DeviceBuffer<float> embedding_rstd_;  // (N)
   std::vector<Layer> layers_;
-  DeviceBuffer<T> cls_;     // (B, H) sequence output at the pooled token
-  DeviceBuffer<T> pooled_;  // (B, H)
+  Buffer cls_;     // (B, H) sequence output at the pooled token
+  Buffer pooled_;  // (B, H)
   // Attention's scratch: dropped probs (forward), d_scores (backward).
-  DeviceBuffer<T> attention_scratch_;  // (B, A, T, T)
+  Buffer attention_scratch_;  // (B, A, T, T)
+  // bf16 only (empty for float): the float scores (forward) and d_probs
+  // (backward) of attention_cuda.h's bf16 op.
+  DeviceBuffer<float> attention_float_scratch_;  // (B, A, T, T)
   // Backward work space.
-  DeviceBuffer<T> d_a_, d_b_, d_c_;  // (N, H) each
-  DeviceBuffer<T> d_qkv_;            // (N, 3H)
-  DeviceBuffer<T> d_intermediate_;   // (N, I)
-  DeviceBuffer<T> d_cls_;            // (B, H)
+  Buffer d_a_, d_b_, d_c_;  // (N, H) each
+  Buffer d_qkv_;            // (N, 3H)
+  Buffer d_intermediate_;   // (N, I)
+  Buffer d_cls_;            // (B, H)
 };
 
 // Runs the encoder on `batch` (device pointers; shape must match
@@ -111,10 +162,10 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
                     EncoderActivations<T>* activations,
                     const CudaContext& context);
 
-// Accumulates into device `grads` (params' layout) the gradient of a loss
-// whose output gradients are d_sequence_output (B*T, H) and d_pooled_output
-// (B, H), device pointers, either may be null. Must follow EncoderForward on
-// the same batch, params and dropout settings.
+// Accumulates into device `grads` (params' layout; float for every T) the
+// gradient of a loss whose output gradients are d_sequence_output (B*T, H)
+// and d_pooled_output (B, H), device pointers of type T, either may be null.
+// Must follow EncoderForward on the same batch, params and dropout settings.
 template <typename T>
 void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
                      const T* params, float* grads, const EncoderBatch& batch,

@@ -1,4 +1,6 @@
 // The pooler's row gather / scatter-add; see pooled_tokens_cuda.h.
+#include <cuda_bf16.h>
+
 #include <cstdint>
 
 #include "model/cuda/context.h"
@@ -18,7 +20,8 @@ __device__ __forceinline__ int64_t PooledRow(const int32_t* positions,
 }
 
 // One thread per (b, h).
-__global__ void GatherKernel(float* rows, const float* sequence,
+template <typename T>
+__global__ void GatherKernel(T* rows, const T* sequence,
                              const int32_t* positions, int64_t batch,
                              int64_t seq_len, int64_t hidden) {
   for (int64_t i = cuda_kernels::GlobalThread(); i < batch * hidden;
@@ -29,22 +32,24 @@ __global__ void GatherKernel(float* rows, const float* sequence,
   }
 }
 
-__global__ void AddKernel(float* sequence, const float* rows,
-                          const int32_t* positions, int64_t batch,
-                          int64_t seq_len, int64_t hidden) {
+template <typename T>
+__global__ void AddKernel(T* sequence, const T* rows, const int32_t* positions,
+                          int64_t batch, int64_t seq_len, int64_t hidden) {
   for (int64_t i = cuda_kernels::GlobalThread(); i < batch * hidden;
        i += cuda_kernels::GridStride()) {
     const int64_t b = i / hidden;
     const int64_t h = i % hidden;
-    sequence[PooledRow(positions, b, seq_len) * hidden + h] += rows[i];
+    T& target = sequence[PooledRow(positions, b, seq_len) * hidden + h];
+    target = cuda_kernels::FromFloat<T>(cuda_kernels::ToFloat(target) +
+                                        cuda_kernels::ToFloat(rows[i]));
   }
 }
 
 }  // namespace
 
-void GatherPooledTokens(float* rows, const float* sequence,
-                        const int32_t* positions, int64_t batch,
-                        int64_t seq_len, int64_t hidden,
+template <typename T>
+void GatherPooledTokens(T* rows, const T* sequence, const int32_t* positions,
+                        int64_t batch, int64_t seq_len, int64_t hidden,
                         const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(batch >= 0 && seq_len > 0 && hidden >= 0,
                        "GatherPooledTokens: bad shape");
@@ -55,9 +60,10 @@ void GatherPooledTokens(float* rows, const float* sequence,
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
-void AddToPooledTokens(float* sequence, const float* rows,
-                       const int32_t* positions, int64_t batch, int64_t seq_len,
-                       int64_t hidden, const CudaContext& context) {
+template <typename T>
+void AddToPooledTokens(T* sequence, const T* rows, const int32_t* positions,
+                       int64_t batch, int64_t seq_len, int64_t hidden,
+                       const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(batch >= 0 && seq_len > 0 && hidden >= 0,
                        "AddToPooledTokens: bad shape");
   if (batch * hidden == 0) return;
@@ -66,6 +72,17 @@ void AddToPooledTokens(float* sequence, const float* rows,
                                   hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
+
+#define BERTLAB_INSTANTIATE_POOLED_TOKENS(T)                                 \
+  template void GatherPooledTokens<T>(T*, const T*, const int32_t*, int64_t, \
+                                      int64_t, int64_t, const CudaContext&); \
+  template void AddToPooledTokens<T>(T*, const T*, const int32_t*, int64_t,  \
+                                     int64_t, int64_t, const CudaContext&);
+
+BERTLAB_INSTANTIATE_POOLED_TOKENS(float)
+BERTLAB_INSTANTIATE_POOLED_TOKENS(__nv_bfloat16)
+
+#undef BERTLAB_INSTANTIATE_POOLED_TOKENS
 
 }  // namespace cuda
 }  // namespace bertlab

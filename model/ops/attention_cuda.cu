@@ -1,4 +1,9 @@
-// Multi-head self-attention on the GPU; see attention_cuda.h.
+// Multi-head self-attention on the GPU; see attention_cuda.h. One template
+// serves both storage types: T is the type of qkv, probs, out and their
+// gradients; the scores and d_probs are always float (for T = float they are
+// computed in place in probs / scratch).
+#include <cuda_bf16.h>
+
 #include <cmath>
 #include <cstdint>
 
@@ -15,7 +20,9 @@ namespace bertlab {
 namespace cuda {
 namespace {
 
+using cuda_kernels::FromFloat;
 using cuda_kernels::kWarp;
+using cuda_kernels::ToFloat;
 
 constexpr int kRowsPerBlock = 8;  // one warp per softmax row
 
@@ -28,11 +35,14 @@ __device__ __forceinline__ bool Keep(const PhiloxStream& stream, int64_t e,
   return PhiloxUniform(stream, static_cast<uint64_t>(e)) >= rate;
 }
 
-// Row r of probs (r = (b * heads + a) * seq_len + i): adds the mask to the
-// scores in place, then softmax over the keys.
-__global__ void MaskedSoftmaxKernel(float* probs, const int32_t* attention_mask,
-                                    int64_t rows, int64_t heads,
-                                    int64_t seq_len, bool causal,
+// Row r of scores (r = (b * heads + a) * seq_len + i): adds the mask to the
+// float scores in place, then writes the softmax over the keys to probs,
+// rounded once to T. For T = float, probs may be scores itself (each element
+// is read and written by the same lane).
+template <typename T>
+__global__ void MaskedSoftmaxKernel(T* probs, float* scores,
+                                    const int32_t* attention_mask, int64_t rows,
+                                    int64_t heads, int64_t seq_len, bool causal,
                                     float mask_value) {
   const int64_t row =
       static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.y;
@@ -40,42 +50,50 @@ __global__ void MaskedSoftmaxKernel(float* probs, const int32_t* attention_mask,
   const int lane = threadIdx.x;
   const int64_t b = row / (heads * seq_len);
   const int64_t i = row % seq_len;
-  float* p = probs + row * seq_len;
+  float* s = scores + row * seq_len;
+  T* p = probs + row * seq_len;
   const int32_t* key_mask =
       attention_mask == nullptr ? nullptr : attention_mask + b * seq_len;
   float max_value = -INFINITY;
   for (int64_t j = lane; j < seq_len; j += kWarp) {
     const bool padded = key_mask != nullptr && key_mask[j] == 0;
     const bool future = causal && j > i;
-    float score = p[j];
+    float score = s[j];
     if (padded || future) score += mask_value;
-    p[j] = score;
+    s[j] = score;
     max_value = fmaxf(max_value, score);
   }
   max_value = cuda_kernels::WarpMax(max_value);
   double sum = 0.0;
   for (int64_t j = lane; j < seq_len; j += kWarp) {
-    const float e = expf(p[j] - max_value);
-    p[j] = e;
+    const float e = expf(s[j] - max_value);
+    s[j] = e;
     sum += e;
   }
   const float inverse = static_cast<float>(1.0 / cuda_kernels::WarpSum(sum));
-  for (int64_t j = lane; j < seq_len; j += kWarp) p[j] *= inverse;
-}
-
-// dropped[e] = keep(e) ? probs[e] * scale : 0 for every element of probs.
-__global__ void DropProbsKernel(float* dropped, const float* probs,
-                                int64_t count, float rate, float scale,
-                                PhiloxStream stream) {
-  for (int64_t e = cuda_kernels::GlobalThread(); e < count;
-       e += cuda_kernels::GridStride()) {
-    dropped[e] = Keep(stream, e, rate) ? __fmul_rn(probs[e], scale) : 0.0f;
+  for (int64_t j = lane; j < seq_len; j += kWarp) {
+    p[j] = FromFloat<T>(s[j] * inverse);
   }
 }
 
-// In place on one row of d (d_dropped on entry): the dropout mask, then the
-// softmax backward d_scores = p * (d_probs - sum_j p_j d_probs_j).
-__global__ void SoftmaxBackwardKernel(float* d, const float* probs,
+// dropped[e] = keep(e) ? probs[e] * scale : 0 for every element of probs
+// (scaled in float, rounded once to T).
+template <typename T>
+__global__ void DropProbsKernel(T* dropped, const T* probs, int64_t count,
+                                float rate, float scale, PhiloxStream stream) {
+  for (int64_t e = cuda_kernels::GlobalThread(); e < count;
+       e += cuda_kernels::GridStride()) {
+    dropped[e] = Keep(stream, e, rate)
+                     ? FromFloat<T>(__fmul_rn(ToFloat(probs[e]), scale))
+                     : FromFloat<T>(0.0f);
+  }
+}
+
+// One row: d (float d_dropped on entry) gets the dropout mask in place, then
+// d_scores = p * (d_probs - sum_j p_j d_probs_j) is written rounded to T. For
+// T = float, d_scores may be d itself (same lane per element).
+template <typename T>
+__global__ void SoftmaxBackwardKernel(T* d_scores, float* d, const T* probs,
                                       int64_t rows, int64_t seq_len,
                                       bool dropout, float rate, float scale,
                                       PhiloxStream stream) {
@@ -84,7 +102,8 @@ __global__ void SoftmaxBackwardKernel(float* d, const float* probs,
   if (row >= rows) return;
   const int lane = threadIdx.x;
   float* d_row = d + row * seq_len;
-  const float* p = probs + row * seq_len;
+  const T* p = probs + row * seq_len;
+  T* out_row = d_scores + row * seq_len;
   double dot = 0.0;
   for (int64_t j = lane; j < seq_len; j += kWarp) {
     float value = d_row[j];
@@ -93,11 +112,11 @@ __global__ void SoftmaxBackwardKernel(float* d, const float* probs,
                                                     : 0.0f;
       d_row[j] = value;
     }
-    dot += static_cast<double>(p[j]) * value;
+    dot += static_cast<double>(ToFloat(p[j])) * value;
   }
   const float row_dot = static_cast<float>(cuda_kernels::WarpSum(dot));
   for (int64_t j = lane; j < seq_len; j += kWarp) {
-    d_row[j] = p[j] * (d_row[j] - row_dot);
+    out_row[j] = FromFloat<T>(ToFloat(p[j]) * (d_row[j] - row_dot));
   }
 }
 
@@ -111,37 +130,42 @@ void CheckShapes(int64_t batch, int64_t seq_len, int64_t heads,
       "attention: dropout_rate outside [0, 1)");
 }
 
-}  // namespace
+float ScoreScale(int64_t head_dim) {
+  return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+}
 
-void AttentionForward(float* out, float* probs, float* scratch,
-                      const float* qkv, const int32_t* attention_mask,
-                      int64_t batch, int64_t seq_len, int64_t heads,
-                      int64_t head_dim, const AttentionOptions& options,
-                      const CudaContext& context) {
+// scores: float (B, A, T, T); probs itself when T = float.
+template <typename T>
+void AttentionForwardImpl(T* out, T* probs, T* scratch, float* scores,
+                          const T* qkv, const int32_t* attention_mask,
+                          int64_t batch, int64_t seq_len, int64_t heads,
+                          int64_t head_dim, const AttentionOptions& options,
+                          const CudaContext& context) {
   CheckShapes(batch, seq_len, heads, head_dim, options);
   const bool dropout = options.dropout_rate > 0.0f;
   BERTLAB_CUDA_REQUIRE(!dropout || scratch != nullptr,
                        "AttentionForward: dropout needs the scratch buffer");
+  BERTLAB_CUDA_REQUIRE(scores != nullptr,
+                       "AttentionForward: null float scores buffer");
   if (batch == 0 || seq_len == 0 || heads == 0) return;
   const int64_t hidden = heads * head_dim;
   const int64_t qkv_width = 3 * hidden;
   const int64_t square = seq_len * seq_len;
-  const float scale =
-      static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
   for (int64_t b = 0; b < batch; ++b) {
-    const float* query = qkv + b * seq_len * qkv_width;
-    GemmStridedBatched<float, float>(
-        Transpose::kNo, Transpose::kYes, seq_len, seq_len, head_dim, scale,
-        query, qkv_width, head_dim, query + hidden, qkv_width, head_dim, 0.0f,
-        probs + b * heads * square, seq_len, square, heads, context);
+    const T* query = qkv + b * seq_len * qkv_width;
+    GemmStridedBatched<T, float>(Transpose::kNo, Transpose::kYes, seq_len,
+                                 seq_len, head_dim, ScoreScale(head_dim), query,
+                                 qkv_width, head_dim, query + hidden, qkv_width,
+                                 head_dim, 0.0f, scores + b * heads * square,
+                                 seq_len, square, heads, context);
   }
   const int64_t rows = batch * heads * seq_len;
   MaskedSoftmaxKernel<<<RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
                         context.stream()>>>(
-      probs, attention_mask, rows, heads, seq_len, options.causal,
+      probs, scores, attention_mask, rows, heads, seq_len, options.causal,
       static_cast<float>(options.mask_value));
   BERTLAB_CUDA_CHECK_LAUNCH();
-  const float* weights = probs;
+  const T* weights = probs;
   if (dropout) {
     const int64_t count = rows * seq_len;
     DropProbsKernel<<<cuda_kernels::GridFor(count), cuda_kernels::kThreads, 0,
@@ -152,7 +176,7 @@ void AttentionForward(float* out, float* probs, float* scratch,
     weights = scratch;
   }
   for (int64_t b = 0; b < batch; ++b) {
-    GemmStridedBatched<float, float>(
+    GemmStridedBatched<T, T>(
         Transpose::kNo, Transpose::kNo, seq_len, head_dim, seq_len, 1.0f,
         weights + b * heads * square, seq_len, square,
         qkv + b * seq_len * qkv_width + 2 * hidden, qkv_width, head_dim, 0.0f,
@@ -160,13 +184,16 @@ void AttentionForward(float* out, float* probs, float* scratch,
   }
 }
 
-void AttentionBackward(float* d_qkv, float* scratch, const float* d_out,
-                       const float* qkv, const float* probs, int64_t batch,
-                       int64_t seq_len, int64_t heads, int64_t head_dim,
-                       const AttentionOptions& options,
-                       const CudaContext& context) {
+// scratch (T): the dropped probs, then d_scores. d_probs: float (B, A, T, T),
+// scratch itself when T = float.
+template <typename T>
+void AttentionBackwardImpl(T* d_qkv, T* scratch, float* d_probs, const T* d_out,
+                           const T* qkv, const T* probs, int64_t batch,
+                           int64_t seq_len, int64_t heads, int64_t head_dim,
+                           const AttentionOptions& options,
+                           const CudaContext& context) {
   CheckShapes(batch, seq_len, heads, head_dim, options);
-  BERTLAB_CUDA_REQUIRE(scratch != nullptr,
+  BERTLAB_CUDA_REQUIRE(scratch != nullptr && d_probs != nullptr,
                        "AttentionBackward: scratch is required");
   if (batch == 0 || seq_len == 0 || heads == 0) return;
   const bool dropout = options.dropout_rate > 0.0f;
@@ -175,10 +202,9 @@ void AttentionBackward(float* d_qkv, float* scratch, const float* d_out,
   const int64_t qkv_width = 3 * hidden;
   const int64_t square = seq_len * seq_len;
   const int64_t rows = batch * heads * seq_len;
-  const float scale =
-      static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
+  const float scale = ScoreScale(head_dim);
   // d_value = dropped^T d_context (dropped recomputed into scratch).
-  const float* weights = probs;
+  const T* weights = probs;
   if (dropout) {
     DropProbsKernel<<<cuda_kernels::GridFor(rows * seq_len),
                       cuda_kernels::kThreads, 0, context.stream()>>>(
@@ -188,40 +214,82 @@ void AttentionBackward(float* d_qkv, float* scratch, const float* d_out,
     weights = scratch;
   }
   for (int64_t b = 0; b < batch; ++b) {
-    GemmStridedBatched<float, float>(
-        Transpose::kYes, Transpose::kNo, seq_len, head_dim, seq_len, 1.0f,
-        weights + b * heads * square, seq_len, square,
-        d_out + b * seq_len * hidden, hidden, head_dim, 0.0f,
-        d_qkv + b * seq_len * qkv_width + 2 * hidden, qkv_width, head_dim,
-        heads, context);
+    GemmStridedBatched<T, T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim,
+                             seq_len, 1.0f, weights + b * heads * square,
+                             seq_len, square, d_out + b * seq_len * hidden,
+                             hidden, head_dim, 0.0f,
+                             d_qkv + b * seq_len * qkv_width + 2 * hidden,
+                             qkv_width, head_dim, heads, context);
   }
-  // scratch = d_dropped = d_context v^T (after d_value has read `dropped`).
+  // d_probs = d_dropped = d_context v^T in float (after d_value has read
+  // `dropped`, which shares scratch with it when T = float).
   for (int64_t b = 0; b < batch; ++b) {
-    GemmStridedBatched<float, float>(
+    GemmStridedBatched<T, float>(
         Transpose::kNo, Transpose::kYes, seq_len, seq_len, head_dim, 1.0f,
         d_out + b * seq_len * hidden, hidden, head_dim,
         qkv + b * seq_len * qkv_width + 2 * hidden, qkv_width, head_dim, 0.0f,
-        scratch + b * heads * square, seq_len, square, heads, context);
+        d_probs + b * heads * square, seq_len, square, heads, context);
   }
   SoftmaxBackwardKernel<<<RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
                           context.stream()>>>(
-      scratch, probs, rows, seq_len, dropout, options.dropout_rate, keep_scale,
-      options.dropout_stream);
+      scratch, d_probs, probs, rows, seq_len, dropout, options.dropout_rate,
+      keep_scale, options.dropout_stream);
   BERTLAB_CUDA_CHECK_LAUNCH();
   // d_query = d_scores k / sqrt(d); d_key = d_scores^T q / sqrt(d).
   for (int64_t b = 0; b < batch; ++b) {
-    const float* query = qkv + b * seq_len * qkv_width;
-    float* d_query = d_qkv + b * seq_len * qkv_width;
-    const float* d_scores = scratch + b * heads * square;
-    GemmStridedBatched<float, float>(
-        Transpose::kNo, Transpose::kNo, seq_len, head_dim, seq_len, scale,
-        d_scores, seq_len, square, query + hidden, qkv_width, head_dim, 0.0f,
-        d_query, qkv_width, head_dim, heads, context);
-    GemmStridedBatched<float, float>(
-        Transpose::kYes, Transpose::kNo, seq_len, head_dim, seq_len, scale,
-        d_scores, seq_len, square, query, qkv_width, head_dim, 0.0f,
-        d_query + hidden, qkv_width, head_dim, heads, context);
+    const T* query = qkv + b * seq_len * qkv_width;
+    T* d_query = d_qkv + b * seq_len * qkv_width;
+    const T* d_scores = scratch + b * heads * square;
+    GemmStridedBatched<T, T>(Transpose::kNo, Transpose::kNo, seq_len, head_dim,
+                             seq_len, scale, d_scores, seq_len, square,
+                             query + hidden, qkv_width, head_dim, 0.0f, d_query,
+                             qkv_width, head_dim, heads, context);
+    GemmStridedBatched<T, T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim,
+                             seq_len, scale, d_scores, seq_len, square, query,
+                             qkv_width, head_dim, 0.0f, d_query + hidden,
+                             qkv_width, head_dim, heads, context);
   }
+}
+
+}  // namespace
+
+void AttentionForward(float* out, float* probs, float* scratch,
+                      const float* qkv, const int32_t* attention_mask,
+                      int64_t batch, int64_t seq_len, int64_t heads,
+                      int64_t head_dim, const AttentionOptions& options,
+                      const CudaContext& context) {
+  AttentionForwardImpl(out, probs, scratch, /*scores=*/probs, qkv,
+                       attention_mask, batch, seq_len, heads, head_dim, options,
+                       context);
+}
+
+void AttentionForward(__nv_bfloat16* out, __nv_bfloat16* probs,
+                      __nv_bfloat16* scratch, float* float_scratch,
+                      const __nv_bfloat16* qkv, const int32_t* attention_mask,
+                      int64_t batch, int64_t seq_len, int64_t heads,
+                      int64_t head_dim, const AttentionOptions& options,
+                      const CudaContext& context) {
+  AttentionForwardImpl(out, probs, scratch, float_scratch, qkv, attention_mask,
+                       batch, seq_len, heads, head_dim, options, context);
+}
+
+void AttentionBackward(float* d_qkv, float* scratch, const float* d_out,
+                       const float* qkv, const float* probs, int64_t batch,
+                       int64_t seq_len, int64_t heads, int64_t head_dim,
+                       const AttentionOptions& options,
+                       const CudaContext& context) {
+  AttentionBackwardImpl(d_qkv, scratch, /*d_probs=*/scratch, d_out, qkv, probs,
+                        batch, seq_len, heads, head_dim, options, context);
+}
+
+void AttentionBackward(__nv_bfloat16* d_qkv, __nv_bfloat16* scratch,
+                       float* float_scratch, const __nv_bfloat16* d_out,
+                       const __nv_bfloat16* qkv, const __nv_bfloat16* probs,
+                       int64_t batch, int64_t seq_len, int64_t heads,
+                       int64_t head_dim, const AttentionOptions& options,
+                       const CudaContext& context) {
+  AttentionBackwardImpl(d_qkv, scratch, float_scratch, d_out, qkv, probs, batch,
+                        seq_len, heads, head_dim, options, context);
 }
 
 }  // namespace cuda

@@ -39,7 +39,8 @@ __global__ void EmbeddingForwardKernel(T* out, const int32_t* input_ids,
 // rows of all its occurrences (in row order) onto table[ids[row]]. Threads
 // stride over the hidden columns; every thread scans the same ids (broadcast
 // loads), so all take the same branches.
-__global__ void ScatterFirstOccurrenceKernel(float* table, const float* d_out,
+template <typename T>
+__global__ void ScatterFirstOccurrenceKernel(float* table, const T* d_out,
                                              const int32_t* ids, int64_t rows,
                                              int64_t hidden) {
   const int64_t row = blockIdx.x;
@@ -51,14 +52,15 @@ __global__ void ScatterFirstOccurrenceKernel(float* table, const float* d_out,
   for (int64_t c = threadIdx.x; c < hidden; c += blockDim.x) {
     float sum = target[c];
     for (int64_t r = row; r < rows; ++r) {
-      if (ids[r] == id) sum = __fadd_rn(sum, d_out[r * hidden + c]);
+      if (ids[r] == id) sum = __fadd_rn(sum, ToFloat(d_out[r * hidden + c]));
     }
     target[c] = sum;
   }
 }
 
 // d_position[t][c] += d_out[b * seq_len + t][c] for b = 0, 1, ... in order.
-__global__ void PositionGradientKernel(float* d_position, const float* d_out,
+template <typename T>
+__global__ void PositionGradientKernel(float* d_position, const T* d_out,
                                        int64_t batch, int64_t seq_len,
                                        int64_t hidden) {
   const int64_t total = seq_len * hidden;
@@ -66,7 +68,7 @@ __global__ void PositionGradientKernel(float* d_position, const float* d_out,
        i += cuda_kernels::GridStride()) {
     float sum = d_position[i];
     for (int64_t b = 0; b < batch; ++b) {
-      sum = __fadd_rn(sum, d_out[b * total + i]);
+      sum = __fadd_rn(sum, ToFloat(d_out[b * total + i]));
     }
     d_position[i] = sum;
   }
@@ -95,12 +97,16 @@ void EmbeddingForward(T* out, const int32_t* input_ids,
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
-void EmbeddingBackward(float* d_word, float* d_position, float* d_token_type,
-                       const float* d_out, const int32_t* input_ids,
-                       const int32_t* token_type_ids, int64_t batch,
-                       int64_t seq_len, int64_t hidden, int64_t vocab_size,
-                       int64_t max_positions, int64_t type_vocab_size,
-                       const CudaContext& context) {
+namespace {
+
+template <typename T>
+void EmbeddingBackwardImpl(float* d_word, float* d_position,
+                           float* d_token_type, const T* d_out,
+                           const int32_t* input_ids,
+                           const int32_t* token_type_ids, int64_t batch,
+                           int64_t seq_len, int64_t hidden, int64_t vocab_size,
+                           int64_t max_positions, int64_t type_vocab_size,
+                           const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(batch >= 0 && seq_len >= 0 && hidden >= 0 &&
                            vocab_size > 0 && type_vocab_size > 0,
                        "EmbeddingBackward: bad sizes");
@@ -125,6 +131,30 @@ void EmbeddingBackward(float* d_word, float* d_position, float* d_token_type,
                            cuda_kernels::kThreads, 0, context.stream()>>>(
       d_position, d_out, batch, seq_len, hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void EmbeddingBackward(float* d_word, float* d_position, float* d_token_type,
+                       const float* d_out, const int32_t* input_ids,
+                       const int32_t* token_type_ids, int64_t batch,
+                       int64_t seq_len, int64_t hidden, int64_t vocab_size,
+                       int64_t max_positions, int64_t type_vocab_size,
+                       const CudaContext& context) {
+  EmbeddingBackwardImpl(d_word, d_position, d_token_type, d_out, input_ids,
+                        token_type_ids, batch, seq_len, hidden, vocab_size,
+                        max_positions, type_vocab_size, context);
+}
+
+void EmbeddingBackward(float* d_word, float* d_position, float* d_token_type,
+                       const __nv_bfloat16* d_out, const int32_t* input_ids,
+                       const int32_t* token_type_ids, int64_t batch,
+                       int64_t seq_len, int64_t hidden, int64_t vocab_size,
+                       int64_t max_positions, int64_t type_vocab_size,
+                       const CudaContext& context) {
+  EmbeddingBackwardImpl(d_word, d_position, d_token_type, d_out, input_ids,
+                        token_type_ids, batch, seq_len, hidden, vocab_size,
+                        max_positions, type_vocab_size, context);
 }
 
 template void EmbeddingForward<float>(float*, const int32_t*, const int32_t*,

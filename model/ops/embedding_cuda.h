@@ -11,12 +11,22 @@
 //   d_token_type: one block per type id (a handful), like d_word.
 // Ids are NOT range-checked on the device (they are on the CPU); callers
 // validate ids on the host where they come from data (model/ops/README.md).
+//
+// bf16 (mixed precision): the forward reads bf16 tables (the working copy),
+// sums in float and rounds once; the backward reads a bf16 d_out and
+// accumulates into the FLOAT gradient tables (the FP32 master gradients) in
+// the same order, so it is bit-identical to the CPU float backward fed the
+// same (bf16-valued) d_out. The bf16 paths are UNVERIFIED ON A GPU (never
+// run; ops_bf16_parity_test checks them).
 #ifndef BERTLAB_MODEL_OPS_EMBEDDING_CUDA_H_
 #define BERTLAB_MODEL_OPS_EMBEDDING_CUDA_H_
 
 #include <cstdint>
 
 #include "model/cuda/context.h"
+
+// cuda_bf16.h is nvcc-only here (model/cuda/cuda_check.h).
+struct __nv_bfloat16;
 
 namespace bertlab {
 namespace cuda {
@@ -33,12 +43,21 @@ void EmbeddingForward(T* out,                    // (batch * seq_len, hidden)
                       int64_t vocab_size, int64_t max_positions,
                       int64_t type_vocab_size, const CudaContext& context);
 
-// float only (parameter gradients are kept in float).
+// Parameter gradients are float for both storage types of d_out.
 void EmbeddingBackward(float* d_word,             // (vocab_size, hidden)
                        float* d_position,         // (max_positions, hidden)
                        float* d_token_type,       // (type_vocab_size, hidden)
                        const float* d_out,        // (batch * seq_len, hidden)
                        const int32_t* input_ids,  // (batch, seq_len)
+                       const int32_t* token_type_ids,  // (batch, seq_len)
+                       int64_t batch, int64_t seq_len, int64_t hidden,
+                       int64_t vocab_size, int64_t max_positions,
+                       int64_t type_vocab_size, const CudaContext& context);
+void EmbeddingBackward(float* d_word,               // (vocab_size, hidden)
+                       float* d_position,           // (max_positions, hidden)
+                       float* d_token_type,         // (type_vocab_size, hidden)
+                       const __nv_bfloat16* d_out,  // (batch * seq_len, hidden)
+                       const int32_t* input_ids,    // (batch, seq_len)
                        const int32_t* token_type_ids,  // (batch, seq_len)
                        int64_t batch, int64_t seq_len, int64_t hidden,
                        int64_t vocab_size, int64_t max_positions,

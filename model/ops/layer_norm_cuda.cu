@@ -53,53 +53,61 @@ __global__ void LayerNormForwardKernel(T* out, float* mean, float* rstd,
   }
 }
 
-__global__ void LayerNormInputGradientKernel(
-    float* d_in, const float* d_out, const float* in, const float* gamma,
-    const float* mean, const float* rstd, int64_t rows, int64_t channels) {
+// Row math in float (sums in double) for every T; d_in rounded once to T.
+template <typename T>
+__global__ void LayerNormInputGradientKernel(T* d_in, const T* d_out,
+                                             const T* in, const T* gamma,
+                                             const float* mean,
+                                             const float* rstd, int64_t rows,
+                                             int64_t channels) {
   const int64_t row =
       static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.y;
   if (row >= rows) return;
   const int lane = threadIdx.x;
-  const float* x = in + row * channels;
-  const float* dy = d_out + row * channels;
+  const T* x = in + row * channels;
+  const T* dy = d_out + row * channels;
   const float row_mean = mean[row];
   const float row_rstd = rstd[row];
   double sum_g = 0.0;
   double sum_g_xhat = 0.0;
   for (int64_t c = lane; c < channels; c += kWarp) {
-    const float g = dy[c] * gamma[c];
+    const float g = ToFloat(dy[c]) * ToFloat(gamma[c]);
     sum_g += g;
-    sum_g_xhat += static_cast<double>(g * ((x[c] - row_mean) * row_rstd));
+    sum_g_xhat +=
+        static_cast<double>(g * ((ToFloat(x[c]) - row_mean) * row_rstd));
   }
   const float mean_g =
       static_cast<float>(WarpSum(sum_g) / static_cast<double>(channels));
   const float mean_g_xhat =
       static_cast<float>(WarpSum(sum_g_xhat) / static_cast<double>(channels));
-  float* dx = d_in + row * channels;
+  T* dx = d_in + row * channels;
   for (int64_t c = lane; c < channels; c += kWarp) {
-    const float xhat = (x[c] - row_mean) * row_rstd;
-    dx[c] = row_rstd * (dy[c] * gamma[c] - mean_g - xhat * mean_g_xhat);
+    const float xhat = (ToFloat(x[c]) - row_mean) * row_rstd;
+    dx[c] = FromFloat<T>(row_rstd * (ToFloat(dy[c]) * ToFloat(gamma[c]) -
+                                     mean_g - xhat * mean_g_xhat));
   }
 }
 
 // d_out * xhat at (row, c), for the d_gamma column sums.
+template <typename T>
 struct GammaTerm {
-  const float* d_out;
-  const float* in;
+  const T* d_out;
+  const T* in;
   const float* mean;
   const float* rstd;
   int64_t channels;
   __device__ float operator()(int64_t row, int64_t c) const {
-    return d_out[row * channels + c] *
-           ((in[row * channels + c] - mean[row]) * rstd[row]);
+    return ToFloat(d_out[row * channels + c]) *
+           ((ToFloat(in[row * channels + c]) - mean[row]) * rstd[row]);
   }
 };
 
+template <typename T>
 struct BetaTerm {
-  const float* d_out;
+  const T* d_out;
   int64_t channels;
   __device__ float operator()(int64_t row, int64_t c) const {
-    return d_out[row * channels + c];
+    return ToFloat(d_out[row * channels + c]);
   }
 };
 
@@ -123,10 +131,13 @@ void LayerNormForward(T* out, float* mean, float* rstd, const T* in,
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
-void LayerNormBackward(float* d_in, float* d_gamma, float* d_beta,
-                       const float* d_out, const float* in, const float* gamma,
-                       const float* mean, const float* rstd, int64_t rows,
-                       int64_t channels, const CudaContext& context) {
+namespace {
+
+template <typename T>
+void LayerNormBackwardImpl(T* d_in, float* d_gamma, float* d_beta,
+                           const T* d_out, const T* in, const T* gamma,
+                           const float* mean, const float* rstd, int64_t rows,
+                           int64_t channels, const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(rows >= 0 && channels > 0,
                        "LayerNormBackward: bad sizes");
   BERTLAB_CUDA_REQUIRE(d_gamma != nullptr && d_beta != nullptr,
@@ -139,12 +150,31 @@ void LayerNormBackward(float* d_in, float* d_gamma, float* d_beta,
     BERTLAB_CUDA_CHECK_LAUNCH();
   }
   cuda_kernels::LaunchColumnSums(d_gamma, rows, channels,
-                                 GammaTerm{d_out, in, mean, rstd, channels},
+                                 GammaTerm<T>{d_out, in, mean, rstd, channels},
                                  context.stream());
   BERTLAB_CUDA_CHECK_LAUNCH();
-  cuda_kernels::LaunchColumnSums(d_beta, rows, channels,
-                                 BetaTerm{d_out, channels}, context.stream());
+  cuda_kernels::LaunchColumnSums(
+      d_beta, rows, channels, BetaTerm<T>{d_out, channels}, context.stream());
   BERTLAB_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void LayerNormBackward(float* d_in, float* d_gamma, float* d_beta,
+                       const float* d_out, const float* in, const float* gamma,
+                       const float* mean, const float* rstd, int64_t rows,
+                       int64_t channels, const CudaContext& context) {
+  LayerNormBackwardImpl(d_in, d_gamma, d_beta, d_out, in, gamma, mean, rstd,
+                        rows, channels, context);
+}
+
+void LayerNormBackward(__nv_bfloat16* d_in, float* d_gamma, float* d_beta,
+                       const __nv_bfloat16* d_out, const __nv_bfloat16* in,
+                       const __nv_bfloat16* gamma, const float* mean,
+                       const float* rstd, int64_t rows, int64_t channels,
+                       const CudaContext& context) {
+  LayerNormBackwardImpl(d_in, d_gamma, d_beta, d_out, in, gamma, mean, rstd,
+                        rows, channels, context);
 }
 
 template void LayerNormForward<float>(float*, float*, float*, const float*,

@@ -4,12 +4,22 @@
 // signature for T = float). d_gamma / d_beta column sums: fixed-order
 // two-level sums (model/cuda/kernel_util.cuh ColumnSumsKernel), deterministic
 // but in a different order from the CPU's.
+//
+// bf16 (mixed precision): activations, their gradients and gamma / beta (the
+// bf16 working copy of the parameters) are bf16; every value is converted to
+// float, the row math is the float version's, and each stored bf16 value is
+// rounded once. d_gamma / d_beta are float in both modes (the FP32 master
+// gradients) and accumulate float column sums. UNVERIFIED ON A GPU (never
+// run; ops_bf16_parity_test checks it).
 #ifndef BERTLAB_MODEL_OPS_LAYER_NORM_CUDA_H_
 #define BERTLAB_MODEL_OPS_LAYER_NORM_CUDA_H_
 
 #include <cstdint>
 
 #include "model/cuda/context.h"
+
+// cuda_bf16.h is nvcc-only here (model/cuda/cuda_check.h).
+struct __nv_bfloat16;
 
 namespace bertlab {
 namespace cuda {
@@ -25,7 +35,8 @@ void LayerNormForward(T* out,          // (rows, channels)
                       int64_t rows, int64_t channels, double eps,
                       const CudaContext& context);
 
-// float only. d_in may be nullptr (skipped).
+// One overload per storage type (so a nullptr d_in needs no template
+// argument); d_in may be nullptr (skipped).
 void LayerNormBackward(float* d_in,         // (rows, channels) or nullptr
                        float* d_gamma,      // (channels)
                        float* d_beta,       // (channels)
@@ -34,6 +45,17 @@ void LayerNormBackward(float* d_in,         // (rows, channels) or nullptr
                        const float* gamma,  // (channels)
                        const float* mean,   // (rows)
                        const float* rstd,   // (rows)
+                       int64_t rows, int64_t channels,
+                       const CudaContext& context);
+void LayerNormBackward(__nv_bfloat16* d_in,         // (rows, channels) or
+                                                    // nullptr
+                       float* d_gamma,              // (channels)
+                       float* d_beta,               // (channels)
+                       const __nv_bfloat16* d_out,  // (rows, channels)
+                       const __nv_bfloat16* in,     // (rows, channels)
+                       const __nv_bfloat16* gamma,  // (channels)
+                       const float* mean,           // (rows)
+                       const float* rstd,           // (rows)
                        int64_t rows, int64_t channels,
                        const CudaContext& context);
 

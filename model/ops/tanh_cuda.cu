@@ -1,4 +1,6 @@
 // Elementwise tanh on the GPU; see tanh_cuda.h.
+#include <cuda_bf16.h>
+
 #include <cstdint>
 
 #include "model/cuda/context.h"
@@ -10,25 +12,31 @@ namespace bertlab {
 namespace cuda {
 namespace {
 
-__global__ void TanhKernel(float* out, const float* in, int64_t n) {
+using cuda_kernels::FromFloat;
+using cuda_kernels::ToFloat;
+
+template <typename T>
+__global__ void TanhKernel(T* out, const T* in, int64_t n) {
   for (int64_t i = cuda_kernels::GlobalThread(); i < n;
        i += cuda_kernels::GridStride()) {
-    out[i] = tanhf(in[i]);
+    out[i] = FromFloat<T>(tanhf(ToFloat(in[i])));
   }
 }
 
-__global__ void TanhBackwardKernel(float* d_in, const float* d_out,
-                                   const float* out, int64_t n) {
+template <typename T>
+__global__ void TanhBackwardKernel(T* d_in, const T* d_out, const T* out,
+                                   int64_t n) {
   for (int64_t i = cuda_kernels::GlobalThread(); i < n;
        i += cuda_kernels::GridStride()) {
-    d_in[i] = d_out[i] * (1.0f - out[i] * out[i]);
+    const float y = ToFloat(out[i]);
+    d_in[i] = FromFloat<T>(ToFloat(d_out[i]) * (1.0f - y * y));
   }
 }
 
 }  // namespace
 
-void TanhForward(float* out, const float* in, int64_t n,
-                 const CudaContext& context) {
+template <typename T>
+void TanhForward(T* out, const T* in, int64_t n, const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(n >= 0, "TanhForward: n < 0");
   if (n == 0) return;
   TanhKernel<<<cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
@@ -36,7 +44,8 @@ void TanhForward(float* out, const float* in, int64_t n,
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
-void TanhBackward(float* d_in, const float* d_out, const float* out, int64_t n,
+template <typename T>
+void TanhBackward(T* d_in, const T* d_out, const T* out, int64_t n,
                   const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(n >= 0, "TanhBackward: n < 0");
   if (n == 0) return;
@@ -44,6 +53,16 @@ void TanhBackward(float* d_in, const float* d_out, const float* out, int64_t n,
                        context.stream()>>>(d_in, d_out, out, n);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
+
+#define BERTLAB_INSTANTIATE_TANH(T)                                        \
+  template void TanhForward<T>(T*, const T*, int64_t, const CudaContext&); \
+  template void TanhBackward<T>(T*, const T*, const T*, int64_t,           \
+                                const CudaContext&);
+
+BERTLAB_INSTANTIATE_TANH(float)
+BERTLAB_INSTANTIATE_TANH(__nv_bfloat16)
+
+#undef BERTLAB_INSTANTIATE_TANH
 
 }  // namespace cuda
 }  // namespace bertlab

@@ -43,7 +43,12 @@ def cuda_library(
     """
     archive = "lib%s_nvcc.a" % name
     if HAS_CUDA:
-        cmd = " ".join(
+        # nvcc names its temporary files after its process id, and every
+        # linux-sandbox action is pid 2 in its own namespace while /tmp is
+        # shared: two nvcc actions at once then overwrite each other's
+        # intermediates ("fatbinary fatal: Could not open input file
+        # /tmp/tmpxft_00000002_..."). A private TMPDIR per action avoids it.
+        cmd = "export TMPDIR=$$(mktemp -d) && trap 'rm -rf \"$$TMPDIR\"' EXIT && " + " ".join(
             [NVCC, "-lib", "-Xcompiler=-fPIC", "-I.", "-I$(GENDIR)"] +
             nvcc_flags +
             ["-o $@"] +

@@ -1,0 +1,70 @@
+// The SQuAD fine-tuning step on the GPU (FP32): the GPU encoder
+// (encoder_cuda.h) plus the GPU span head (span_head_cuda.h), the twin of
+// model/bert_for_finetuning.h's FinetuneForward / FinetuneForwardBackward for
+// a BertForFinetuning whose head is kSpan without the BiLSTM (the encoder's
+// pooler is unused and gets no gradient, as on the CPU). The other heads and
+// the "+ BiLSTM" variant have no GPU twin yet: asking for them is a CHECK
+// failure naming what is missing, never a CPU fallback.
+//
+// Every pointer is device memory (params, grads in model.layout(), the
+// EncoderBatch's arrays, SpanTargets' positions; model/cuda/device_batch.h
+// validates and uploads a host batch). The loss stays on the device;
+// everything is enqueued on context.stream() and nothing synchronises.
+//
+// UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
+// parity_test compares it with the CPU step when run on a GPU machine.
+#ifndef BERTLAB_MODEL_CUDA_BERT_FOR_FINETUNING_CUDA_H_
+#define BERTLAB_MODEL_CUDA_BERT_FOR_FINETUNING_CUDA_H_
+
+#include <cstdint>
+
+#include "model/bert/encoder.h"
+#include "model/bert_for_finetuning.h"
+#include "model/cuda/context.h"
+#include "model/cuda/device_buffer.h"
+#include "model/cuda/encoder_cuda.h"
+#include "model/cuda/span_head_cuda.h"
+#include "model/heads/span_head.h"
+
+namespace bertlab {
+namespace cuda {
+
+// The device buffers of one step shape: `rows` sequences of seq_len tokens.
+template <typename T>
+struct SpanFinetuneStepBuffers {
+  // CHECKs that the model is one this step runs (kSpan, no BiLSTM).
+  SpanFinetuneStepBuffers(const BertForFinetuning& model, int64_t rows,
+                          int64_t seq_len);
+  // Bytes held by all buffers (activations; not params, grads, moments).
+  int64_t SizeInBytes() const;
+
+  EncoderActivations<T> encoder;
+  SpanHeadActivations<T> span;
+  DeviceBuffer<T> d_sequence_output;  // (rows*T, H)
+};
+
+// Forward only; returns the device address of the loss (0 without targets).
+// The logits are buffers->span.start_logits() / end_logits() (B, T).
+template <typename T>
+const float* SpanFinetuneForward(const BertForFinetuning& model,
+                                 const T* params, const EncoderBatch& batch,
+                                 const SpanTargets& targets,
+                                 const DropoutSettings& dropout,
+                                 SpanFinetuneStepBuffers<T>* buffers,
+                                 const CudaContext& context);
+
+// Forward and backward; accumulates the loss's gradient into `grads` and
+// returns the device address of the loss. targets must be set.
+template <typename T>
+const float* SpanFinetuneForwardBackward(const BertForFinetuning& model,
+                                         const T* params, float* grads,
+                                         const EncoderBatch& batch,
+                                         const SpanTargets& targets,
+                                         const DropoutSettings& dropout,
+                                         SpanFinetuneStepBuffers<T>* buffers,
+                                         const CudaContext& context);
+
+}  // namespace cuda
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_CUDA_BERT_FOR_FINETUNING_CUDA_H_

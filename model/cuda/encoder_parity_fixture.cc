@@ -1,0 +1,193 @@
+// Shared setup of the GPU encoder parity tests; see encoder_parity_fixture.h.
+#include "model/cuda/encoder_parity_fixture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "common/check.h"
+#include "gtest/gtest.h"
+#include "model/bert/initialize.h"
+
+namespace bertlab {
+namespace encoder_parity {
+
+BertConfig TinyConfig(AttentionMode mode, const WeightScale& scale) {
+  BertConfig config;
+  config.vocab_size = 37;
+  config.hidden_size = 36;
+  config.num_hidden_layers = 2;
+  config.num_attention_heads = 3;
+  config.intermediate_size = 40;
+  config.max_position_embeddings = 13;
+  config.type_vocab_size = 2;
+  config.attention_mode = mode;
+  config.initializer_range = scale.initializer_range;
+  return config;
+}
+
+std::vector<float> RandomVector(int64_t n, uint32_t seed, float low,
+                                float high) {
+  std::mt19937 engine(seed);
+  std::uniform_real_distribution<float> uniform(low, high);
+  std::vector<float> values(static_cast<size_t>(n));
+  for (float& value : values) value = uniform(engine);
+  return values;
+}
+
+std::vector<float> RandomParameters(const ParameterLayout& layout,
+                                    const WeightScale& scale) {
+  std::vector<float> params(layout.total_size());
+  InitializeParameters(layout, 7, params.data());
+  const std::vector<float> jitter =
+      RandomVector(layout.total_size(), 8, -scale.jitter, scale.jitter);
+  for (size_t i = 0; i < params.size(); ++i) params[i] += jitter[i];
+  return params;
+}
+
+HostBatch MakeBatch(const BertConfig& config) {
+  HostBatch batch;
+  std::mt19937 engine(5);
+  std::uniform_int_distribution<int32_t> id(1, config.vocab_size - 1);
+  for (int64_t b = 0; b < kBatch; ++b) {
+    const int64_t real = kSeqLen - 2 * b;
+    for (int64_t t = 0; t < kSeqLen; ++t) {
+      const bool is_real = t < real;
+      batch.input_ids.push_back(is_real ? id(engine) : 0);
+      batch.token_type_ids.push_back(t >= real / 2 ? 1 : 0);
+      batch.attention_mask.push_back(is_real ? 1 : 0);
+    }
+    batch.pooled_positions.push_back(static_cast<int32_t>(real - 1));
+  }
+  return batch;
+}
+
+EncoderBatch HostEncoderBatch(const HostBatch& batch, bool pooled_positions) {
+  return EncoderBatch{
+      batch.input_ids.data(),
+      batch.token_type_ids.data(),
+      batch.attention_mask.data(),
+      kBatch,
+      kSeqLen,
+      pooled_positions ? batch.pooled_positions.data() : nullptr};
+}
+
+DeviceBatch::DeviceBatch(const HostBatch& batch)
+    : input_ids_("input_ids", batch.input_ids),
+      token_type_ids_("token_type_ids", batch.token_type_ids),
+      attention_mask_("attention_mask", batch.attention_mask),
+      pooled_positions_("pooled_positions", batch.pooled_positions) {}
+
+EncoderBatch DeviceBatch::Get(bool pooled_positions) const {
+  return EncoderBatch{input_ids_.data(),
+                      token_type_ids_.data(),
+                      attention_mask_.data(),
+                      kBatch,
+                      kSeqLen,
+                      pooled_positions ? pooled_positions_.data() : nullptr};
+}
+
+std::string CaseName(const Case& c) {
+  return std::string(c.mode == AttentionMode::kCausal ? "causal"
+                                                      : "bidirectional") +
+         (c.training ? " training" : " eval") +
+         (c.pooled_positions ? " pooled_positions" : " cls");
+}
+
+CpuResult RunCpuEncoder(const BertConfig& config, const EncoderOffsets& offsets,
+                        const ParameterLayout& layout,
+                        const std::vector<float>& params,
+                        const EncoderBatch& batch,
+                        const DropoutSettings& dropout,
+                        const std::vector<float>& d_sequence_output,
+                        const std::vector<float>& d_pooled_output) {
+  const int64_t n = batch.batch * batch.seq_len * config.hidden_size;
+  const int64_t pooled_n = batch.batch * config.hidden_size;
+  CHECK_EQ(static_cast<int64_t>(d_sequence_output.size()), n);
+  CHECK_EQ(static_cast<int64_t>(d_pooled_output.size()), pooled_n);
+  EncoderActivations<float> acts(config, batch.batch, batch.seq_len);
+  EncoderForward(config, offsets, params.data(), batch, dropout, &acts);
+  CpuResult result;
+  result.grads.assign(layout.total_size(), 0.0f);
+  EncoderBackward(config, offsets, params.data(), result.grads.data(), batch,
+                  dropout, d_sequence_output.data(), d_pooled_output.data(),
+                  &acts);
+  result.sequence_output.assign(acts.sequence_output(),
+                                acts.sequence_output() + n);
+  result.pooled_output.assign(acts.pooled_output(),
+                              acts.pooled_output() + pooled_n);
+  return result;
+}
+
+namespace {
+
+constexpr char kKeyBias[] = "attention.self.key.bias";
+constexpr char kQueryBias[] = "attention.self.query.bias";
+
+bool EndsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<float> Slice(const std::vector<float>& flat,
+                         const ParameterInfo& info) {
+  return std::vector<float>(flat.begin() + info.offset,
+                            flat.begin() + info.offset + info.size);
+}
+
+const ParameterInfo& FindParameter(const ParameterLayout& layout,
+                                   const std::string& name) {
+  for (const ParameterInfo& info : layout.parameters()) {
+    if (info.name == name) return info;
+  }
+  CHECK(false) << "no parameter " << name;
+  return layout.parameters().front();
+}
+
+}  // namespace
+
+void ExpectGradientParity(const ParameterLayout& layout,
+                          const std::vector<float>& gpu,
+                          const std::vector<float>& cpu, ParityDtype dtype,
+                          int64_t reduction_length) {
+  for (const ParameterInfo& info : layout.parameters()) {
+    if (!EndsWith(info.name, kKeyBias)) {
+      const ParityReport report =
+          CompareParity("d " + info.name, Slice(gpu, info), Slice(cpu, info),
+                        dtype, reduction_length);
+      EXPECT_TRUE(report.ok) << report.message;
+      continue;
+    }
+    const std::string query_name =
+        info.name.substr(0, info.name.size() - (sizeof(kKeyBias) - 1)) +
+        kQueryBias;
+    const std::vector<float> query =
+        Slice(cpu, FindParameter(layout, query_name));
+    double sum_squares = 0.0;
+    for (float value : query) sum_squares += static_cast<double>(value) * value;
+    const double allowed =
+        ParityRelativeBound(dtype, reduction_length) *
+        std::sqrt(sum_squares / static_cast<double>(query.size()));
+    double largest = 0.0;
+    for (float value : Slice(gpu, info)) {
+      largest = std::max(largest, std::abs(static_cast<double>(value)));
+    }
+    EXPECT_LE(largest, allowed)
+        << "d " << info.name << " (analytically zero) exceeds the rounding "
+        << "noise allowed at the scale of d " << query_name;
+  }
+}
+
+int64_t CountBitDifferences(const std::vector<float>& a,
+                            const std::vector<float>& b) {
+  CHECK_EQ(a.size(), b.size());
+  int64_t differing = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) ++differing;
+  }
+  return differing;
+}
+
+}  // namespace encoder_parity
+}  // namespace bertlab

@@ -1,0 +1,130 @@
+// Shared setup of the GPU encoder parity tests (encoder_parity_test.cc, FP32,
+// and encoder_bf16_parity_test.cc, BF16 mixed precision): the tiny odd-shaped
+// config, random parameters, a padded batch, the cases, the CPU reference run
+// and the device copy of the batch. Test-only; the device part needs a GPU
+// when used.
+#ifndef BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_
+#define BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/bert/config.h"
+#include "model/bert/encoder.h"
+#include "model/bert/encoder_parameters.h"
+#include "model/bert/parameter_layout.h"
+#include "model/cuda/device_buffer.h"
+#include "model/cuda/parity_comparator.h"
+
+namespace bertlab {
+namespace encoder_parity {
+
+inline constexpr int64_t kBatch = 3;
+inline constexpr int64_t kSeqLen = 7;
+
+// The size of the random parameters: the config's initializer_range, then a
+// uniform jitter in [-jitter, jitter) on every entry so that no gradient path
+// is trivially zero (as encoder_test.cc does).
+struct WeightScale {
+  double initializer_range;
+  float jitter;
+};
+
+// FP32 test: weights large enough to carry signal through every path (the
+// attention softmax is mostly saturated).
+inline constexpr WeightScale kFp32WeightScale{0.5, 0.2f};
+// BF16 test: moderate weights. With kFp32WeightScale the saturated softmax
+// turns bf16's rounding of q and k (scores near 10, so absolute shifts near
+// 0.05) into errors of tens of percent in the tiny probabilities off the
+// maximum and so in the layer-0 attention gradients (measured by a CPU
+// emulation of the bf16 encoder's rounding points: up to 41% rms), an error
+// of bf16 storage itself that no tolerance can tell from a bug. At this
+// scale the same emulation measured at most 1.4% rms error on any tensor.
+inline constexpr WeightScale kBf16WeightScale{0.1, 0.05f};
+
+// Odd, tiny shapes (STYLE.md 3): hidden 36 in 3 heads of 12, intermediate 40,
+// 2 layers, vocabulary 37.
+BertConfig TinyConfig(AttentionMode mode, const WeightScale& scale);
+
+// n uniform values in [low, high) from std::mt19937(seed).
+std::vector<float> RandomVector(int64_t n, uint32_t seed, float low,
+                                float high);
+
+// Weights from the initializer (config.initializer_range of the layout's
+// config), then scale.jitter.
+std::vector<float> RandomParameters(const ParameterLayout& layout,
+                                    const WeightScale& scale);
+
+struct HostBatch {
+  std::vector<int32_t> input_ids;
+  std::vector<int32_t> token_type_ids;
+  std::vector<int32_t> attention_mask;
+  std::vector<int32_t> pooled_positions;  // the last real token of each row
+};
+
+// Row b has kSeqLen - 2 * b real tokens, then padding (id 0, mask 0).
+HostBatch MakeBatch(const BertConfig& config);
+
+// The batch's host pointers; pooled positions only when asked for.
+EncoderBatch HostEncoderBatch(const HostBatch& batch, bool pooled_positions);
+
+// The batch on the device, and its EncoderBatch of device pointers.
+class DeviceBatch {
+ public:
+  explicit DeviceBatch(const HostBatch& batch);
+  EncoderBatch Get(bool pooled_positions) const;
+
+ private:
+  DeviceBuffer<int32_t> input_ids_;
+  DeviceBuffer<int32_t> token_type_ids_;
+  DeviceBuffer<int32_t> attention_mask_;
+  DeviceBuffer<int32_t> pooled_positions_;
+};
+
+struct Case {
+  AttentionMode mode;
+  bool training;
+  bool pooled_positions;
+};
+
+std::string CaseName(const Case& c);
+
+// The CPU float encoder's outputs and parameter gradients (from zero).
+struct CpuResult {
+  std::vector<float> sequence_output;  // (B*T, H)
+  std::vector<float> pooled_output;    // (B, H)
+  std::vector<float> grads;            // the layout's flat buffer
+};
+
+CpuResult RunCpuEncoder(const BertConfig& config, const EncoderOffsets& offsets,
+                        const ParameterLayout& layout,
+                        const std::vector<float>& params,
+                        const EncoderBatch& batch,
+                        const DropoutSettings& dropout,
+                        const std::vector<float>& d_sequence_output,
+                        const std::vector<float>& d_pooled_output);
+
+// Every named parameter gradient of `gpu` against `cpu` (the layout's flat
+// buffers) through CompareParity(dtype, reduction_length), as gtest
+// expectations. Except the attention key biases: their gradient is
+// analytically zero (b_k adds q_i . b_k to every score of row i, a constant
+// the softmax ignores), so both sides hold rounding noise that a comparison
+// relative to the reference's own size cannot judge. A key bias is instead
+// checked against zero at the size of its terms, those of the same layer's
+// query bias gradient (the same column sums over rows of d_qkv):
+//   max |gpu d key.bias| <= ParityRelativeBound(dtype, K) * rms(cpu d
+//   query.bias)
+void ExpectGradientParity(const ParameterLayout& layout,
+                          const std::vector<float>& gpu,
+                          const std::vector<float>& cpu, ParityDtype dtype,
+                          int64_t reduction_length);
+
+// Number of positions where two float vectors differ bitwise (sizes equal).
+int64_t CountBitDifferences(const std::vector<float>& a,
+                            const std::vector<float>& b);
+
+}  // namespace encoder_parity
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_

@@ -1,0 +1,325 @@
+// Needs a GPU (tags manual, --config=cuda). Whole FP32 training steps on the
+// GPU, each iteration one optimizer step:
+//
+//   PretrainingStep: encoder + masked-LM / NSP heads forward and backward
+//     (bert_for_pretraining_cuda.h), clip to global norm 1.0 and AdamW
+//     (train_step_cuda.h), for BERT-BASE and BERT-LARGE at seq 128 with 20
+//     predictions per sequence and seq 512 with 80 (the paper's two phases);
+//   SquadStep: SQuAD v1.1 fine-tuning at seq 384, encoder + span head
+//     (bert_for_finetuning_cuda.h), clip and AdamW, BASE and LARGE.
+//
+//   bazel run -c opt --config=cuda //model/cuda:train_step_benchmark_cuda --
+//       [--peak_fp32_tflops=X] [--peak_bf16_tflops=Y] [--allow_tf32]
+//       [--benchmark_filter=...]          (one command line)
+//
+// Counters: seq/s, tok/s, TFLOP/s by flops.h (PAPER.md 5e: 6N + 12LTH per
+// token plus 6 (H^2 + HV) per predicted position; SQuAD without a head term),
+// MFU_fp32 / MFU_bf16 against device_peaks.h's peaks (or the flags),
+// act_GiB (the step's activation buffers), state_GiB (params, grads, m, v)
+// and skipped (steps the optimizer skipped for a non-finite norm; 0 expected).
+//
+// Batch sizes: the largest power of two up to the paper's batch (256
+// sequences for pre-training, 32 for SQuAD v1.1) whose planned FP32 buffers
+// (every layer's activations kept, attention probabilities included; no
+// recomputation) stay under 60 GiB, 3/4 of an 80 GB card, leaving room for
+// the CUDA context, cuBLAS workspaces and allocator rounding. By the buffer
+// sizes of encoder_cuda.h and the heads (the act_GiB + state_GiB counters
+// report the real ones): BASE 128 x 256 about 25 GiB, BASE 512 x 64 about
+// 33 GiB (x 128: 63), LARGE 128 x 128 about 34 GiB (x 256: 63), LARGE 512 x
+// 32 about 43 GiB (x 64: 82); SQuAD 384 x 32 about 12 GiB (BASE) and 31 GiB
+// (LARGE).
+//
+// Each iteration runs forward + backward, the optimizer step (which waits for
+// the gradient norm, train_step_cuda.h's kSkipStep, as a trainer would) and
+// waits for the stream (real time). The batch is uploaded once: its
+// integers are a few hundred KB, not what the step costs. Dropout is on.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "benchmark/benchmark.h"
+#include "common/check.h"
+#include "model/bert/config.h"
+#include "model/bert/encoder.h"
+#include "model/bert/initialize.h"
+#include "model/bert_for_finetuning.h"
+#include "model/bert_for_pretraining.h"
+#include "model/cuda/bert_for_finetuning_cuda.h"
+#include "model/cuda/bert_for_pretraining_cuda.h"
+#include "model/cuda/context.h"
+#include "model/cuda/cuda_check.h"
+#include "model/cuda/device_batch.h"
+#include "model/cuda/device_buffer.h"
+#include "model/cuda/device_peaks.h"
+#include "model/cuda/flops.h"
+#include "model/cuda/train_step_cuda.h"
+#include "model/heads/pretraining_heads.h"
+#include "model/heads/span_head.h"
+
+namespace bertlab {
+namespace {
+
+constexpr int64_t kVocabSize = 30522;
+// The paper's rates: pre-training 1e-4, SQuAD v1.1 fine-tuning 5e-5.
+constexpr double kPretrainingLearningRate = 1e-4;
+constexpr double kSquadLearningRate = 5e-5;
+
+PeakSettings& GlobalPeaks() {
+  static PeakSettings peaks;
+  return peaks;
+}
+
+BertConfig ConfigOf(const char* size_name) {
+  const auto config_or = ConfigForSize(size_name, kVocabSize);
+  CHECK(config_or.ok()) << config_or.status().ToString();
+  return *config_or;
+}
+
+// Random full-length sequences (no padding), segment B from the middle on.
+struct HostBatch {
+  HostBatch(const BertConfig& config, int64_t batch, int64_t seq_len)
+      : batch(batch),
+        seq_len(seq_len),
+        input_ids(batch * seq_len),
+        token_type_ids(batch * seq_len),
+        attention_mask(batch * seq_len, 1) {
+    std::mt19937 engine(2);
+    std::uniform_int_distribution<int32_t> id(0, config.vocab_size - 1);
+    for (int64_t i = 0; i < batch * seq_len; ++i) {
+      input_ids[i] = id(engine);
+      token_type_ids[i] = (i % seq_len) < seq_len / 2 ? 0 : 1;
+    }
+  }
+  EncoderBatch View() const {
+    return EncoderBatch{input_ids.data(), token_type_ids.data(),
+                        attention_mask.data(), batch, seq_len};
+  }
+
+  int64_t batch;
+  int64_t seq_len;
+  std::vector<int32_t> input_ids;
+  std::vector<int32_t> token_type_ids;
+  std::vector<int32_t> attention_mask;
+};
+
+CudaContextOptions ContextOptions() {
+  CudaContextOptions options;
+  options.allow_tf32 = GlobalPeaks().allow_tf32;
+  return options;
+}
+
+void SetCounters(benchmark::State& state, double flops_per_step, int64_t batch,
+                 int64_t seq_len, int64_t activation_bytes, int64_t num_params,
+                 int64_t skipped) {
+  const PeakSettings& peaks = GlobalPeaks();
+  using Counter = benchmark::Counter;
+  state.counters["seq/s"] =
+      Counter(static_cast<double>(batch), Counter::kIsRate);
+  state.counters["tok/s"] =
+      Counter(static_cast<double>(batch * seq_len), Counter::kIsRate);
+  state.counters["TFLOP/s"] = Counter(flops_per_step / 1e12, Counter::kIsRate);
+  // Rate of (FLOPs per step / peak FLOP/s) = achieved / peak = MFU.
+  state.counters["MFU_fp32"] =
+      Counter(ModelFlopsUtilization(flops_per_step, peaks.fp32_tflops * 1e12),
+              Counter::kIsRate);
+  state.counters["MFU_bf16"] =
+      Counter(ModelFlopsUtilization(flops_per_step, peaks.bf16_tflops * 1e12),
+              Counter::kIsRate);
+  state.counters["act_GiB"] = static_cast<double>(activation_bytes) / (1 << 30);
+  // params, grads, m, v: four float buffers.
+  state.counters["state_GiB"] =
+      static_cast<double>(4 * sizeof(float) * num_params) / (1 << 30);
+  state.counters["skipped"] = static_cast<double>(skipped);
+}
+
+void BM_PretrainingStep(benchmark::State& state, const char* size_name,
+                        int64_t batch, int64_t seq_len,
+                        int64_t predictions_per_sequence) {
+  const BertConfig config = ConfigOf(size_name);
+  CHECK_LE(seq_len, config.max_position_embeddings);
+  CHECK_LE(predictions_per_sequence, seq_len - 2);
+  const BertForPretraining model(config, /*next_sentence=*/true);
+  const int64_t num_params = model.layout().total_size();
+  std::vector<float> params(num_params);
+  InitializeParameters(model.layout(), 1, params.data());
+
+  // Predicted positions spread over each sequence (never [CLS] at 0),
+  // random labels; NSP labels alternate.
+  const HostBatch host(config, batch, seq_len);
+  const int64_t m = batch * predictions_per_sequence;
+  std::vector<int32_t> positions, labels, next_sentence_labels;
+  std::mt19937 engine(4);
+  std::uniform_int_distribution<int32_t> label(0, config.vocab_size - 1);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t k = 0; k < predictions_per_sequence; ++k) {
+      const int64_t t = 1 + k * (seq_len - 2) / predictions_per_sequence;
+      positions.push_back(static_cast<int32_t>(b * seq_len + t));
+      labels.push_back(label(engine));
+    }
+    next_sentence_labels.push_back(static_cast<int32_t>(b % 2));
+  }
+  const PretrainingTargets host_targets{positions.data(), labels.data(), m,
+                                        next_sentence_labels.data()};
+
+  CudaContext context(ContextOptions());
+  DeviceBuffer<float> params_d("params", params);
+  DeviceBuffer<float> grads_d("grads", num_params);
+  grads_d.Zero(context.stream());
+  cuda::DevicePretrainingBatch device_batch(batch, seq_len, m);
+  const absl::Status uploaded = device_batch.Upload(
+      config, /*next_sentence_head=*/true, host.View(), host_targets, context);
+  CHECK(uploaded.ok()) << uploaded.ToString();
+  cuda::PretrainingStepBuffers<float> buffers(config, batch, seq_len, m);
+  cuda::DeviceOptimizer optimizer(model.layout(),
+                                  cuda::DeviceOptimizerOptions{});
+  DropoutSettings dropout{/*training=*/true, /*seed=*/3, /*step=*/0};
+  int64_t skipped = 0;
+
+  auto step = [&] {
+    const float* loss = cuda::PretrainingForwardBackward(
+        model, params_d.data(), grads_d.data(), device_batch.encoder_batch(),
+        device_batch.targets(), dropout, &buffers, context);
+    if (!optimizer.Step(kPretrainingLearningRate, loss, grads_d.data(),
+                        params_d.data(), context)) {
+      ++skipped;
+    }
+    context.Synchronize();
+    ++dropout.step;
+  };
+  // params_d's host copy ran on the legacy stream (device_buffer.h).
+  BERTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  step();  // warm-up: cuBLAS heuristics, first-launch costs
+  for (auto _ : state) step();
+
+  SetCounters(
+      state,
+      TrainingFlopsPerStep(config, batch, seq_len, predictions_per_sequence),
+      batch, seq_len, buffers.SizeInBytes(), num_params, skipped);
+}
+
+void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
+                  int64_t seq_len) {
+  const BertConfig config = ConfigOf(size_name);
+  CHECK_LE(seq_len, config.max_position_embeddings);
+  FinetuneModelOptions model_options;
+  model_options.head = FinetuneHead::kSpan;
+  const BertForFinetuning model(config, model_options);
+  const int64_t num_params = model.layout().total_size();
+  std::vector<float> params(num_params);
+  InitializeParameters(model.layout(), 1, params.data());
+
+  // Answers inside the window, a few tokens long.
+  const HostBatch host(config, batch, seq_len);
+  std::vector<int32_t> start_positions, end_positions;
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t start = 1 + (b * 37) % (seq_len - 8);
+    start_positions.push_back(static_cast<int32_t>(start));
+    end_positions.push_back(static_cast<int32_t>(start + b % 5));
+  }
+
+  CudaContext context(ContextOptions());
+  DeviceBuffer<float> params_d("params", params);
+  DeviceBuffer<float> grads_d("grads", num_params);
+  grads_d.Zero(context.stream());
+  cuda::DeviceSpanBatch device_batch(batch, seq_len);
+  const absl::Status uploaded = device_batch.Upload(
+      config, host.View(),
+      SpanTargets{start_positions.data(), end_positions.data()}, context);
+  CHECK(uploaded.ok()) << uploaded.ToString();
+  cuda::SpanFinetuneStepBuffers<float> buffers(model, batch, seq_len);
+  cuda::DeviceOptimizer optimizer(model.layout(),
+                                  cuda::DeviceOptimizerOptions{});
+  DropoutSettings dropout{/*training=*/true, /*seed=*/3, /*step=*/0};
+  int64_t skipped = 0;
+
+  auto step = [&] {
+    const float* loss = cuda::SpanFinetuneForwardBackward(
+        model, params_d.data(), grads_d.data(), device_batch.encoder_batch(),
+        device_batch.targets(), dropout, &buffers, context);
+    if (!optimizer.Step(kSquadLearningRate, loss, grads_d.data(),
+                        params_d.data(), context)) {
+      ++skipped;
+    }
+    context.Synchronize();
+    ++dropout.step;
+  };
+  BERTLAB_CUDA_CHECK(cudaDeviceSynchronize());  // params_d's host copy
+  step();                                       // warm-up
+  for (auto _ : state) step();
+
+  SetCounters(state,
+              TrainingFlopsPerStep(config, batch, seq_len, /*predictions=*/0),
+              batch, seq_len, buffers.SizeInBytes(), num_params, skipped);
+}
+
+struct PretrainingShape {
+  const char* size_name;
+  int64_t batch;
+  int64_t seq_len;
+  int64_t predictions_per_sequence;
+};
+// Batch sizes: see the file comment.
+constexpr PretrainingShape kPretrainingShapes[] = {
+    {"base", 256, 128, 20},
+    {"base", 64, 512, 80},
+    {"large", 128, 128, 20},
+    {"large", 32, 512, 80},
+};
+
+struct SquadShape {
+  const char* size_name;
+  int64_t batch;
+  int64_t seq_len;
+};
+constexpr SquadShape kSquadShapes[] = {
+    {"base", 32, 384},
+    {"large", 32, 384},
+};
+
+}  // namespace
+}  // namespace bertlab
+
+int main(int argc, char** argv) {
+  const absl::Status flags =
+      bertlab::ParsePeakFlags(&argc, argv, &bertlab::GlobalPeaks());
+  if (!flags.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(flags.message()).c_str());
+    return 2;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  cudaDeviceProp properties;
+  BERTLAB_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  std::fprintf(
+      stderr, "%s\n",
+      bertlab::ResolvePeaks(properties.name, &bertlab::GlobalPeaks()).c_str());
+  for (const bertlab::PretrainingShape& shape : bertlab::kPretrainingShapes) {
+    const std::string name = std::string("PretrainingStep/") + shape.size_name +
+                             "/seq" + std::to_string(shape.seq_len) + "/batch" +
+                             std::to_string(shape.batch);
+    benchmark::RegisterBenchmark(name.c_str(), bertlab::BM_PretrainingStep,
+                                 shape.size_name, shape.batch, shape.seq_len,
+                                 shape.predictions_per_sequence)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->MinTime(1.0);
+  }
+  for (const bertlab::SquadShape& shape : bertlab::kSquadShapes) {
+    const std::string name = std::string("SquadStep/") + shape.size_name +
+                             "/seq" + std::to_string(shape.seq_len) + "/batch" +
+                             std::to_string(shape.batch);
+    benchmark::RegisterBenchmark(name.c_str(), bertlab::BM_SquadStep,
+                                 shape.size_name, shape.batch, shape.seq_len)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->MinTime(1.0);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
