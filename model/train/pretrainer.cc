@@ -203,7 +203,8 @@ std::string FirstDifference(const std::string& stored,
   return "(no line differs)";
 }
 
-// The buffers, batch and instance walk of the current phase.
+// The batch and instance walk of the current phase (the backend holds its
+// buffers).
 struct PhaseRun {
   PhaseRun(const PretrainingOptions& options, int phase_index,
            const PhaseData& data, uint64_t shuffle_seed, DataPosition start)
@@ -213,9 +214,6 @@ struct PhaseRun {
         batch(options.objective, options.next_sentence, micro_batch,
               options.phases[phase_index].max_seq_length,
               options.phases[phase_index].max_predictions_per_seq),
-        buffers(options.model, micro_batch,
-                options.phases[phase_index].max_seq_length,
-                batch.max_predictions()),
         order(data.train_begin, data.train_end, shuffle_seed,
               kShuffleTensorIdBase + static_cast<uint32_t>(phase_index),
               start) {}
@@ -223,7 +221,6 @@ struct PhaseRun {
   int index;
   int64_t micro_batch;
   PretrainingBatch batch;
-  PretrainingStepBuffers<float> buffers;
   InstanceOrder order;
   std::unique_ptr<UnigramModel> unigram;  // built at the first evaluation
   TrainingInstance instance;              // decode scratch
@@ -255,9 +252,8 @@ absl::Status BuildUnigram(const PretrainingOptions& options,
 }
 
 absl::StatusOr<HeldOutMetrics> Evaluate(const PretrainingOptions& options,
-                                        const BertForPretraining& model,
-                                        const float* params,
-                                        const PhaseData& data, PhaseRun* run) {
+                                        const PhaseData& data, PhaseRun* run,
+                                        PretrainingBackend* backend) {
   if (run->unigram == nullptr)
     RETURN_IF_ERROR(BuildUnigram(options, data, run));
   HeldOutMetrics metrics;
@@ -280,13 +276,13 @@ absl::StatusOr<HeldOutMetrics> Evaluate(const PretrainingOptions& options,
     const int64_t real_rows = run->batch.size();
     run->batch.PadWithEmptyRows();
     const PretrainingTargets targets = run->batch.targets();
-    PretrainingForward(model, params, run->batch.encoder_batch(), targets,
-                       DropoutSettings{}, &run->buffers);
-    AccumulateLanguageModel(run->buffers.heads.prediction_logits(),
-                            targets.labels, targets.num_predictions,
-                            options.model.vocab_size, unigram, &metrics);
+    const EvaluationLogits logits =
+        backend->Forward(run->batch.encoder_batch(), targets);
+    AccumulateLanguageModel(logits.prediction_logits, targets.labels,
+                            targets.num_predictions, options.model.vocab_size,
+                            unigram, &metrics);
     if (targets.next_sentence_labels != nullptr) {
-      AccumulateNextSentence(run->buffers.heads.next_sentence_logits(),
+      AccumulateNextSentence(logits.next_sentence_logits,
                              targets.next_sentence_labels, real_rows, &metrics);
     }
     metrics.sequences += real_rows;
@@ -511,9 +507,9 @@ absl::StatusOr<PretrainingResult> RunPretraining(
                                  masked_lm && options.next_sentence);
   const ParameterLayout& layout = model.layout();
   const int64_t num_params = layout.total_size();
-  std::vector<float> params(num_params);
-  std::vector<float> grads(num_params);
-  AdamW<float> optimizer(layout, options.optimizer);
+  ASSIGN_OR_RETURN(std::unique_ptr<PretrainingBackend> backend,
+                   MakePretrainingBackend(options.device, options.precision,
+                                          model, options.optimizer));
 
   TrainerState state;
   state.seed = options.seed;
@@ -546,11 +542,13 @@ absl::StatusOr<PretrainingResult> RunPretraining(
                        ", beyond total_steps ", options.schedule.total_steps));
     }
     RETURN_IF_ERROR(LoadTrainingCheckpoint(resumed_from, options.model, layout,
-                                           params.data(), &optimizer));
+                                           backend->host_params(),
+                                           backend->host_optimizer()));
     state = stored;
   } else {
-    InitializeParameters(layout, state.init_seed, params.data());
+    InitializeParameters(layout, state.init_seed, backend->host_params());
   }
+  backend->SyncFromHost();
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   const bool live = options.progress == ProgressMode::kLive ||
                     (options.progress == ProgressMode::kAuto && tty);
@@ -597,6 +595,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
             : "bidirectional";
     start["parameters"] = num_params;
     start["threads"] = NumThreads();
+    start["device"] = backend->Describe();
     start["run_config_hash"] = run_config_hash;
     Json phases = Json::array();
     for (size_t i = 0; i < data.size(); ++i) {
@@ -616,17 +615,19 @@ absl::StatusOr<PretrainingResult> RunPretraining(
           ? "pretrain: starting at step 0"
           : absl::StrCat("pretrain: resuming from ", resumed_from, " at step ",
                          state.step),
-      " of ", total, "; ", num_params, " parameters, ", NumThreads(),
-      " threads; ", data[phase_of(state.step)].train->Describe()));
+      " of ", total, "; ", num_params, " parameters on ", backend->Describe(),
+      "; ", data[phase_of(state.step)].train->Describe()));
 
   std::unique_ptr<PhaseRun> run;
   const auto enter_phase = [&](int phase) {
     if (run != nullptr && run->index == phase) return;
     const DataPosition start =
         state.phase == phase ? state.data_position : DataPosition{};
-    run.reset();  // free the old phase's buffers first
     run = std::make_unique<PhaseRun>(options, phase, data[phase],
                                      state.shuffle_seed, start);
+    backend->PrepareShape(run->micro_batch,
+                          options.phases[phase].max_seq_length,
+                          run->batch.max_predictions());
   };
   const auto evaluate = [&](int64_t step) -> absl::Status {
     // The phase of the last step done: an evaluation at the end of a phase
@@ -634,9 +635,8 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     const int phase = step == 0 ? 0 : phase_of(step - 1);
     if (data[phase].held_out_size() == 0) return absl::OkStatus();
     enter_phase(phase);
-    ASSIGN_OR_RETURN(
-        const HeldOutMetrics eval,
-        Evaluate(options, model, params.data(), data[phase], run.get()));
+    ASSIGN_OR_RETURN(const HeldOutMetrics eval,
+                     Evaluate(options, data[phase], run.get(), backend.get()));
     RETURN_IF_ERROR(
         metrics->Append(EvalJson(options, step, phase, eval).dump()));
     progress.Message(EvalLine(options, step, eval));
@@ -657,7 +657,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     const int phase = phase_of(step);
     enter_phase(phase);
     const Clock::time_point step_start = Clock::now();
-    std::fill(grads.begin(), grads.end(), 0.0f);
+    backend->ZeroGradients();
     double loss = 0, lm_loss = 0, nsp_loss = 0;
     int64_t tokens = 0, real_tokens = 0;
     const PhaseData& phase_data = data[phase];
@@ -671,27 +671,20 @@ absl::StatusOr<PretrainingResult> RunPretraining(
       const DropoutSettings dropout{
           true, state.dropout_seed,
           static_cast<uint32_t>(step * accumulation + micro)};
-      loss += PretrainingForwardBackward(
-          model, params.data(), grads.data(), run->batch.encoder_batch(),
-          run->batch.targets(), dropout, &run->buffers);
-      lm_loss += run->buffers.heads.masked_lm_loss();
-      nsp_loss += run->buffers.heads.next_sentence_loss();
+      const MicroBatchLosses losses = backend->ForwardBackward(
+          run->batch.encoder_batch(), run->batch.targets(), dropout);
+      loss += losses.loss;
+      lm_loss += losses.language_model;
+      nsp_loss += losses.next_sentence;
       tokens += run->batch.batch() * run->batch.seq_len();
       real_tokens += run->batch.real_tokens();
     }
     loss /= static_cast<double>(accumulation);
     lm_loss /= static_cast<double>(accumulation);
     nsp_loss /= static_cast<double>(accumulation);
-    AverageAccumulatedGradients(accumulation, num_params, grads.data());
-    if (options.inject_non_finite_gradient_at_step == step + 1) {
-      grads[0] = std::numeric_limits<float>::quiet_NaN();
-    }
-    ClipResult clip;
-    if (options.clip_norm > 0) {
-      clip = ClipByGlobalNorm(options.clip_norm, num_params, grads.data());
-    } else {
-      clip.global_norm = GlobalNorm(grads.data(), num_params);
-    }
+    const ClipResult clip = backend->FinishGradients(
+        accumulation, options.clip_norm,
+        options.inject_non_finite_gradient_at_step == step + 1);
     const double learning_rate = LearningRateAt(options.schedule, step);
     const bool finite = std::isfinite(loss) && clip.finite();
     if (!finite) {
@@ -732,7 +725,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
                                     "; skipped (", state.skipped_steps,
                                     " so far)"));
     } else {
-      optimizer.Step(learning_rate, grads.data(), params.data());
+      backend->Update(learning_rate);
     }
     state.step = step + 1;
     state.phase = phase;
@@ -810,10 +803,12 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     if ((options.checkpoint_every_steps > 0 &&
          state.step % options.checkpoint_every_steps == 0) ||
         state.step == stop) {
+      backend->SyncToHost();
       ASSIGN_OR_RETURN(
           result.last_checkpoint,
           WriteTrainingCheckpoint(checkpoints_dir, options.model, layout,
-                                  params.data(), optimizer, state));
+                                  backend->host_params(),
+                                  *backend->host_optimizer(), state));
       RETURN_IF_ERROR(
           KeepLastCheckpoints(checkpoints_dir, options.keep_last_checkpoints));
     }

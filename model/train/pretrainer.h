@@ -93,6 +93,7 @@
 #include "model/optim/adamw.h"
 #include "model/optim/schedule.h"
 #include "model/train/evaluation.h"
+#include "model/train/pretraining_backend.h"
 #include "model/train/pretraining_data.h"
 
 namespace bertlab {
@@ -141,6 +142,10 @@ struct PretrainingOptions {
 
   // Where and how: may change between a run and its resumption.
   std::string output_dir;
+  // The training device (pretraining_backend.h): "cpu", or "cuda" in a
+  // binary built with --config=cuda; and its arithmetic.
+  std::string device = "cpu";
+  BackendPrecision precision = BackendPrecision::kFloat32;
   NonFinitePolicy on_non_finite = NonFinitePolicy::kStop;
   int64_t eval_every_steps = 0;        // 0: only at the start and end
   int64_t eval_batches = 10;           // per evaluation; 0: all held out

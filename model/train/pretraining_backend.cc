@@ -1,0 +1,154 @@
+#include "model/train/pretraining_backend.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/parallel.h"
+#include "model/optim/gradient_accumulation.h"
+
+namespace bertlab {
+
+PretrainingBackend::PretrainingBackend(const BertForPretraining& model,
+                                       const AdamWOptions& optimizer_options)
+    : model_(model),
+      host_params_(static_cast<size_t>(model.layout().total_size())),
+      host_optimizer_(model.layout(), optimizer_options) {}
+
+namespace {
+
+class CpuPretrainingBackend : public PretrainingBackend {
+ public:
+  CpuPretrainingBackend(const BertForPretraining& model,
+                        const AdamWOptions& optimizer_options)
+      : PretrainingBackend(model, optimizer_options),
+        grads_(static_cast<size_t>(model.layout().total_size())) {}
+
+  std::string Describe() const override {
+    return absl::StrCat("cpu, ", NumThreads(), " threads");
+  }
+
+  void PrepareShape(int64_t batch, int64_t seq_len,
+                    int64_t max_predictions) override {
+    buffers_.reset();  // free the old shape's buffers first
+    buffers_ = std::make_unique<PretrainingStepBuffers<float>>(
+        model().config(), batch, seq_len, max_predictions);
+  }
+
+  void ZeroGradients() override {
+    std::fill(grads_.begin(), grads_.end(), 0.0f);
+  }
+
+  MicroBatchLosses ForwardBackward(const EncoderBatch& batch,
+                                   const PretrainingTargets& targets,
+                                   const DropoutSettings& dropout) override {
+    MicroBatchLosses losses;
+    losses.loss =
+        PretrainingForwardBackward(model(), host_params(), grads_.data(), batch,
+                                   targets, dropout, buffers_.get());
+    losses.language_model = buffers_->heads.masked_lm_loss();
+    losses.next_sentence = buffers_->heads.next_sentence_loss();
+    return losses;
+  }
+
+  ClipResult FinishGradients(int64_t num_micro_batches, double clip_norm,
+                             bool poison_first_gradient) override {
+    const int64_t size = static_cast<int64_t>(grads_.size());
+    AverageAccumulatedGradients(num_micro_batches, size, grads_.data());
+    if (poison_first_gradient) {
+      grads_[0] = std::numeric_limits<float>::quiet_NaN();
+    }
+    if (clip_norm > 0) return ClipByGlobalNorm(clip_norm, size, grads_.data());
+    ClipResult result;
+    result.global_norm = GlobalNorm(grads_.data(), size);
+    return result;
+  }
+
+  void Update(double learning_rate) override {
+    host_optimizer()->Step(learning_rate, grads_.data(), host_params());
+  }
+
+  EvaluationLogits Forward(const EncoderBatch& batch,
+                           const PretrainingTargets& targets) override {
+    PretrainingForward(model(), host_params(), batch, targets,
+                       DropoutSettings{}, buffers_.get());
+    EvaluationLogits logits;
+    logits.prediction_logits = buffers_->heads.prediction_logits();
+    if (targets.next_sentence_labels != nullptr) {
+      logits.next_sentence_logits = buffers_->heads.next_sentence_logits();
+    }
+    return logits;
+  }
+
+ private:
+  std::vector<float> grads_;
+  std::unique_ptr<PretrainingStepBuffers<float>> buffers_;
+};
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, PretrainingBackendFactory> factories;
+};
+
+Registry& GetRegistry() {
+  static Registry* registry = new Registry;
+  return *registry;
+}
+
+}  // namespace
+
+std::unique_ptr<PretrainingBackend> MakeCpuPretrainingBackend(
+    const BertForPretraining& model, const AdamWOptions& optimizer_options) {
+  return std::make_unique<CpuPretrainingBackend>(model, optimizer_options);
+}
+
+bool RegisterPretrainingBackend(const std::string& device,
+                                PretrainingBackendFactory factory) {
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  return registry.factories.emplace(device, std::move(factory)).second;
+}
+
+std::vector<std::string> PretrainingDevices() {
+  Registry& registry = GetRegistry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  std::vector<std::string> devices = {"cpu"};
+  for (const auto& [device, factory] : registry.factories) {
+    devices.push_back(device);
+  }
+  return devices;
+}
+
+absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakePretrainingBackend(
+    const std::string& device, BackendPrecision precision,
+    const BertForPretraining& model, const AdamWOptions& optimizer_options) {
+  if (device == "cpu") {
+    if (precision != BackendPrecision::kFloat32) {
+      return absl::InvalidArgumentError(
+          "device cpu trains in float32 only; bf16 mixed precision needs "
+          "device cuda");
+    }
+    return MakeCpuPretrainingBackend(model, optimizer_options);
+  }
+  PretrainingBackendFactory factory;
+  {
+    Registry& registry = GetRegistry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    const auto found = registry.factories.find(device);
+    if (found != registry.factories.end()) factory = found->second;
+  }
+  if (!factory) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "no training device \"", device, "\" in this binary; it has: ",
+        absl::StrJoin(PretrainingDevices(), ", "),
+        device == "cuda" ? " (build with --config=cuda for cuda)" : ""));
+  }
+  return factory(model, optimizer_options, precision);
+}
+
+}  // namespace bertlab

@@ -1,0 +1,137 @@
+// Where pre-training's arithmetic runs. The loop (pretrainer.h) keeps the
+// data, the schedule, the logs and the checkpoints; a backend keeps the
+// parameters, gradients and optimizer state in its own memory and does one
+// step's numeric work, in the order of model/optim/gradient_accumulation.h:
+//
+//   ZeroGradients
+//   ForwardBackward per micro-batch (accumulates the gradients)
+//   FinishGradients: average over the micro-batches, then clip (or only
+//                    measure) the global norm; the loop reads the norm
+//   Update(lr) when the loop decides the step is applied (finite loss/norm)
+//
+// and the evaluation's forward pass (Forward). Checkpoints go through the
+// host copy of the state (host_params, host_optimizer): SyncToHost before
+// reading it, SyncFromHost after writing it (initialisation, resume).
+//
+// "cpu" (this file) is model/bert_for_pretraining's CPU path, whose host copy
+// is the working state. Other devices register a factory under their name
+// (RegisterPretrainingBackend), e.g. "cuda" from model/cuda when the binary
+// is built with --config=cuda; MakePretrainingBackend names what this binary
+// has when asked for a device it lacks.
+#ifndef BERTLAB_MODEL_TRAIN_PRETRAINING_BACKEND_H_
+#define BERTLAB_MODEL_TRAIN_PRETRAINING_BACKEND_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "model/bert/encoder.h"
+#include "model/bert_for_pretraining.h"
+#include "model/heads/pretraining_heads.h"
+#include "model/optim/adamw.h"
+#include "model/optim/gradient_clipping.h"
+
+namespace bertlab {
+
+// One micro-batch's mean losses.
+struct MicroBatchLosses {
+  double loss = 0;            // total
+  double language_model = 0;  // masked-LM or left-to-right LM
+  double next_sentence = 0;   // 0 without the NSP head
+};
+
+// The evaluation forward pass's logits, host memory, valid until the next
+// call on the backend.
+struct EvaluationLogits {
+  const float* prediction_logits = nullptr;     // (M, vocab_size)
+  const float* next_sentence_logits = nullptr;  // (B, 2) or nullptr
+};
+
+class PretrainingBackend {
+ public:
+  // m and v of `optimizer_options` start at zero; parameters are unset until
+  // the caller writes host_params() and calls SyncFromHost().
+  PretrainingBackend(const BertForPretraining& model,
+                     const AdamWOptions& optimizer_options);
+  virtual ~PretrainingBackend() = default;
+  PretrainingBackend(const PretrainingBackend&) = delete;
+  PretrainingBackend& operator=(const PretrainingBackend&) = delete;
+
+  // E.g. "cpu, 2 threads" or "cuda (NVIDIA H200), bf16 mixed precision".
+  virtual std::string Describe() const = 0;
+
+  // Sizes the buffers for micro-batches of this shape (the phase's), freeing
+  // those of the previous shape first.
+  virtual void PrepareShape(int64_t batch, int64_t seq_len,
+                            int64_t max_predictions) = 0;
+
+  virtual void ZeroGradients() = 0;
+  // Forward and backward of one micro-batch (of the prepared shape) with
+  // training dropout; accumulates into the gradients.
+  virtual MicroBatchLosses ForwardBackward(const EncoderBatch& batch,
+                                           const PretrainingTargets& targets,
+                                           const DropoutSettings& dropout) = 0;
+  // grads /= num_micro_batches; then, for tests, grads[0] = NaN when
+  // poison_first_gradient; then ClipByGlobalNorm(clip_norm) when
+  // clip_norm > 0, else only the norm.
+  virtual ClipResult FinishGradients(int64_t num_micro_batches,
+                                     double clip_norm,
+                                     bool poison_first_gradient) = 0;
+  // One AdamW update with this learning rate.
+  virtual void Update(double learning_rate) = 0;
+  // Forward without dropout.
+  virtual EvaluationLogits Forward(const EncoderBatch& batch,
+                                   const PretrainingTargets& targets) = 0;
+
+  // The host copy of the state, laid out as model().layout().
+  float* host_params() { return host_params_.data(); }
+  AdamW<float>* host_optimizer() { return &host_optimizer_; }
+  // Device -> host copy (no-op where the host copy is the working state).
+  virtual void SyncToHost() {}
+  // Host -> device copy.
+  virtual void SyncFromHost() {}
+
+  const BertForPretraining& model() const { return model_; }
+
+ private:
+  const BertForPretraining& model_;
+  std::vector<float> host_params_;
+  AdamW<float> host_optimizer_;
+};
+
+// The CPU backend: PretrainingForwardBackward<float> and friends on the host
+// state, with NumThreads() threads.
+std::unique_ptr<PretrainingBackend> MakeCpuPretrainingBackend(
+    const BertForPretraining& model, const AdamWOptions& optimizer_options);
+
+// Precision of a backend's forward and backward arithmetic.
+enum class BackendPrecision {
+  kFloat32,
+  kBfloat16Mixed,  // BF16 storage and math inputs, FP32 master state
+};
+
+using PretrainingBackendFactory =
+    std::function<absl::StatusOr<std::unique_ptr<PretrainingBackend>>(
+        const BertForPretraining& model, const AdamWOptions& optimizer_options,
+        BackendPrecision precision)>;
+
+// Registers `factory` for `device` (from a static initialiser of the
+// device's library). "cpu" is built in.
+bool RegisterPretrainingBackend(const std::string& device,
+                                PretrainingBackendFactory factory);
+
+// The devices this binary can train on, "cpu" first.
+std::vector<std::string> PretrainingDevices();
+
+// A backend for `device`; an error naming the devices this binary has when
+// it lacks `device`, or when the CPU is asked for BF16.
+absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakePretrainingBackend(
+    const std::string& device, BackendPrecision precision,
+    const BertForPretraining& model, const AdamWOptions& optimizer_options);
+
+}  // namespace bertlab
+
+#endif  // BERTLAB_MODEL_TRAIN_PRETRAINING_BACKEND_H_
