@@ -107,6 +107,14 @@ std::unique_ptr<PretrainingBackend> MakeCpuPretrainingBackend(
   return std::make_unique<CpuPretrainingBackend>(model, optimizer_options);
 }
 
+absl::StatusOr<BackendPrecision> ParseBackendPrecision(
+    const std::string& name) {
+  if (name == "fp32") return BackendPrecision::kFloat32;
+  if (name == "bf16") return BackendPrecision::kBfloat16Mixed;
+  return absl::InvalidArgumentError(
+      absl::StrCat("precision \"", name, "\": use fp32 or bf16"));
+}
+
 bool RegisterPretrainingBackend(const std::string& device,
                                 PretrainingBackendFactory factory) {
   Registry& registry = GetRegistry();

@@ -113,6 +113,9 @@ enum class BackendPrecision {
   kBfloat16Mixed,  // BF16 storage and math inputs, FP32 master state
 };
 
+// "fp32" or "bf16"; an error naming both otherwise.
+absl::StatusOr<BackendPrecision> ParseBackendPrecision(const std::string& name);
+
 using PretrainingBackendFactory =
     std::function<absl::StatusOr<std::unique_ptr<PretrainingBackend>>(
         const BertForPretraining& model, const AdamWOptions& optimizer_options,
