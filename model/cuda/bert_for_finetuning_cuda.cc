@@ -76,16 +76,23 @@ const float* SpanFinetuneForwardBackward(const BertForFinetuning& model,
   return loss;
 }
 
+#define BERTLAB_INSTANTIATE_SPAN_FINETUNE_STEP_CUDA(T)                         \
+  template struct SpanFinetuneStepBuffers<T>;                                  \
+  template const float* SpanFinetuneForward<T>(                                \
+      const BertForFinetuning&, const T*, const EncoderBatch&,                 \
+      const SpanTargets&, const DropoutSettings&, SpanFinetuneStepBuffers<T>*, \
+      const CudaContext&);                                                     \
+  template const float* SpanFinetuneForwardBackward<T>(                        \
+      const BertForFinetuning&, const T*, float*, const EncoderBatch&,         \
+      const SpanTargets&, const DropoutSettings&, SpanFinetuneStepBuffers<T>*, \
+      const CudaContext&);
+
 // FP32 mode.
-template struct SpanFinetuneStepBuffers<float>;
-template const float* SpanFinetuneForward<float>(
-    const BertForFinetuning&, const float*, const EncoderBatch&,
-    const SpanTargets&, const DropoutSettings&, SpanFinetuneStepBuffers<float>*,
-    const CudaContext&);
-template const float* SpanFinetuneForwardBackward<float>(
-    const BertForFinetuning&, const float*, float*, const EncoderBatch&,
-    const SpanTargets&, const DropoutSettings&, SpanFinetuneStepBuffers<float>*,
-    const CudaContext&);
+BERTLAB_INSTANTIATE_SPAN_FINETUNE_STEP_CUDA(float)
+// BF16 mixed precision (bf16 working-copy params, float master gradients).
+BERTLAB_INSTANTIATE_SPAN_FINETUNE_STEP_CUDA(__nv_bfloat16)
+
+#undef BERTLAB_INSTANTIATE_SPAN_FINETUNE_STEP_CUDA
 
 }  // namespace cuda
 }  // namespace bertlab

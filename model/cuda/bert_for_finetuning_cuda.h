@@ -1,18 +1,25 @@
-// The SQuAD fine-tuning step on the GPU (FP32): the GPU encoder
-// (encoder_cuda.h) plus the GPU span head (span_head_cuda.h), the twin of
-// model/bert_for_finetuning.h's FinetuneForward / FinetuneForwardBackward for
-// a BertForFinetuning whose head is kSpan without the BiLSTM (the encoder's
-// pooler is unused and gets no gradient, as on the CPU). The other heads and
-// the "+ BiLSTM" variant have no GPU twin yet: asking for them is a CHECK
-// failure naming what is missing, never a CPU fallback.
+// The SQuAD fine-tuning step on the GPU (FP32 or BF16 mixed precision): the
+// GPU encoder (encoder_cuda.h) plus the GPU span head (span_head_cuda.h), the
+// twin of model/bert_for_finetuning.h's FinetuneForward /
+// FinetuneForwardBackward for a BertForFinetuning whose head is kSpan without
+// the BiLSTM (the encoder's pooler is unused and gets no gradient, as on the
+// CPU). The other heads and the "+ BiLSTM" variant have no GPU twin yet:
+// asking for them is a CHECK failure naming what is missing, never a CPU
+// fallback.
 //
 // Every pointer is device memory (params, grads in model.layout(), the
 // EncoderBatch's arrays, SpanTargets' positions; model/cuda/device_batch.h
 // validates and uploads a host batch). The loss stays on the device;
 // everything is enqueued on context.stream() and nothing synchronises.
 //
+// T = float: FP32. T = __nv_bfloat16: BF16 mixed precision, as in
+// bert_for_pretraining_cuda.h (params the bf16 working copy of
+// train_step_cuda.h's MixedPrecisionParams, float master gradients, float
+// span logits and loss).
+//
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
-// parity_test compares it with the CPU step when run on a GPU machine.
+// parity_test (float) and pretraining_step_bf16_parity_test compare it with
+// the CPU step when run on a GPU machine.
 #ifndef BERTLAB_MODEL_CUDA_BERT_FOR_FINETUNING_CUDA_H_
 #define BERTLAB_MODEL_CUDA_BERT_FOR_FINETUNING_CUDA_H_
 
@@ -20,8 +27,8 @@
 
 #include "model/bert/encoder.h"
 #include "model/bert_for_finetuning.h"
+#include "model/cuda/activation_buffer.h"
 #include "model/cuda/context.h"
-#include "model/cuda/device_buffer.h"
 #include "model/cuda/encoder_cuda.h"
 #include "model/cuda/span_head_cuda.h"
 #include "model/heads/span_head.h"
@@ -40,7 +47,7 @@ struct SpanFinetuneStepBuffers {
 
   EncoderActivations<T> encoder;
   SpanHeadActivations<T> span;
-  DeviceBuffer<T> d_sequence_output;  // (rows*T, H)
+  ActivationBuffer<T> d_sequence_output;  // (rows*T, H)
 };
 
 // Forward only; returns the device address of the loss (0 without targets).

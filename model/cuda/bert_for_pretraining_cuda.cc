@@ -62,16 +62,23 @@ const float* PretrainingForwardBackward(const BertForPretraining& model,
   return loss;
 }
 
+#define BERTLAB_INSTANTIATE_PRETRAINING_STEP_CUDA(T)                    \
+  template struct PretrainingStepBuffers<T>;                            \
+  template const float* PretrainingForward<T>(                          \
+      const BertForPretraining&, const T*, const EncoderBatch&,         \
+      const PretrainingTargets&, const DropoutSettings&,                \
+      PretrainingStepBuffers<T>*, const CudaContext&);                  \
+  template const float* PretrainingForwardBackward<T>(                  \
+      const BertForPretraining&, const T*, float*, const EncoderBatch&, \
+      const PretrainingTargets&, const DropoutSettings&,                \
+      PretrainingStepBuffers<T>*, const CudaContext&);
+
 // FP32 mode.
-template struct PretrainingStepBuffers<float>;
-template const float* PretrainingForward<float>(
-    const BertForPretraining&, const float*, const EncoderBatch&,
-    const PretrainingTargets&, const DropoutSettings&,
-    PretrainingStepBuffers<float>*, const CudaContext&);
-template const float* PretrainingForwardBackward<float>(
-    const BertForPretraining&, const float*, float*, const EncoderBatch&,
-    const PretrainingTargets&, const DropoutSettings&,
-    PretrainingStepBuffers<float>*, const CudaContext&);
+BERTLAB_INSTANTIATE_PRETRAINING_STEP_CUDA(float)
+// BF16 mixed precision (bf16 working-copy params, float master gradients).
+BERTLAB_INSTANTIATE_PRETRAINING_STEP_CUDA(__nv_bfloat16)
+
+#undef BERTLAB_INSTANTIATE_PRETRAINING_STEP_CUDA
 
 }  // namespace cuda
 }  // namespace bertlab

@@ -1,8 +1,8 @@
-// BertForPreTraining's training step on the GPU (FP32): the GPU encoder
-// (encoder_cuda.h) plus the GPU pre-training heads (pretraining_heads_cuda.h),
-// the twin of model/bert_for_pretraining.h's PretrainingForward /
-// PretrainingForwardBackward over the same model (BertForPretraining: config,
-// one parameter layout, offsets).
+// BertForPreTraining's training step on the GPU (FP32 or BF16 mixed
+// precision): the GPU encoder (encoder_cuda.h) plus the GPU pre-training
+// heads (pretraining_heads_cuda.h), the twin of model/bert_for_pretraining.h's
+// PretrainingForward / PretrainingForwardBackward over the same model
+// (BertForPretraining: config, one parameter layout, offsets).
 //
 // Every pointer is device memory: params and grads in model.layout(), the
 // EncoderBatch's ids / mask / pooled positions and the PretrainingTargets'
@@ -11,8 +11,15 @@
 // stays on the device; everything is enqueued on context.stream() and
 // nothing synchronises.
 //
+// T = float: FP32. T = __nv_bfloat16: BF16 mixed precision; params is the
+// bf16 working copy of the FP32 master (train_step_cuda.h's
+// MixedPrecisionParams::working(), refreshed by every optimizer step), grads
+// are the FLOAT master gradients; the encoder and heads keep bf16 activations
+// and float logits / losses (encoder_cuda.h, pretraining_heads_cuda.h).
+//
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
-// parity_test compares it with the CPU step when run on a GPU machine.
+// parity_test (float) and pretraining_step_bf16_parity_test compare it with
+// the CPU step when run on a GPU machine.
 #ifndef BERTLAB_MODEL_CUDA_BERT_FOR_PRETRAINING_CUDA_H_
 #define BERTLAB_MODEL_CUDA_BERT_FOR_PRETRAINING_CUDA_H_
 
@@ -21,8 +28,8 @@
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
 #include "model/bert_for_pretraining.h"
+#include "model/cuda/activation_buffer.h"
 #include "model/cuda/context.h"
-#include "model/cuda/device_buffer.h"
 #include "model/cuda/encoder_cuda.h"
 #include "model/cuda/pretraining_heads_cuda.h"
 
@@ -31,7 +38,7 @@ namespace cuda {
 
 // The device buffers of one step shape: batch B, sequence length T and at most
 // M predicted positions, allocated once. T is the activation storage type
-// (float: FP32 mode).
+// (float or __nv_bfloat16).
 template <typename T>
 struct PretrainingStepBuffers {
   PretrainingStepBuffers(const BertConfig& config, int64_t batch,
@@ -41,8 +48,8 @@ struct PretrainingStepBuffers {
 
   EncoderActivations<T> encoder;
   PretrainingHeadActivations<T> heads;
-  DeviceBuffer<T> d_sequence_output;  // (B*T, H)
-  DeviceBuffer<T> d_pooled_output;    // (B, H)
+  ActivationBuffer<T> d_sequence_output;  // (B*T, H)
+  ActivationBuffer<T> d_pooled_output;    // (B, H)
 };
 
 // Forward only; returns the device address of the loss

@@ -3,9 +3,12 @@
 // FP32 (EncoderTrainingStep/...) and in BF16 mixed precision
 // (EncoderTrainingStepBf16/...: bf16 activations and tensor-core GEMMs, FP32
 // master parameters cast to the bf16 working copy inside every step, float
-// gradients; encoder_cuda.h), reporting sequences/s, tokens/s, achieved
-// TFLOP/s and MFU by model/cuda/flops.h (encoder only: 6N + 12LTH per token,
-// no MLM head):
+// gradients; encoder_cuda.h), each with the unfused attention op and with the
+// fused flash kernel (cuda::GpuAttention; EncoderTrainingStepFlash/... and
+// EncoderTrainingStepFlashBf16/...), reporting sequences/s, tokens/s,
+// achieved TFLOP/s and MFU by model/cuda/flops.h (encoder only: 6N + 12LTH
+// per token, no MLM head), and the activations' size act_GiB.
+// --benchmark_filter=Flash selects the flash cases, Bf16 the BF16 ones:
 //
 //   bazel run -c opt --config=cuda //model/cuda:encoder_benchmark_cuda --
 //       [--peak_fp32_tflops=X] [--peak_bf16_tflops=Y] [--allow_tf32]
@@ -58,7 +61,8 @@ PeakSettings& GlobalPeaks() {
 // T: float (FP32) or __nv_bfloat16 (BF16 mixed precision).
 template <typename T>
 void BM_EncoderTrainingStep(benchmark::State& state, const char* size_name,
-                            int64_t batch, int64_t seq_len) {
+                            int64_t batch, int64_t seq_len,
+                            cuda::GpuAttention attention) {
   constexpr bool kBf16 = std::is_same<T, __nv_bfloat16>::value;
   const PeakSettings& peaks = GlobalPeaks();
   const auto config_or = ConfigForSize(size_name, /*vocab_size=*/30522);
@@ -118,7 +122,7 @@ void BM_EncoderTrainingStep(benchmark::State& state, const char* size_name,
     step_d_sequence = d_sequence_d.data();
     step_d_pooled = d_pooled_d.data();
   }
-  cuda::EncoderActivations<T> acts(config, batch, seq_len);
+  cuda::EncoderActivations<T> acts(config, batch, seq_len, attention);
   const EncoderBatch device_batch{ids_d.data(), types_d.data(), mask_d.data(),
                                   batch, seq_len};
   DropoutSettings dropout{/*training=*/true, /*seed=*/3, /*step=*/0};
@@ -164,6 +168,15 @@ void BM_EncoderTrainingStep(benchmark::State& state, const char* size_name,
 // Batches that fit FP32 activations (encoder_cuda.h keeps every layer's
 // buffers, probs included) in 80 GB with room to spare: about 39 GB for
 // LARGE at 512 x 32. BF16 runs the same batches in about half of that.
+//
+// Flash runs the same shapes, for a like-for-like comparison. Without the
+// (B, A, T, T) probs every buffer is per token, so 512 x 32 needs what
+// 128 x 128 does (PlanEncoderActivations, in GB = 10^9 bytes: FP32 LARGE 26.6
+// instead of 40.0, BASE 10.3 instead of 15.5; BF16 about half). At 512 the
+// probs are what limited the batch: with flash, LARGE 512 x 48 fits in the
+// 40 GB of unfused 512 x 32, and 512 x 64 (53 GB) fits an 80 GB card where
+// unfused (80 GB) does not. At 128 they are about a tenth of the activations
+// (LARGE 128 x 128: 29.9 unfused, 26.6 flash), so flash changes little there.
 struct Shape {
   const char* size_name;
   int64_t batch;
@@ -174,6 +187,24 @@ constexpr Shape kShapes[] = {
     {"base", 32, 512},
     {"large", 128, 128},
     {"large", 32, 512},
+};
+
+// Activation type x attention kernel; prefix names the benchmark family.
+struct Variant {
+  const char* prefix;
+  void (*run)(benchmark::State&, const char*, int64_t, int64_t,
+              cuda::GpuAttention);
+  cuda::GpuAttention attention;
+};
+constexpr Variant kVariants[] = {
+    {"EncoderTrainingStep", BM_EncoderTrainingStep<float>,
+     cuda::GpuAttention::kUnfused},
+    {"EncoderTrainingStepBf16", BM_EncoderTrainingStep<__nv_bfloat16>,
+     cuda::GpuAttention::kUnfused},
+    {"EncoderTrainingStepFlash", BM_EncoderTrainingStep<float>,
+     cuda::GpuAttention::kFlash},
+    {"EncoderTrainingStepFlashBf16", BM_EncoderTrainingStep<__nv_bfloat16>,
+     cuda::GpuAttention::kFlash},
 };
 
 }  // namespace
@@ -193,27 +224,19 @@ int main(int argc, char** argv) {
   std::fprintf(
       stderr, "%s\n",
       bertlab::ResolvePeaks(properties.name, &bertlab::GlobalPeaks()).c_str());
-  for (const bertlab::Shape& shape : bertlab::kShapes) {
-    const std::string name =
-        std::string("EncoderTrainingStep/") + shape.size_name + "/seq" +
-        std::to_string(shape.seq_len) + "/batch" + std::to_string(shape.batch);
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 bertlab::BM_EncoderTrainingStep<float>,
-                                 shape.size_name, shape.batch, shape.seq_len)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->MinTime(1.0);
-  }
-  for (const bertlab::Shape& shape : bertlab::kShapes) {
-    const std::string name =
-        std::string("EncoderTrainingStepBf16/") + shape.size_name + "/seq" +
-        std::to_string(shape.seq_len) + "/batch" + std::to_string(shape.batch);
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 bertlab::BM_EncoderTrainingStep<__nv_bfloat16>,
-                                 shape.size_name, shape.batch, shape.seq_len)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->MinTime(1.0);
+  for (const bertlab::Variant& variant : bertlab::kVariants) {
+    for (const bertlab::Shape& shape : bertlab::kShapes) {
+      const std::string name = std::string(variant.prefix) + "/" +
+                               shape.size_name + "/seq" +
+                               std::to_string(shape.seq_len) + "/batch" +
+                               std::to_string(shape.batch);
+      benchmark::RegisterBenchmark(name.c_str(), variant.run, shape.size_name,
+                                   shape.batch, shape.seq_len,
+                                   variant.attention)
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->MinTime(1.0);
+    }
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -10,7 +10,6 @@
 #include <cuda_runtime.h>
 
 #include <string>
-#include <type_traits>
 #include <utility>
 
 #include "common/check.h"
@@ -22,6 +21,7 @@
 #include "model/ops/attention_cuda.h"
 #include "model/ops/dropout_cuda.h"
 #include "model/ops/embedding_cuda.h"
+#include "model/ops/flash_attention_cuda.h"
 #include "model/ops/gelu_cuda.h"
 #include "model/ops/layer_norm_cuda.h"
 #include "model/ops/linear_cuda.h"
@@ -36,47 +36,53 @@ std::string LayerName(int64_t layer, const char* role) {
   return "encoder.layer." + std::to_string(layer) + "." + role;
 }
 
-// The float overload of the attention op computes its scores in place in
-// probs; the bf16 one needs the separate float buffer (attention_cuda.h).
-void RunAttentionForward(float* out, float* probs, float* scratch,
-                         float* /*float_scratch, unused*/, const float* qkv,
-                         const EncoderBatch& batch, const BertConfig& config,
-                         const AttentionOptions& options,
-                         const CudaContext& context) {
+// kUnfused: the float overload of the attention op computes its scores in
+// place in probs; the bf16 one needs the separate float buffer
+// (attention_cuda.h).
+void UnfusedAttentionForward(float* out, float* probs, float* scratch,
+                             float* /*float_scratch, unused*/, const float* qkv,
+                             const EncoderBatch& batch,
+                             const BertConfig& config,
+                             const AttentionOptions& options,
+                             const CudaContext& context) {
   AttentionForward(out, probs, scratch, qkv, batch.attention_mask, batch.batch,
                    batch.seq_len, config.num_attention_heads, config.head_dim(),
                    options, context);
 }
 
-void RunAttentionForward(__nv_bfloat16* out, __nv_bfloat16* probs,
-                         __nv_bfloat16* scratch, float* float_scratch,
-                         const __nv_bfloat16* qkv, const EncoderBatch& batch,
-                         const BertConfig& config,
-                         const AttentionOptions& options,
-                         const CudaContext& context) {
+void UnfusedAttentionForward(__nv_bfloat16* out, __nv_bfloat16* probs,
+                             __nv_bfloat16* scratch, float* float_scratch,
+                             const __nv_bfloat16* qkv,
+                             const EncoderBatch& batch,
+                             const BertConfig& config,
+                             const AttentionOptions& options,
+                             const CudaContext& context) {
   AttentionForward(out, probs, scratch, float_scratch, qkv,
                    batch.attention_mask, batch.batch, batch.seq_len,
                    config.num_attention_heads, config.head_dim(), options,
                    context);
 }
 
-void RunAttentionBackward(float* d_qkv, float* scratch,
-                          float* /*float_scratch, unused*/, const float* d_out,
-                          const float* qkv, const float* probs,
-                          const EncoderBatch& batch, const BertConfig& config,
-                          const AttentionOptions& options,
-                          const CudaContext& context) {
+void UnfusedAttentionBackward(float* d_qkv, float* scratch,
+                              float* /*float_scratch, unused*/,
+                              const float* d_out, const float* qkv,
+                              const float* probs, const EncoderBatch& batch,
+                              const BertConfig& config,
+                              const AttentionOptions& options,
+                              const CudaContext& context) {
   AttentionBackward(d_qkv, scratch, d_out, qkv, probs, batch.batch,
                     batch.seq_len, config.num_attention_heads,
                     config.head_dim(), options, context);
 }
 
-void RunAttentionBackward(__nv_bfloat16* d_qkv, __nv_bfloat16* scratch,
-                          float* float_scratch, const __nv_bfloat16* d_out,
-                          const __nv_bfloat16* qkv, const __nv_bfloat16* probs,
-                          const EncoderBatch& batch, const BertConfig& config,
-                          const AttentionOptions& options,
-                          const CudaContext& context) {
+void UnfusedAttentionBackward(__nv_bfloat16* d_qkv, __nv_bfloat16* scratch,
+                              float* float_scratch, const __nv_bfloat16* d_out,
+                              const __nv_bfloat16* qkv,
+                              const __nv_bfloat16* probs,
+                              const EncoderBatch& batch,
+                              const BertConfig& config,
+                              const AttentionOptions& options,
+                              const CudaContext& context) {
   AttentionBackward(d_qkv, scratch, float_scratch, d_out, qkv, probs,
                     batch.batch, batch.seq_len, config.num_attention_heads,
                     config.head_dim(), options, context);
@@ -86,52 +92,73 @@ void RunAttentionBackward(__nv_bfloat16* d_qkv, __nv_bfloat16* scratch,
 
 template <typename T>
 EncoderActivations<T>::EncoderActivations(const BertConfig& config,
-                                          int64_t batch, int64_t seq_len)
-    : batch_(batch), seq_len_(seq_len) {
-  CHECK_GT(batch, 0);
-  CHECK_GT(seq_len, 0);
-  const int64_t n = batch * seq_len;
-  const int64_t hidden = config.hidden_size;
-  const int64_t intermediate = config.intermediate_size;
-  const int64_t probs = batch * config.num_attention_heads * seq_len * seq_len;
-  embedding_sum_ = Buffer("encoder.embedding_sum", n * hidden);
-  embedding_output_ = Buffer("encoder.embedding_output", n * hidden);
-  embedding_mean_ = DeviceBuffer<float>("encoder.embedding_mean", n);
-  embedding_rstd_ = DeviceBuffer<float>("encoder.embedding_rstd", n);
-  layers_.reserve(config.num_hidden_layers);
-  for (int64_t l = 0; l < config.num_hidden_layers; ++l) {
+                                          int64_t batch, int64_t seq_len,
+                                          GpuAttention attention)
+    : batch_(batch), seq_len_(seq_len), attention_(attention) {
+  if (attention == GpuAttention::kFlash) {
+    CHECK_LE(config.head_dim(), kFlashAttentionMaxHeadDim)
+        << "GpuAttention::kFlash: head_dim " << config.head_dim()
+        << " is over the flash kernel's maximum; use kUnfused";
+  }
+  // Every size comes from the plan; a buffer not in the plan would fail the
+  // byte check at the end.
+  const EncoderActivationPlan plan =
+      PlanEncoderActivations(config, batch, seq_len, attention, sizeof(T));
+  const int64_t rows = plan.rows;
+  embedding_sum_ = Buffer("encoder.embedding_sum", plan.rows_by_hidden);
+  embedding_output_ = Buffer("encoder.embedding_output", plan.rows_by_hidden);
+  embedding_mean_ = DeviceBuffer<float>("encoder.embedding_mean", rows);
+  embedding_rstd_ = DeviceBuffer<float>("encoder.embedding_rstd", rows);
+  layers_.reserve(plan.layers);
+  for (int64_t l = 0; l < plan.layers; ++l) {
     Layer layer;
-    layer.qkv = Buffer(LayerName(l, "qkv"), n * 3 * hidden);
-    layer.probs = Buffer(LayerName(l, "probs"), probs);
-    layer.context = Buffer(LayerName(l, "context"), n * hidden);
+    layer.qkv = Buffer(LayerName(l, "qkv"), plan.rows_by_qkv);
+    layer.probs = Buffer(LayerName(l, "probs"), plan.probs);
+    layer.logsumexp =
+        DeviceBuffer<float>(LayerName(l, "logsumexp"), plan.logsumexp);
+    layer.context = Buffer(LayerName(l, "context"), plan.rows_by_hidden);
     layer.attention_residual =
-        Buffer(LayerName(l, "attention_residual"), n * hidden);
-    layer.attention_norm = Buffer(LayerName(l, "attention_norm"), n * hidden);
+        Buffer(LayerName(l, "attention_residual"), plan.rows_by_hidden);
+    layer.attention_norm =
+        Buffer(LayerName(l, "attention_norm"), plan.rows_by_hidden);
     layer.attention_mean =
-        DeviceBuffer<float>(LayerName(l, "attention_mean"), n);
+        DeviceBuffer<float>(LayerName(l, "attention_mean"), rows);
     layer.attention_rstd =
-        DeviceBuffer<float>(LayerName(l, "attention_rstd"), n);
+        DeviceBuffer<float>(LayerName(l, "attention_rstd"), rows);
     layer.intermediate_input =
-        Buffer(LayerName(l, "intermediate_input"), n * intermediate);
-    layer.intermediate = Buffer(LayerName(l, "intermediate"), n * intermediate);
-    layer.output_residual = Buffer(LayerName(l, "output_residual"), n * hidden);
-    layer.output = Buffer(LayerName(l, "output"), n * hidden);
-    layer.output_mean = DeviceBuffer<float>(LayerName(l, "output_mean"), n);
-    layer.output_rstd = DeviceBuffer<float>(LayerName(l, "output_rstd"), n);
+        Buffer(LayerName(l, "intermediate_input"), plan.rows_by_intermediate);
+    layer.intermediate =
+        Buffer(LayerName(l, "intermediate"), plan.rows_by_intermediate);
+    layer.output_residual =
+        Buffer(LayerName(l, "output_residual"), plan.rows_by_hidden);
+    layer.output = Buffer(LayerName(l, "output"), plan.rows_by_hidden);
+    layer.output_mean = DeviceBuffer<float>(LayerName(l, "output_mean"), rows);
+    layer.output_rstd = DeviceBuffer<float>(LayerName(l, "output_rstd"), rows);
     layers_.push_back(std::move(layer));
   }
-  cls_ = Buffer("encoder.cls", batch * hidden);
-  pooled_ = Buffer("encoder.pooled", batch * hidden);
-  attention_scratch_ = Buffer("encoder.attention_scratch", probs);
-  attention_float_scratch_ =
-      DeviceBuffer<float>("encoder.attention_float_scratch",
-                          std::is_same<T, float>::value ? 0 : probs);
-  d_a_ = Buffer("encoder.d_a", n * hidden);
-  d_b_ = Buffer("encoder.d_b", n * hidden);
-  d_c_ = Buffer("encoder.d_c", n * hidden);
-  d_qkv_ = Buffer("encoder.d_qkv", n * 3 * hidden);
-  d_intermediate_ = Buffer("encoder.d_intermediate", n * intermediate);
-  d_cls_ = Buffer("encoder.d_cls", batch * hidden);
+  cls_ = Buffer("encoder.cls", plan.batch_by_hidden);
+  pooled_ = Buffer("encoder.pooled", plan.batch_by_hidden);
+  attention_scratch_ =
+      Buffer("encoder.attention_scratch", plan.attention_scratch);
+  attention_float_scratch_ = DeviceBuffer<float>(
+      "encoder.attention_float_scratch", plan.attention_float_scratch);
+  if (attention == GpuAttention::kFlash) {
+    CHECK_EQ(
+        plan.flash_workspace,
+        FlashAttentionBackwardWorkspaceElements(
+            batch, seq_len, config.num_attention_heads, config.head_dim()));
+  }
+  flash_workspace_ =
+      DeviceBuffer<float>("encoder.flash_workspace", plan.flash_workspace);
+  d_a_ = Buffer("encoder.d_a", plan.rows_by_hidden);
+  d_b_ = Buffer("encoder.d_b", plan.rows_by_hidden);
+  d_c_ = Buffer("encoder.d_c", plan.rows_by_hidden);
+  d_qkv_ = Buffer("encoder.d_qkv", plan.rows_by_qkv);
+  d_intermediate_ = Buffer("encoder.d_intermediate", plan.rows_by_intermediate);
+  d_cls_ = Buffer("encoder.d_cls", plan.batch_by_hidden);
+  CHECK_EQ(SizeInBytes(), EncoderActivationBytes(plan))
+      << "EncoderActivations allocated other buffers than "
+         "encoder_activation_plan.cc plans";
 }
 
 template <typename T>
@@ -149,7 +176,8 @@ int64_t EncoderActivations<T>::SizeInBytes() const {
     bytes += static_cast<int64_t>(buffer->bytes());
   }
   for (const DeviceBuffer<float>* buffer :
-       {&embedding_mean_, &embedding_rstd_, &attention_float_scratch_}) {
+       {&embedding_mean_, &embedding_rstd_, &attention_float_scratch_,
+        &flash_workspace_}) {
     bytes += static_cast<int64_t>(buffer->bytes());
   }
   for (const Layer& l : layers_) {
@@ -160,12 +188,60 @@ int64_t EncoderActivations<T>::SizeInBytes() const {
       bytes += static_cast<int64_t>(buffer->bytes());
     }
     for (const DeviceBuffer<float>* buffer :
-         {&l.attention_mean, &l.attention_rstd, &l.output_mean,
+         {&l.logsumexp, &l.attention_mean, &l.attention_rstd, &l.output_mean,
           &l.output_rstd}) {
       bytes += static_cast<int64_t>(buffer->bytes());
     }
   }
   return bytes;
+}
+
+template <typename T>
+void EncoderActivations<T>::RunLayerAttentionForward(
+    int64_t l, const EncoderBatch& batch, const BertConfig& config,
+    const AttentionOptions& options, const CudaContext& context) {
+  Layer& layer = layers_[l];
+  switch (attention_) {
+    case GpuAttention::kUnfused:
+      UnfusedAttentionForward(layer.context.data(), layer.probs.data(),
+                              attention_scratch_.data(),
+                              attention_float_scratch_.data(), layer.qkv.data(),
+                              batch, config, options, context);
+      return;
+    case GpuAttention::kFlash:
+      FlashAttentionForward<T>(
+          layer.context.data(), layer.logsumexp.data(), layer.qkv.data(),
+          batch.attention_mask, batch.batch, batch.seq_len,
+          config.num_attention_heads, config.head_dim(), options, context);
+      return;
+  }
+  CHECK(false) << "unknown GpuAttention " << static_cast<int>(attention_);
+}
+
+template <typename T>
+void EncoderActivations<T>::RunLayerAttentionBackward(
+    int64_t l, const T* d_context, const EncoderBatch& batch,
+    const BertConfig& config, const AttentionOptions& options,
+    const CudaContext& context) {
+  const Layer& layer = layers_[l];
+  switch (attention_) {
+    case GpuAttention::kUnfused:
+      UnfusedAttentionBackward(d_qkv_.data(), attention_scratch_.data(),
+                               attention_float_scratch_.data(), d_context,
+                               layer.qkv.data(), layer.probs.data(), batch,
+                               config, options, context);
+      return;
+    case GpuAttention::kFlash:
+      // Unlike the unfused backward, flash recomputes the masked scores, so
+      // it needs the mask again.
+      FlashAttentionBackward<T>(
+          d_qkv_.data(), d_context, layer.qkv.data(), layer.context.data(),
+          layer.logsumexp.data(), batch.attention_mask, batch.batch,
+          batch.seq_len, config.num_attention_heads, config.head_dim(), options,
+          flash_workspace_.data(), context);
+      return;
+  }
+  CHECK(false) << "unknown GpuAttention " << static_cast<int>(attention_);
 }
 
 template <typename T>
@@ -205,11 +281,8 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
     typename EncoderActivations<T>::Layer& layer = acts->layers_[l];
     LinearForward(layer.qkv.data(), x, params + p.qkv_weight,
                   params + p.qkv_bias, n, hidden, 3 * hidden, context);
-    RunAttentionForward(layer.context.data(), layer.probs.data(),
-                        acts->attention_scratch_.data(),
-                        acts->attention_float_scratch_.data(), layer.qkv.data(),
-                        batch, config,
-                        EncoderAttentionOptions(config, dropout, l), context);
+    acts->RunLayerAttentionForward(
+        l, batch, config, EncoderAttentionOptions(config, dropout, l), context);
     // a = Dropout(Dense(context)), then x + a, kept in attention_residual.
     T* residual = layer.attention_residual.data();
     LinearForward(residual, layer.context.data(),
@@ -296,8 +369,6 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
 
   T* d_a = acts->d_a_.data();
   T* d_b = acts->d_b_.data();
-  T* scratch = acts->attention_scratch_.data();
-  float* float_scratch = acts->attention_float_scratch_.data();
   for (int64_t l = config.num_hidden_layers - 1; l >= 0; --l) {
     const EncoderLayerOffsets& p = offsets.layers[l];
     typename EncoderActivations<T>::Layer& layer = acts->layers_[l];
@@ -341,9 +412,9 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
                    grads + p.attention_output_bias, d_b, layer.context.data(),
                    params + p.attention_output_weight, n, hidden, hidden,
                    context);
-    RunAttentionBackward(acts->d_qkv_.data(), scratch, float_scratch, d_x,
-                         layer.qkv.data(), layer.probs.data(), batch, config,
-                         EncoderAttentionOptions(config, dropout, l), context);
+    acts->RunLayerAttentionBackward(l, d_x, batch, config,
+                                    EncoderAttentionOptions(config, dropout, l),
+                                    context);
     LinearBackward(d_x, grads + p.qkv_weight, grads + p.qkv_bias,
                    acts->d_qkv_.data(), x, params + p.qkv_weight, n, hidden,
                    3 * hidden, context);

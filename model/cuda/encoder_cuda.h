@@ -32,6 +32,12 @@
 //                  float encoder by encoder_bf16_parity_test (GPU only; it
 //                  has not run yet: this mode is UNVERIFIED on a GPU).
 //
+// The attention kernel is chosen per EncoderActivations (GpuAttention,
+// encoder_activation_plan.h): kUnfused (attention_cuda.h, the default) saves
+// every layer's (B, A, T, T) probabilities; kFlash (flash_attention_cuda.h)
+// saves a (B, A, T) logsumexp instead and recomputes the probabilities in the
+// backward. Same math, masks and dropout bits; results differ by rounding.
+//
 // Every pointer is device memory: params / grads in the flat layout of
 // AddEncoderParameters, EncoderBatch's ids, mask and pooled positions (int32),
 // and the output gradients. Ids and pooled positions are not range-checked on
@@ -56,18 +62,23 @@
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
+#include "model/cuda/encoder_activation_plan.h"
+#include "model/ops/attention.h"
 
 namespace bertlab {
 namespace cuda {
 
 // The device buffers of EncoderForward / EncoderBackward for one
-// (config, batch, seq_len), allocated once in the constructor (every buffer
-// named after its role, so an out-of-memory report says which) and reused by
-// every step of that shape. Mirrors bertlab::EncoderActivations<float>, plus
-// the attention scratch the CUDA attention op needs (one, shared by layers;
-// for bf16 also a float one for the scores). T is the activation storage
-// type: float (FP32) or __nv_bfloat16 (mixed precision). Means and rstds are
-// float for every T.
+// (config, batch, seq_len, attention kernel), allocated once in the
+// constructor from PlanEncoderActivations (every buffer named after its role,
+// so an out-of-memory report says which) and reused by every step of that
+// shape. Mirrors bertlab::EncoderActivations<float>, except for attention:
+// kUnfused keeps probs per layer plus the scratch the CUDA attention op needs
+// (one, shared by layers; for bf16 also a float one for the scores); kFlash
+// keeps a float logsumexp per layer plus one shared backward workspace, and
+// no (B, A, T, T) buffer at all. T is the activation storage type: float
+// (FP32) or __nv_bfloat16 (mixed precision). Means and rstds are float for
+// every T.
 template <typename T>
 class EncoderActivations {
   static_assert(std::is_same<T, float>::value ||
@@ -75,14 +86,17 @@ class EncoderActivations {
                 "float or __nv_bfloat16");
 
  public:
-  EncoderActivations(const BertConfig& config, int64_t batch, int64_t seq_len);
+  // kFlash needs config.head_dim() <= kFlashAttentionMaxHeadDim (checked).
+  EncoderActivations(const BertConfig& config, int64_t batch, int64_t seq_len,
+                     GpuAttention attention = GpuAttention::kUnfused);
 
   int64_t batch() const { return batch_; }
   int64_t seq_len() const { return seq_len_; }
+  GpuAttention attention() const { return attention_; }
 
   const T* sequence_output() const;                          // (B*T, H)
   const T* pooled_output() const { return pooled_.data(); }  // (B, H)
-  // Bytes held by all buffers.
+  // Bytes held by all buffers (= EncoderActivationBytes of the plan).
   int64_t SizeInBytes() const;
 
  private:
@@ -118,7 +132,8 @@ class EncoderActivations {
 
   struct Layer {
     Buffer qkv;                          // (N, 3H)
-    Buffer probs;                        // (B, A, T, T)
+    Buffer probs;                        // (B, A, T, T) kUnfused
+    DeviceBuffer<float> logsumexp;       // (B, A, T) kFlash
     Buffer context;                      // (N, H)
     Buffer attention_residual;           // (N, H) x + a, LayerNorm input
     Buffer attention_norm;               // (N, H) h
@@ -132,8 +147,22 @@ class EncoderActivations {
     DeviceBuffer<float> output_rstd;     // (N)
   };
 
+  // Layer l's attention with the chosen kernel: layer.context =
+  // Attention(layer.qkv) (forward); d_qkv_ = its input gradient given
+  // d_context (backward). options must be the forward's.
+  void RunLayerAttentionForward(int64_t l, const EncoderBatch& batch,
+                                const BertConfig& config,
+                                const AttentionOptions& options,
+                                const CudaContext& context);
+  void RunLayerAttentionBackward(int64_t l, const T* d_context,
+                                 const EncoderBatch& batch,
+                                 const BertConfig& config,
+                                 const AttentionOptions& options,
+                                 const CudaContext& context);
+
   int64_t batch_;
   int64_t seq_len_;
+  GpuAttention attention_;
   Buffer embedding_sum_;                // (N, H) LayerNorm input
   Buffer embedding_output_;             // (N, H) after LayerNorm, dropout
   DeviceBuffer<float> embedding_mean_;  // (N)
@@ -141,11 +170,14 @@ class EncoderActivations {
   std::vector<Layer> layers_;
   Buffer cls_;     // (B, H) sequence output at the pooled token
   Buffer pooled_;  // (B, H)
-  // Attention's scratch: dropped probs (forward), d_scores (backward).
+  // kUnfused attention's scratch: dropped probs (forward), d_scores
+  // (backward).
   Buffer attention_scratch_;  // (B, A, T, T)
-  // bf16 only (empty for float): the float scores (forward) and d_probs
+  // kUnfused with bf16 only: the float scores (forward) and d_probs
   // (backward) of attention_cuda.h's bf16 op.
   DeviceBuffer<float> attention_float_scratch_;  // (B, A, T, T)
+  // kFlash only: FlashAttentionBackward's workspace (row terms D).
+  DeviceBuffer<float> flash_workspace_;  // (B, A, T)
   // Backward work space.
   Buffer d_a_, d_b_, d_c_;  // (N, H) each
   Buffer d_qkv_;            // (N, 3H)

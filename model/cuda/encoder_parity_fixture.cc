@@ -95,20 +95,32 @@ std::string CaseName(const Case& c) {
          (c.pooled_positions ? " pooled_positions" : " cls");
 }
 
-CpuResult RunCpuEncoder(const BertConfig& config, const EncoderOffsets& offsets,
-                        const ParameterLayout& layout,
-                        const std::vector<float>& params,
-                        const EncoderBatch& batch,
-                        const DropoutSettings& dropout,
-                        const std::vector<float>& d_sequence_output,
-                        const std::vector<float>& d_pooled_output) {
+std::string ParamName(const Case& c) {
+  return std::string(c.mode == AttentionMode::kCausal ? "Causal"
+                                                      : "Bidirectional") +
+         (c.training ? "Training" : "Eval") +
+         (c.pooled_positions ? "PooledPositions" : "Cls");
+}
+
+std::string ParamName(const Case& c, cuda::GpuAttention attention) {
+  return ParamName(c) + "_" + cuda::GpuAttentionName(attention);
+}
+
+EncoderResult RunCpuEncoder(const BertConfig& config,
+                            const EncoderOffsets& offsets,
+                            const ParameterLayout& layout,
+                            const std::vector<float>& params,
+                            const EncoderBatch& batch,
+                            const DropoutSettings& dropout,
+                            const std::vector<float>& d_sequence_output,
+                            const std::vector<float>& d_pooled_output) {
   const int64_t n = batch.batch * batch.seq_len * config.hidden_size;
   const int64_t pooled_n = batch.batch * config.hidden_size;
   CHECK_EQ(static_cast<int64_t>(d_sequence_output.size()), n);
   CHECK_EQ(static_cast<int64_t>(d_pooled_output.size()), pooled_n);
   EncoderActivations<float> acts(config, batch.batch, batch.seq_len);
   EncoderForward(config, offsets, params.data(), batch, dropout, &acts);
-  CpuResult result;
+  EncoderResult result;
   result.grads.assign(layout.total_size(), 0.0f);
   EncoderBackward(config, offsets, params.data(), result.grads.data(), batch,
                   dropout, d_sequence_output.data(), d_pooled_output.data(),
@@ -187,6 +199,34 @@ int64_t CountBitDifferences(const std::vector<float>& a,
     if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) ++differing;
   }
   return differing;
+}
+
+void ExpectEncoderParity(const ParameterLayout& layout,
+                         const EncoderResult& actual,
+                         const EncoderResult& expected, ParityDtype dtype,
+                         int64_t output_reduction_length,
+                         int64_t gradient_reduction_length) {
+  const ParityReport sequence =
+      CompareParity("sequence_output", actual.sequence_output,
+                    expected.sequence_output, dtype, output_reduction_length);
+  EXPECT_TRUE(sequence.ok) << sequence.message;
+  const ParityReport pooled =
+      CompareParity("pooled_output", actual.pooled_output,
+                    expected.pooled_output, dtype, output_reduction_length);
+  EXPECT_TRUE(pooled.ok) << pooled.message;
+  ExpectGradientParity(layout, actual.grads, expected.grads, dtype,
+                       gradient_reduction_length);
+}
+
+void ExpectBitIdentical(const EncoderResult& again,
+                        const EncoderResult& first) {
+  EXPECT_EQ(CountBitDifferences(again.sequence_output, first.sequence_output),
+            0)
+      << "sequence output differs between identical runs";
+  EXPECT_EQ(CountBitDifferences(again.pooled_output, first.pooled_output), 0)
+      << "pooled output differs between identical runs";
+  EXPECT_EQ(CountBitDifferences(again.grads, first.grads), 0)
+      << "gradients differ between identical runs";
 }
 
 }  // namespace encoder_parity

@@ -1,8 +1,9 @@
 // Shared setup of the GPU encoder parity tests (encoder_parity_test.cc, FP32,
 // and encoder_bf16_parity_test.cc, BF16 mixed precision): the tiny odd-shaped
 // config, random parameters, a padded batch, the cases, the CPU reference run
-// and the device copy of the batch. Test-only; the device part needs a GPU
-// when used.
+// and the device copy of the batch, parameter names over the GPU attention
+// kernels, the result comparisons. Test-only; the device part needs a GPU when
+// used.
 #ifndef BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_
 #define BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_
 
@@ -15,6 +16,7 @@
 #include "model/bert/encoder_parameters.h"
 #include "model/bert/parameter_layout.h"
 #include "model/cuda/device_buffer.h"
+#include "model/cuda/encoder_activation_plan.h"
 #include "model/cuda/parity_comparator.h"
 
 namespace bertlab {
@@ -88,22 +90,43 @@ struct Case {
   bool pooled_positions;
 };
 
-std::string CaseName(const Case& c);
+// Every test runs these: bidirectional and causal, training dropout on and
+// off, [CLS] and explicit pooled positions.
+inline constexpr Case kCases[] = {
+    {AttentionMode::kBidirectional, /*training=*/true, /*pooled=*/false},
+    {AttentionMode::kBidirectional, /*training=*/false, /*pooled=*/false},
+    {AttentionMode::kCausal, /*training=*/true, /*pooled=*/true},
+    {AttentionMode::kCausal, /*training=*/false, /*pooled=*/false},
+};
 
-// The CPU float encoder's outputs and parameter gradients (from zero).
-struct CpuResult {
+// The GPU encoder's attention kernels, every one run against the CPU.
+inline constexpr cuda::GpuAttention kGpuAttentions[] = {
+    cuda::GpuAttention::kUnfused, cuda::GpuAttention::kFlash};
+
+// "causal training pooled_positions".
+std::string CaseName(const Case& c);
+// gtest parameter names: "CausalTrainingPooledPositions", and with a kernel
+// "CausalTrainingPooledPositions_flash".
+std::string ParamName(const Case& c);
+std::string ParamName(const Case& c, cuda::GpuAttention attention);
+
+// An encoder's outputs and parameter gradients (from zero), as float (bf16
+// outputs widened exactly).
+struct EncoderResult {
   std::vector<float> sequence_output;  // (B*T, H)
   std::vector<float> pooled_output;    // (B, H)
   std::vector<float> grads;            // the layout's flat buffer
 };
 
-CpuResult RunCpuEncoder(const BertConfig& config, const EncoderOffsets& offsets,
-                        const ParameterLayout& layout,
-                        const std::vector<float>& params,
-                        const EncoderBatch& batch,
-                        const DropoutSettings& dropout,
-                        const std::vector<float>& d_sequence_output,
-                        const std::vector<float>& d_pooled_output);
+// The CPU float encoder.
+EncoderResult RunCpuEncoder(const BertConfig& config,
+                            const EncoderOffsets& offsets,
+                            const ParameterLayout& layout,
+                            const std::vector<float>& params,
+                            const EncoderBatch& batch,
+                            const DropoutSettings& dropout,
+                            const std::vector<float>& d_sequence_output,
+                            const std::vector<float>& d_pooled_output);
 
 // Every named parameter gradient of `gpu` against `cpu` (the layout's flat
 // buffers) through CompareParity(dtype, reduction_length), as gtest
@@ -123,6 +146,19 @@ void ExpectGradientParity(const ParameterLayout& layout,
 // Number of positions where two float vectors differ bitwise (sizes equal).
 int64_t CountBitDifferences(const std::vector<float>& a,
                             const std::vector<float>& b);
+
+// `actual` against `expected` as gtest expectations: both outputs through
+// CompareParity(dtype, output_reduction_length), the gradients through
+// ExpectGradientParity(dtype, gradient_reduction_length).
+void ExpectEncoderParity(const ParameterLayout& layout,
+                         const EncoderResult& actual,
+                         const EncoderResult& expected, ParityDtype dtype,
+                         int64_t output_reduction_length,
+                         int64_t gradient_reduction_length);
+
+// Two runs on the same inputs and buffers: outputs and gradients bit for bit
+// (no atomics anywhere, flash attention included).
+void ExpectBitIdentical(const EncoderResult& again, const EncoderResult& first);
 
 }  // namespace encoder_parity
 }  // namespace bertlab

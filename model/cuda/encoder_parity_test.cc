@@ -3,8 +3,10 @@
 // on the same random parameters and batch (with padding; bidirectional and
 // causal; training dropout on and off; [CLS] and explicit pooled positions):
 // sequence output, pooled output and every named parameter gradient through
-// the one comparator (parity_comparator.h). Plus determinism: two GPU
-// forward + backward passes give bit-identical gradients.
+// the one comparator (parity_comparator.h), once per attention kernel
+// (cuda::GpuAttention: unfused and flash). Plus determinism: two GPU forward +
+// backward passes give bit-identical outputs and gradients; and flash agrees
+// with unfused on the GPU within the same comparator.
 //
 // Reduction length of the composite: the ops' rounding errors are independent
 // random walks, so their variances add along the longest chain of reductions
@@ -15,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -42,6 +45,9 @@ constexpr ParityDtype kF32 = ParityDtype::kFloat32;
 // scores (head_dim <= H), probs v (T), attention output (H), LayerNorm (H),
 // Dense1 (H), Dense2 (I), LayerNorm (H), and the pooler (H). Backward adds the
 // same chain again plus the column sums of the weight gradients (N rows).
+// Both attention kernels reduce over the same lengths (head_dim for scores and
+// flash's row term, T for the output and the q / k / v gradients), so one K
+// serves both.
 int64_t CompositeReduction(const BertConfig& config) {
   const int64_t hidden = config.hidden_size;
   const int64_t rows = kBatch * kSeqLen;
@@ -50,89 +56,142 @@ int64_t CompositeReduction(const BertConfig& config) {
   return 2 * forward + rows;
 }
 
-void ExpectParity(const std::string& name, const std::vector<float>& gpu,
-                  const std::vector<float>& cpu, ParityDtype dtype,
-                  int64_t reduction_length) {
-  const ParityReport report =
-      CompareParity(name, gpu, cpu, dtype, reduction_length);
-  EXPECT_TRUE(report.ok) << report.message;
-}
-
-void CheckEncoderParity(const Case& c) {
-  SCOPED_TRACE(encoder_parity::CaseName(c));
-  const BertConfig config =
-      encoder_parity::TinyConfig(c.mode, encoder_parity::kFp32WeightScale);
+// One case's inputs, the same for the CPU reference and every GPU run.
+struct Inputs {
+  BertConfig config;
   ParameterLayout layout;
-  const EncoderOffsets offsets = AddEncoderParameters(config, &layout);
-  const std::vector<float> params = encoder_parity::RandomParameters(
-      layout, encoder_parity::kFp32WeightScale);
-  const encoder_parity::HostBatch host = encoder_parity::MakeBatch(config);
-  const DropoutSettings dropout{c.training, /*seed=*/99, /*step=*/3};
-  const int64_t n = kBatch * kSeqLen * config.hidden_size;
-  const int64_t pooled_n = kBatch * config.hidden_size;
-  const std::vector<float> d_sequence =
-      encoder_parity::RandomVector(n, 11, -1.0f, 1.0f);
-  const std::vector<float> d_pooled =
-      encoder_parity::RandomVector(pooled_n, 12, -1.0f, 1.0f);
+  EncoderOffsets offsets;
+  std::vector<float> params;
+  encoder_parity::HostBatch host;
+  DropoutSettings dropout;
+  bool pooled_positions;
+  std::vector<float> d_sequence;  // (B*T, H)
+  std::vector<float> d_pooled;    // (B, H)
+};
 
-  const encoder_parity::CpuResult cpu = encoder_parity::RunCpuEncoder(
-      config, offsets, layout, params,
-      encoder_parity::HostEncoderBatch(host, c.pooled_positions), dropout,
-      d_sequence, d_pooled);
-
-  // GPU.
-  CudaContext context;
-  DeviceBuffer<float> params_d("params", params);
-  DeviceBuffer<float> grads_d("grads", layout.total_size());
-  DeviceBuffer<float> d_sequence_d("d_sequence_output", d_sequence);
-  DeviceBuffer<float> d_pooled_d("d_pooled_output", d_pooled);
-  const encoder_parity::DeviceBatch device_batch(host);
-  const EncoderBatch gpu_batch = device_batch.Get(c.pooled_positions);
-  cuda::EncoderActivations<float> gpu_acts(config, kBatch, kSeqLen);
-  auto run_gpu = [&] {
-    grads_d.Zero(context.stream());
-    cuda::EncoderForward(config, offsets, params_d.data(), gpu_batch, dropout,
-                         &gpu_acts, context);
-    cuda::EncoderBackward(config, offsets, params_d.data(), grads_d.data(),
-                          gpu_batch, dropout, d_sequence_d.data(),
-                          d_pooled_d.data(), &gpu_acts, context);
-    context.Synchronize();
-  };
-  run_gpu();
-  std::vector<float> gpu_sequence(n), gpu_pooled(pooled_n);
-  BERTLAB_CUDA_CHECK(cudaMemcpy(gpu_sequence.data(), gpu_acts.sequence_output(),
-                                sizeof(float) * n, cudaMemcpyDeviceToHost));
-  BERTLAB_CUDA_CHECK(cudaMemcpy(gpu_pooled.data(), gpu_acts.pooled_output(),
-                                sizeof(float) * pooled_n,
-                                cudaMemcpyDeviceToHost));
-  const std::vector<float> gpu_grads = grads_d.ToHost();
-
-  const int64_t k = CompositeReduction(config);
-  ExpectParity("sequence_output", gpu_sequence, cpu.sequence_output, kF32, k);
-  ExpectParity("pooled_output", gpu_pooled, cpu.pooled_output, kF32, k);
-  encoder_parity::ExpectGradientParity(layout, gpu_grads, cpu.grads, kF32, k);
-
-  // Same inputs, same buffers: the same bits (no atomics anywhere).
-  run_gpu();
-  EXPECT_EQ(encoder_parity::CountBitDifferences(grads_d.ToHost(), gpu_grads), 0)
-      << "GPU gradients differ between identical runs";
+Inputs MakeInputs(const Case& c) {
+  Inputs in;
+  in.config =
+      encoder_parity::TinyConfig(c.mode, encoder_parity::kFp32WeightScale);
+  in.offsets = AddEncoderParameters(in.config, &in.layout);
+  in.params = encoder_parity::RandomParameters(
+      in.layout, encoder_parity::kFp32WeightScale);
+  in.host = encoder_parity::MakeBatch(in.config);
+  in.dropout = DropoutSettings{c.training, /*seed=*/99, /*step=*/3};
+  in.pooled_positions = c.pooled_positions;
+  in.d_sequence = encoder_parity::RandomVector(
+      kBatch * kSeqLen * in.config.hidden_size, 11, -1.0f, 1.0f);
+  in.d_pooled = encoder_parity::RandomVector(kBatch * in.config.hidden_size, 12,
+                                             -1.0f, 1.0f);
+  return in;
 }
 
-TEST(EncoderParityTest, BidirectionalTraining) {
-  CheckEncoderParity({AttentionMode::kBidirectional, true, false});
+encoder_parity::EncoderResult RunCpu(const Inputs& in) {
+  return encoder_parity::RunCpuEncoder(
+      in.config, in.offsets, in.layout, in.params,
+      encoder_parity::HostEncoderBatch(in.host, in.pooled_positions),
+      in.dropout, in.d_sequence, in.d_pooled);
 }
 
-TEST(EncoderParityTest, BidirectionalEval) {
-  CheckEncoderParity({AttentionMode::kBidirectional, false, false});
+// The inputs on the device and the activations of one attention kernel; Run()
+// reuses both, so two runs see the same buffers.
+class GpuEncoder {
+ public:
+  GpuEncoder(const Inputs& in, cuda::GpuAttention attention)
+      : in_(in),
+        params_("params", in.params),
+        grads_("grads", in.layout.total_size()),
+        d_sequence_("d_sequence_output", in.d_sequence),
+        d_pooled_("d_pooled_output", in.d_pooled),
+        batch_(in.host),
+        acts_(in.config, kBatch, kSeqLen, attention) {}
+
+  encoder_parity::EncoderResult Run() {
+    const EncoderBatch batch = batch_.Get(in_.pooled_positions);
+    grads_.Zero(context_.stream());
+    cuda::EncoderForward(in_.config, in_.offsets, params_.data(), batch,
+                         in_.dropout, &acts_, context_);
+    cuda::EncoderBackward(in_.config, in_.offsets, params_.data(),
+                          grads_.data(), batch, in_.dropout, d_sequence_.data(),
+                          d_pooled_.data(), &acts_, context_);
+    context_.Synchronize();
+    encoder_parity::EncoderResult result;
+    result.sequence_output = ToHost(
+        acts_.sequence_output(), static_cast<int64_t>(in_.d_sequence.size()));
+    result.pooled_output = ToHost(acts_.pooled_output(),
+                                  static_cast<int64_t>(in_.d_pooled.size()));
+    result.grads = grads_.ToHost();
+    return result;
+  }
+
+ private:
+  static std::vector<float> ToHost(const float* device, int64_t n) {
+    std::vector<float> host(n);
+    BERTLAB_CUDA_CHECK(cudaMemcpy(host.data(), device, sizeof(float) * n,
+                                  cudaMemcpyDeviceToHost));
+    return host;
+  }
+
+  const Inputs& in_;
+  CudaContext context_;
+  DeviceBuffer<float> params_;
+  DeviceBuffer<float> grads_;
+  DeviceBuffer<float> d_sequence_;
+  DeviceBuffer<float> d_pooled_;
+  encoder_parity::DeviceBatch batch_;
+  cuda::EncoderActivations<float> acts_;
+};
+
+// Every case with every attention kernel against the CPU, then run-to-run bit
+// identity.
+class EncoderParityTest
+    : public testing::TestWithParam<std::tuple<Case, cuda::GpuAttention>> {};
+
+TEST_P(EncoderParityTest, MatchesCpuAndRepeatsBitForBit) {
+  const auto& [c, attention] = GetParam();
+  SCOPED_TRACE(encoder_parity::CaseName(c) + ", " +
+               cuda::GpuAttentionName(attention) + " attention");
+  const Inputs in = MakeInputs(c);
+  const encoder_parity::EncoderResult cpu = RunCpu(in);
+  GpuEncoder gpu(in, attention);
+  const encoder_parity::EncoderResult first = gpu.Run();
+  const int64_t k = CompositeReduction(in.config);
+  encoder_parity::ExpectEncoderParity(in.layout, first, cpu, kF32, k, k);
+  encoder_parity::ExpectBitIdentical(gpu.Run(), first);
 }
 
-TEST(EncoderParityTest, CausalTrainingPooledAtLastToken) {
-  CheckEncoderParity({AttentionMode::kCausal, true, true});
+INSTANTIATE_TEST_SUITE_P(
+    AllCases, EncoderParityTest,
+    testing::Combine(testing::ValuesIn(encoder_parity::kCases),
+                     testing::ValuesIn(encoder_parity::kGpuAttentions)),
+    [](const testing::TestParamInfo<EncoderParityTest::ParamType>& info) {
+      return encoder_parity::ParamName(std::get<0>(info.param),
+                                       std::get<1>(info.param));
+    });
+
+// Flash against unfused on the GPU, the unfused result as the reference, with
+// the CPU comparison's bound: both kernels compute the same math and differ
+// only by rounding (reduction orders, exp of s - logsumexp vs a division by
+// the row sum), each within that bound of the CPU.
+class EncoderFlashMatchesUnfusedTest : public testing::TestWithParam<Case> {};
+
+TEST_P(EncoderFlashMatchesUnfusedTest, WithinComparator) {
+  const Case& c = GetParam();
+  SCOPED_TRACE(encoder_parity::CaseName(c));
+  const Inputs in = MakeInputs(c);
+  const encoder_parity::EncoderResult unfused =
+      GpuEncoder(in, cuda::GpuAttention::kUnfused).Run();
+  const encoder_parity::EncoderResult flash =
+      GpuEncoder(in, cuda::GpuAttention::kFlash).Run();
+  const int64_t k = CompositeReduction(in.config);
+  encoder_parity::ExpectEncoderParity(in.layout, flash, unfused, kF32, k, k);
 }
 
-TEST(EncoderParityTest, CausalEval) {
-  CheckEncoderParity({AttentionMode::kCausal, false, false});
-}
+INSTANTIATE_TEST_SUITE_P(AllCases, EncoderFlashMatchesUnfusedTest,
+                         testing::ValuesIn(encoder_parity::kCases),
+                         [](const testing::TestParamInfo<Case>& info) {
+                           return encoder_parity::ParamName(info.param);
+                         });
 
 }  // namespace
 }  // namespace bertlab

@@ -101,29 +101,55 @@ __device__ A BlockMax(A value, A* scratch, A lowest) {
 }
 
 // sums[c] += sum over rows r of value(r, c) for c in [0, columns): the column
-// sums of bias and LayerNorm parameter gradients. Block (32, kColumnSumRows)
-// covers 32 columns; thread (x, y) sums rows y, y + kColumnSumRows, ... in
-// order, then the kColumnSumRows partials of a column are added in y order.
+// sums of bias and LayerNorm parameter gradients. A block of
+// (kColumnSumColumns = 8, kColumnSumLanes = 128) threads owns 8 columns and
+// every row, so blocks never combine (no scratch) and the grid has
+// ceil(columns / 8) blocks, 96 for hidden 768: 8 floats are one 32-byte
+// sector, the narrowest slice that still reads whole sectors of a float row.
+// Thread (x, y) sums rows y, y + 128, ... in increasing order (loads issued
+// kColumnSumUnroll at a time to keep enough bytes in flight; the adds stay in
+// row order), then the 128 partials of a column are combined by a fixed
+// pairwise tree (partial y += partial y + s for s = 64, 32, ..., 1).
 // Deterministic (the order depends only on the shapes), not the CPU's order.
-inline constexpr int kColumnSumRows = 32;
+inline constexpr int kColumnSumColumns = 8;
+inline constexpr int kColumnSumLanes = 128;
+inline constexpr int kColumnSumThreads = kColumnSumColumns * kColumnSumLanes;
+inline constexpr int kColumnSumUnroll = 8;
 
 template <typename Value, typename Out>
-__global__ void ColumnSumsKernel(Out* sums, int64_t rows, int64_t columns,
-                                 Value value) {
-  __shared__ float partials[kColumnSumRows][kWarp + 1];
-  const int64_t column = static_cast<int64_t>(blockIdx.x) * kWarp + threadIdx.x;
+__global__ void __launch_bounds__(kColumnSumThreads)
+    ColumnSumsKernel(Out* sums, int64_t rows, int64_t columns, Value value) {
+  __shared__ float partials[kColumnSumLanes][kColumnSumColumns];
+  const int64_t column =
+      static_cast<int64_t>(blockIdx.x) * kColumnSumColumns + threadIdx.x;
   float sum = 0.0f;
   if (column < columns) {
-    for (int64_t row = threadIdx.y; row < rows; row += kColumnSumRows) {
-      sum += value(row, column);
+    int64_t row = threadIdx.y;
+    constexpr int64_t kStep = kColumnSumLanes;
+    for (; row + (kColumnSumUnroll - 1) * kStep < rows;
+         row += kColumnSumUnroll * kStep) {
+      float terms[kColumnSumUnroll];
+#pragma unroll
+      for (int u = 0; u < kColumnSumUnroll; ++u) {
+        terms[u] = value(row + u * kStep, column);
+      }
+#pragma unroll
+      for (int u = 0; u < kColumnSumUnroll; ++u) sum += terms[u];
     }
+    for (; row < rows; row += kStep) sum += value(row, column);
   }
   partials[threadIdx.y][threadIdx.x] = sum;
   __syncthreads();
+  for (int stride = kColumnSumLanes / 2; stride > 0; stride /= 2) {
+    if (threadIdx.y < stride) {
+      partials[threadIdx.y][threadIdx.x] +=
+          partials[threadIdx.y + stride][threadIdx.x];
+    }
+    __syncthreads();
+  }
   if (threadIdx.y == 0 && column < columns) {
-    float total = 0.0f;
-    for (int y = 0; y < kColumnSumRows; ++y) total += partials[y][threadIdx.x];
-    sums[column] = FromFloat<Out>(ToFloat(sums[column]) + total);
+    sums[column] =
+        FromFloat<Out>(ToFloat(sums[column]) + partials[0][threadIdx.x]);
   }
 }
 
@@ -131,9 +157,9 @@ template <typename Value, typename Out>
 void LaunchColumnSums(Out* sums, int64_t rows, int64_t columns,
                       const Value& value, cudaStream_t stream) {
   if (columns == 0) return;
-  const dim3 block(kWarp, kColumnSumRows);
-  const unsigned int grid =
-      static_cast<unsigned int>((columns + kWarp - 1) / kWarp);
+  const dim3 block(kColumnSumColumns, kColumnSumLanes);
+  const unsigned int grid = static_cast<unsigned int>(
+      (columns + kColumnSumColumns - 1) / kColumnSumColumns);
   ColumnSumsKernel<<<grid, block, 0, stream>>>(sums, rows, columns, value);
 }
 

@@ -1,4 +1,6 @@
 // The masked-LM head's row gather / scatter-add; see prediction_rows_cuda.h.
+#include <cuda_bf16.h>
+
 #include <cstdint>
 #include <cstdio>
 
@@ -28,7 +30,8 @@ __device__ int64_t CheckedPosition(const int32_t* positions, int64_t i,
 }
 
 // One thread per (i, h).
-__global__ void GatherKernel(float* rows, const float* sequence,
+template <typename T>
+__global__ void GatherKernel(T* rows, const T* sequence,
                              const int32_t* positions, int64_t num_predictions,
                              int64_t sequence_rows, int64_t hidden) {
   for (int64_t index = cuda_kernels::GlobalThread();
@@ -54,8 +57,9 @@ __global__ void CountKernel(int32_t* first_contributor,
 }
 
 // One thread per (i, h); only the first contributor of a row writes it.
-__global__ void PlaceKernel(float* sequence, const int32_t* first_contributor,
-                            const int32_t* contributor_count, const float* rows,
+template <typename T>
+__global__ void PlaceKernel(T* sequence, const int32_t* first_contributor,
+                            const int32_t* contributor_count, const T* rows,
                             const int32_t* positions, int64_t num_predictions,
                             int64_t hidden) {
   for (int64_t index = cuda_kernels::GlobalThread();
@@ -65,22 +69,26 @@ __global__ void PlaceKernel(float* sequence, const int32_t* first_contributor,
     const int32_t position = positions[i];  // checked by CountKernel
     if (first_contributor[position] != i) continue;
     // 0.0f + x, not x: the CPU adds into a zeroed row, which turns -0 into +0.
-    float sum = 0.0f + rows[index];
+    // Sums in float, one rounding for bf16.
+    float sum = 0.0f + cuda_kernels::ToFloat(rows[index]);
     if (contributor_count[position] > 1) {
       for (int64_t j = i + 1; j < num_predictions; ++j) {
-        if (positions[j] == position) sum += rows[j * hidden + h];
+        if (positions[j] == position) {
+          sum += cuda_kernels::ToFloat(rows[j * hidden + h]);
+        }
       }
     }
-    sequence[static_cast<int64_t>(position) * hidden + h] = sum;
+    sequence[static_cast<int64_t>(position) * hidden + h] =
+        cuda_kernels::FromFloat<T>(sum);
   }
 }
 
 }  // namespace
 
-void GatherPredictionRows(float* rows, const float* sequence,
-                          const int32_t* positions, int64_t num_predictions,
-                          int64_t sequence_rows, int64_t hidden,
-                          const CudaContext& context) {
+template <typename T>
+void GatherPredictionRows(T* rows, const T* sequence, const int32_t* positions,
+                          int64_t num_predictions, int64_t sequence_rows,
+                          int64_t hidden, const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(num_predictions >= 0 && sequence_rows > 0 && hidden > 0,
                        "GatherPredictionRows: bad shape");
   if (num_predictions == 0) return;
@@ -90,8 +98,9 @@ void GatherPredictionRows(float* rows, const float* sequence,
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
-void ScatterPredictionRows(float* sequence, int32_t* first_contributor,
-                           int32_t* contributor_count, const float* rows,
+template <typename T>
+void ScatterPredictionRows(T* sequence, int32_t* first_contributor,
+                           int32_t* contributor_count, const T* rows,
                            const int32_t* positions, int64_t num_predictions,
                            int64_t sequence_rows, int64_t hidden,
                            const CudaContext& context) {
@@ -100,7 +109,7 @@ void ScatterPredictionRows(float* sequence, int32_t* first_contributor,
   BERTLAB_CUDA_REQUIRE(num_predictions < kNoContributor,
                        "ScatterPredictionRows: too many predictions");
   BERTLAB_CUDA_CHECK(cudaMemsetAsync(
-      sequence, 0, sizeof(float) * sequence_rows * hidden, context.stream()));
+      sequence, 0, sizeof(T) * sequence_rows * hidden, context.stream()));
   if (num_predictions == 0) return;
   BERTLAB_CUDA_CHECK(cudaMemsetAsync(first_contributor, 0x7f,
                                      sizeof(int32_t) * sequence_rows,
@@ -118,6 +127,16 @@ void ScatterPredictionRows(float* sequence, int32_t* first_contributor,
       num_predictions, hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
+
+#define BERTLAB_INSTANTIATE_PREDICTION_ROWS(T)                                 \
+  template void GatherPredictionRows<T>(T*, const T*, const int32_t*, int64_t, \
+                                        int64_t, int64_t, const CudaContext&); \
+  template void ScatterPredictionRows<T>(T*, int32_t*, int32_t*, const T*,     \
+                                         const int32_t*, int64_t, int64_t,     \
+                                         int64_t, const CudaContext&);
+BERTLAB_INSTANTIATE_PREDICTION_ROWS(float)
+BERTLAB_INSTANTIATE_PREDICTION_ROWS(__nv_bfloat16)
+#undef BERTLAB_INSTANTIATE_PREDICTION_ROWS
 
 }  // namespace cuda
 }  // namespace bertlab

@@ -20,8 +20,13 @@
 // checked CUDA call); the CPU CHECKs it instead. Validate positions on the
 // host (model/cuda/batch_validation.h) before they reach the device.
 //
+// T is the activation type, float or __nv_bfloat16 (BF16 mixed precision).
+// For bf16 the gather is a copy too; the scatter adds in float (in the same
+// order) and rounds each row once, so with distinct positions it is a copy.
+//
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
-// parity_test checks it against the CPU heads when run on a GPU machine.
+// parity_test (float) and pretraining_step_bf16_parity_test check it against
+// the CPU heads when run on a GPU machine.
 #ifndef BERTLAB_MODEL_CUDA_PREDICTION_ROWS_CUDA_H_
 #define BERTLAB_MODEL_CUDA_PREDICTION_ROWS_CUDA_H_
 
@@ -29,11 +34,16 @@
 
 #include "model/cuda/context.h"
 
+// cuda_bf16.h is nvcc-only here (model/cuda/cuda_check.h).
+struct __nv_bfloat16;
+
 namespace bertlab {
 namespace cuda {
 
-void GatherPredictionRows(float* rows,               // (M, hidden)
-                          const float* sequence,     // (sequence_rows, hidden)
+// T in {float, __nv_bfloat16}.
+template <typename T>
+void GatherPredictionRows(T* rows,                   // (M, hidden)
+                          const T* sequence,         // (sequence_rows, hidden)
                           const int32_t* positions,  // (M)
                           int64_t num_predictions, int64_t sequence_rows,
                           int64_t hidden, const CudaContext& context);
@@ -41,10 +51,11 @@ void GatherPredictionRows(float* rows,               // (M, hidden)
 // Overwrites all of `sequence` (rows no position names become 0).
 // first_contributor and contributor_count are caller-owned int32 scratch of
 // sequence_rows elements each (overwritten).
-void ScatterPredictionRows(float* sequence,  // (sequence_rows, hidden)
+template <typename T>
+void ScatterPredictionRows(T* sequence,  // (sequence_rows, hidden)
                            int32_t* first_contributor,  // (sequence_rows)
                            int32_t* contributor_count,  // (sequence_rows)
-                           const float* rows,           // (M, hidden)
+                           const T* rows,               // (M, hidden)
                            const int32_t* positions,    // (M)
                            int64_t num_predictions, int64_t sequence_rows,
                            int64_t hidden, const CudaContext& context);

@@ -2,12 +2,17 @@
 // composition of model/heads/pretraining_heads.cc with the CUDA op twins.
 #include "model/cuda/pretraining_heads_cuda.h"
 
+// The complete __nv_bfloat16 (the headers only declare it) for pointer
+// arithmetic on bf16 params; g++ may include it (model/cuda/README.md).
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "common/check.h"
 #include "model/cuda/cuda_check.h"
+#include "model/cuda/float_logits_cuda.h"
 #include "model/cuda/prediction_rows_cuda.h"
 #include "model/ops/cross_entropy_cuda.h"
 #include "model/ops/gelu_cuda.h"
@@ -31,23 +36,30 @@ PretrainingHeadActivations<T>::PretrainingHeadActivations(
   const int64_t m = max_predictions;
   const int64_t hidden = config.hidden_size;
   const int64_t vocab = config.vocab_size;
-  gathered_ = DeviceBuffer<T>("heads.gathered", m * hidden);
-  transform_input_ = DeviceBuffer<T>("heads.transform_input", m * hidden);
-  transform_ = DeviceBuffer<T>("heads.transform", m * hidden);
-  normed_ = DeviceBuffer<T>("heads.normed", m * hidden);
+  // The float mode's GEMMs read the float d_logits themselves.
+  const int64_t bf16_only = std::is_same<T, float>::value ? 0 : 1;
+  gathered_ = ActivationBuffer<T>("heads.gathered", m * hidden);
+  transform_input_ = ActivationBuffer<T>("heads.transform_input", m * hidden);
+  transform_ = ActivationBuffer<T>("heads.transform", m * hidden);
+  normed_ = ActivationBuffer<T>("heads.normed", m * hidden);
   norm_mean_ = DeviceBuffer<float>("heads.norm_mean", m);
   norm_rstd_ = DeviceBuffer<float>("heads.norm_rstd", m);
-  logits_ = DeviceBuffer<T>("heads.prediction_logits", m * vocab);
-  probs_ = DeviceBuffer<T>("heads.prediction_probs", m * vocab);
-  pooled_ = DeviceBuffer<T>("heads.pooled", batch * hidden);
-  nsp_logits_ = DeviceBuffer<T>("heads.next_sentence_logits", batch * 2);
-  nsp_probs_ = DeviceBuffer<T>("heads.next_sentence_probs", batch * 2);
+  logits_ = DeviceBuffer<float>("heads.prediction_logits", m * vocab);
+  probs_ = DeviceBuffer<float>("heads.prediction_probs", m * vocab);
+  pooled_ = ActivationBuffer<T>("heads.pooled", batch * hidden);
+  nsp_logits_ = DeviceBuffer<float>("heads.next_sentence_logits", batch * 2);
+  nsp_probs_ = DeviceBuffer<float>("heads.next_sentence_probs", batch * 2);
   losses_ = DeviceBuffer<float>("heads.losses", 3);
   row_terms_ = DeviceBuffer<double>("heads.row_terms", std::max(m, batch));
-  d_logits_ = DeviceBuffer<T>("heads.d_prediction_logits", m * vocab);
-  d_hidden_a_ = DeviceBuffer<T>("heads.d_hidden_a", m * hidden);
-  d_hidden_b_ = DeviceBuffer<T>("heads.d_hidden_b", m * hidden);
-  d_nsp_logits_ = DeviceBuffer<T>("heads.d_next_sentence_logits", batch * 2);
+  d_logits_ = DeviceBuffer<float>("heads.d_prediction_logits", m * vocab);
+  d_nsp_logits_ =
+      DeviceBuffer<float>("heads.d_next_sentence_logits", batch * 2);
+  d_logits_bf16_ = ActivationBuffer<T>("heads.d_prediction_logits_bf16",
+                                       bf16_only * m * vocab);
+  d_nsp_logits_bf16_ = ActivationBuffer<T>("heads.d_next_sentence_logits_bf16",
+                                           bf16_only * batch * 2);
+  d_hidden_a_ = ActivationBuffer<T>("heads.d_hidden_a", m * hidden);
+  d_hidden_b_ = ActivationBuffer<T>("heads.d_hidden_b", m * hidden);
   first_contributor_ =
       DeviceBuffer<int32_t>("heads.first_contributor", sequence_rows_);
   contributor_count_ =
@@ -57,14 +69,14 @@ PretrainingHeadActivations<T>::PretrainingHeadActivations(
 template <typename T>
 int64_t PretrainingHeadActivations<T>::SizeInBytes() const {
   int64_t bytes = 0;
-  for (const DeviceBuffer<T>* buffer :
-       {&gathered_, &transform_input_, &transform_, &normed_, &logits_, &probs_,
-        &pooled_, &nsp_logits_, &nsp_probs_, &d_logits_, &d_hidden_a_,
-        &d_hidden_b_, &d_nsp_logits_}) {
+  for (const ActivationBuffer<T>* buffer :
+       {&gathered_, &transform_input_, &transform_, &normed_, &pooled_,
+        &d_logits_bf16_, &d_nsp_logits_bf16_, &d_hidden_a_, &d_hidden_b_}) {
     bytes += static_cast<int64_t>(buffer->bytes());
   }
   for (const DeviceBuffer<float>* buffer :
-       {&norm_mean_, &norm_rstd_, &losses_}) {
+       {&norm_mean_, &norm_rstd_, &logits_, &probs_, &nsp_logits_, &nsp_probs_,
+        &losses_, &d_logits_, &d_nsp_logits_}) {
     bytes += static_cast<int64_t>(buffer->bytes());
   }
   for (const DeviceBuffer<int32_t>* buffer :
@@ -99,17 +111,17 @@ const float* PretrainingHeadsForward(
   LinearForward(acts->transform_input_.data(), acts->gathered_.data(),
                 params + head.transform_weight, params + head.transform_bias, m,
                 hidden, hidden, context);
-  GeluForward<float>(acts->transform_.data(), acts->transform_input_.data(),
-                     m * hidden, config.hidden_act, context);
-  LayerNormForward<float>(acts->normed_.data(), acts->norm_mean_.data(),
-                          acts->norm_rstd_.data(), acts->transform_.data(),
-                          params + head.transform_norm_gamma,
-                          params + head.transform_norm_beta, m, hidden,
-                          config.layer_norm_eps, context);
+  GeluForward<T>(acts->transform_.data(), acts->transform_input_.data(),
+                 m * hidden, config.hidden_act, context);
+  LayerNormForward<T>(acts->normed_.data(), acts->norm_mean_.data(),
+                      acts->norm_rstd_.data(), acts->transform_.data(),
+                      params + head.transform_norm_gamma,
+                      params + head.transform_norm_beta, m, hidden,
+                      config.layer_norm_eps, context);
   // The tied decoder: word_embeddings (V, H) is the weight in [out, in].
-  LinearForward(acts->logits_.data(), acts->normed_.data(),
-                params + encoder.word_embeddings, params + head.decoder_bias, m,
-                hidden, vocab, context);
+  FloatLogitsForward(acts->logits_.data(), acts->normed_.data(),
+                     params + encoder.word_embeddings,
+                     params + head.decoder_bias, m, hidden, vocab, context);
   SoftmaxCrossEntropyForward(masked_lm_loss, acts->probs_.data(),
                              acts->row_terms_.data(), acts->logits_.data(),
                              targets.labels, nullptr, m, vocab, kIgnoreLabel,
@@ -122,9 +134,9 @@ const float* PretrainingHeadsForward(
     BERTLAB_CUDA_CHECK(cudaMemcpyAsync(
         acts->pooled_.data(), pooled_output, sizeof(T) * batch * hidden,
         cudaMemcpyDeviceToDevice, context.stream()));
-    LinearForward(acts->nsp_logits_.data(), acts->pooled_.data(),
-                  params + head.nsp_weight, params + head.nsp_bias, batch,
-                  hidden, int64_t{2}, context);
+    FloatLogitsForward(acts->nsp_logits_.data(), acts->pooled_.data(),
+                       params + head.nsp_weight, params + head.nsp_bias, batch,
+                       hidden, int64_t{2}, context);
     // The masked-LM cross-entropy is done with row_terms_ (same stream).
     SoftmaxCrossEntropyForward(
         next_sentence_loss, acts->nsp_probs_.data(), acts->row_terms_.data(),
@@ -154,18 +166,18 @@ void PretrainingHeadsBackward(
   SoftmaxCrossEntropyBackward(acts->d_logits_.data(), acts->probs_.data(),
                               targets.labels, nullptr, m, vocab, kIgnoreLabel,
                               1.0f, context);
-  float* d_a = acts->d_hidden_a_.data();
-  float* d_b = acts->d_hidden_b_.data();
-  LinearBackward(d_a, grads + encoder.word_embeddings,
-                 grads + head.decoder_bias, acts->d_logits_.data(),
-                 acts->normed_.data(), params + encoder.word_embeddings, m,
-                 hidden, vocab, context);
+  T* d_a = acts->d_hidden_a_.data();
+  T* d_b = acts->d_hidden_b_.data();
+  FloatLogitsBackward(
+      d_a, grads + encoder.word_embeddings, grads + head.decoder_bias,
+      acts->d_logits_bf16_.data(), acts->d_logits_.data(), acts->normed_.data(),
+      params + encoder.word_embeddings, m, hidden, vocab, context);
   LayerNormBackward(
       d_b, grads + head.transform_norm_gamma, grads + head.transform_norm_beta,
       d_a, acts->transform_.data(), params + head.transform_norm_gamma,
       acts->norm_mean_.data(), acts->norm_rstd_.data(), m, hidden, context);
-  GeluBackward<float>(d_b, d_b, acts->transform_input_.data(), m * hidden,
-                      config.hidden_act, context);
+  GeluBackward<T>(d_b, d_b, acts->transform_input_.data(), m * hidden,
+                  config.hidden_act, context);
   LinearBackward(d_a, grads + head.transform_weight,
                  grads + head.transform_bias, d_b, acts->gathered_.data(),
                  params + head.transform_weight, m, hidden, hidden, context);
@@ -180,23 +192,31 @@ void PretrainingHeadsBackward(
                                 acts->nsp_probs_.data(),
                                 targets.next_sentence_labels, nullptr, batch,
                                 int64_t{2}, kIgnoreLabel, 1.0f, context);
-    LinearBackward(d_pooled_output, grads + head.nsp_weight,
-                   grads + head.nsp_bias, acts->d_nsp_logits_.data(),
-                   acts->pooled_.data(), params + head.nsp_weight, batch,
-                   hidden, int64_t{2}, context);
+    FloatLogitsBackward(d_pooled_output, grads + head.nsp_weight,
+                        grads + head.nsp_bias, acts->d_nsp_logits_bf16_.data(),
+                        acts->d_nsp_logits_.data(), acts->pooled_.data(),
+                        params + head.nsp_weight, batch, hidden, int64_t{2},
+                        context);
   }
 }
 
+#define BERTLAB_INSTANTIATE_PRETRAINING_HEADS_CUDA(T)                          \
+  template class PretrainingHeadActivations<T>;                                \
+  template const float* PretrainingHeadsForward<T>(                            \
+      const BertConfig&, const EncoderOffsets&, const PretrainingHeadOffsets&, \
+      const T*, const T*, const T*, const PretrainingTargets&, int64_t,        \
+      int64_t, PretrainingHeadActivations<T>*, const CudaContext&);            \
+  template void PretrainingHeadsBackward<T>(                                   \
+      const BertConfig&, const EncoderOffsets&, const PretrainingHeadOffsets&, \
+      const T*, float*, const PretrainingTargets&, int64_t, int64_t,           \
+      PretrainingHeadActivations<T>*, T*, T*, const CudaContext&);
+
 // FP32 mode.
-template class PretrainingHeadActivations<float>;
-template const float* PretrainingHeadsForward<float>(
-    const BertConfig&, const EncoderOffsets&, const PretrainingHeadOffsets&,
-    const float*, const float*, const float*, const PretrainingTargets&,
-    int64_t, int64_t, PretrainingHeadActivations<float>*, const CudaContext&);
-template void PretrainingHeadsBackward<float>(
-    const BertConfig&, const EncoderOffsets&, const PretrainingHeadOffsets&,
-    const float*, float*, const PretrainingTargets&, int64_t, int64_t,
-    PretrainingHeadActivations<float>*, float*, float*, const CudaContext&);
+BERTLAB_INSTANTIATE_PRETRAINING_HEADS_CUDA(float)
+// BF16 mixed precision (bf16 working-copy params, float logits and grads).
+BERTLAB_INSTANTIATE_PRETRAINING_HEADS_CUDA(__nv_bfloat16)
+
+#undef BERTLAB_INSTANTIATE_PRETRAINING_HEADS_CUDA
 
 }  // namespace cuda
 }  // namespace bertlab

@@ -1,6 +1,6 @@
-// BERT's pre-training heads on the GPU (FP32), the twin of
-// model/heads/pretraining_heads.h (read it for the math) composed from the
-// CUDA op twins in the CPU's order:
+// BERT's pre-training heads on the GPU (FP32 or BF16 mixed precision), the
+// twin of model/heads/pretraining_heads.h (read it for the math) composed from
+// the CUDA op twins in the CPU's order:
 //
 //   masked LM at the M positions: gather rows -> Dense -> GELU -> LayerNorm
 //     -> logits = x * word_embeddings^T + cls.predictions.bias   (M, V)
@@ -21,11 +21,21 @@
 // (reduction orders, CUDA's expf / erfcf); the gather and scatter are
 // bit-identical (prediction_rows_cuda.h).
 //
-// T is the activation storage type, as in encoder_cuda.h: float (FP32 mode)
-// is the one instantiated; gradients are float for every T.
+// T is the activation storage type, as in encoder_cuda.h; gradients are float
+// for every T:
+//   float          FP32 throughout.
+//   __nv_bfloat16  params is the bf16 working copy. The masked-LM transform
+//                  (gather, Dense, GELU, LayerNorm) and its gradients are
+//                  bf16 storage with FP32 math, as in the encoder. The logits
+//                  (decoder and NSP), probabilities, losses and d_logits are
+//                  FLOAT (float_logits_cuda.h: bf16 x bf16 -> f32 GEMMs), so
+//                  the vocabulary softmax and the loss never see a bf16
+//                  rounding; d_logits is rounded to bf16 once for the backward
+//                  GEMMs, and the bias gradients sum the float d_logits.
 //
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
-// parity_test compares it with the CPU heads when run on a GPU machine.
+// parity_test (float) and pretraining_step_bf16_parity_test compare it with
+// the CPU heads when run on a GPU machine.
 #ifndef BERTLAB_MODEL_CUDA_PRETRAINING_HEADS_CUDA_H_
 #define BERTLAB_MODEL_CUDA_PRETRAINING_HEADS_CUDA_H_
 
@@ -33,9 +43,13 @@
 
 #include "model/bert/config.h"
 #include "model/bert/encoder_parameters.h"
+#include "model/cuda/activation_buffer.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
 #include "model/heads/pretraining_heads.h"
+
+// cuda_bf16.h is nvcc-only here (model/cuda/cuda_check.h).
+struct __nv_bfloat16;
 
 namespace bertlab {
 namespace cuda {
@@ -52,8 +66,9 @@ class PretrainingHeadActivations {
   const float* loss() const { return losses_.data(); }
   const float* masked_lm_loss() const { return losses_.data() + 1; }
   const float* next_sentence_loss() const { return losses_.data() + 2; }
-  const T* prediction_logits() const { return logits_.data(); }  // (M, V)
-  const T* next_sentence_logits() const {                        // (B, 2)
+  // Float for every T.
+  const float* prediction_logits() const { return logits_.data(); }  // (M, V)
+  const float* next_sentence_logits() const {                        // (B, 2)
     return nsp_logits_.data();
   }
   // Bytes held by all buffers.
@@ -75,24 +90,27 @@ class PretrainingHeadActivations {
 
   int64_t max_predictions_;
   int64_t batch_;
-  int64_t sequence_rows_;            // B*T the scatter scratch covers
-  DeviceBuffer<T> gathered_;         // (M, H)
-  DeviceBuffer<T> transform_input_;  // (M, H) Dense output, GELU input
-  DeviceBuffer<T> transform_;        // (M, H) GELU output
-  DeviceBuffer<T> normed_;           // (M, H)
-  DeviceBuffer<float> norm_mean_;    // (M)
-  DeviceBuffer<float> norm_rstd_;    // (M)
-  DeviceBuffer<T> logits_;           // (M, V)
-  DeviceBuffer<T> probs_;            // (M, V)
-  DeviceBuffer<T> pooled_;           // (B, H) copy of the pooled output
-  DeviceBuffer<T> nsp_logits_;       // (B, 2)
-  DeviceBuffer<T> nsp_probs_;        // (B, 2)
-  DeviceBuffer<float> losses_;       // (3) total, masked LM, NSP
-  DeviceBuffer<double> row_terms_;   // (max(M, B)) cross-entropy scratch
-  DeviceBuffer<T> d_logits_;         // (M, V)
-  DeviceBuffer<T> d_hidden_a_;       // (M, H)
-  DeviceBuffer<T> d_hidden_b_;       // (M, H)
-  DeviceBuffer<T> d_nsp_logits_;     // (B, 2)
+  int64_t sequence_rows_;                // B*T the scatter scratch covers
+  ActivationBuffer<T> gathered_;         // (M, H)
+  ActivationBuffer<T> transform_input_;  // (M, H) Dense output, GELU input
+  ActivationBuffer<T> transform_;        // (M, H) GELU output
+  ActivationBuffer<T> normed_;           // (M, H)
+  DeviceBuffer<float> norm_mean_;        // (M)
+  DeviceBuffer<float> norm_rstd_;        // (M)
+  DeviceBuffer<float> logits_;           // (M, V)
+  DeviceBuffer<float> probs_;            // (M, V)
+  ActivationBuffer<T> pooled_;           // (B, H) copy of the pooled output
+  DeviceBuffer<float> nsp_logits_;       // (B, 2)
+  DeviceBuffer<float> nsp_probs_;        // (B, 2)
+  DeviceBuffer<float> losses_;           // (3) total, masked LM, NSP
+  DeviceBuffer<double> row_terms_;       // (max(M, B)) cross-entropy scratch
+  DeviceBuffer<float> d_logits_;         // (M, V)
+  DeviceBuffer<float> d_nsp_logits_;     // (B, 2)
+  // bf16 only (empty for float): d_logits rounded once for the GEMMs.
+  ActivationBuffer<T> d_logits_bf16_;        // (M, V)
+  ActivationBuffer<T> d_nsp_logits_bf16_;    // (B, 2)
+  ActivationBuffer<T> d_hidden_a_;           // (M, H)
+  ActivationBuffer<T> d_hidden_b_;           // (M, H)
   DeviceBuffer<int32_t> first_contributor_;  // (B*T) scatter scratch
   DeviceBuffer<int32_t> contributor_count_;  // (B*T) scatter scratch
 };

@@ -30,9 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <random>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -50,6 +48,7 @@
 #include "model/cuda/encoder_parity_fixture.h"
 #include "model/cuda/parity_comparator.h"
 #include "model/cuda/train_step_cuda.h"
+#include "model/cuda/training_step_parity_fixture.h"
 #include "model/heads/pretraining_heads.h"
 #include "model/heads/span_head.h"
 #include "model/optim/adamw.h"
@@ -60,6 +59,9 @@ namespace {
 
 using encoder_parity::kBatch;
 using encoder_parity::kSeqLen;
+using step_parity::HostView;
+using step_parity::ReadScalar;
+using step_parity::WaitForHostCopies;
 
 constexpr ParityDtype kF32 = ParityDtype::kFloat32;
 constexpr double kClipNorm = 1.0;
@@ -71,10 +73,7 @@ constexpr double kLearningRate = 1e-4;
 // The encoder parity tests' tiny odd shapes and FP32 weight scale, with a
 // vocabulary of 53 for the masked-LM softmax.
 BertConfig TinyConfig(AttentionMode mode) {
-  BertConfig config =
-      encoder_parity::TinyConfig(mode, encoder_parity::kFp32WeightScale);
-  config.vocab_size = 53;
-  return config;
+  return step_parity::TinyConfig(mode, encoder_parity::kFp32WeightScale);
 }
 
 // The encoder's forward chain: embedding LayerNorm and the pooler, then per
@@ -134,28 +133,10 @@ void ExpectParityByName(const std::string& what, const ParameterLayout& layout,
   }
 }
 
-// DeviceBuffer's copies from the host run on the legacy default stream, which
-// the context's non-blocking stream does not wait for: call after them,
-// before enqueueing work that reads the buffers.
-void WaitForHostCopies() { BERTLAB_CUDA_CHECK(cudaDeviceSynchronize()); }
-
-template <typename T>
-T ReadScalar(const T* device, const CudaContext& context) {
-  T value{};
-  BERTLAB_CUDA_CHECK(cudaMemcpyAsync(&value, device, sizeof(T),
-                                     cudaMemcpyDeviceToHost, context.stream()));
-  context.Synchronize();
-  return value;
-}
-
 // The FP32 encoder parity test's random weights, for the whole model.
 std::vector<float> RandomParameters(const ParameterLayout& layout) {
   return encoder_parity::RandomParameters(layout,
                                           encoder_parity::kFp32WeightScale);
-}
-
-EncoderBatch HostView(const encoder_parity::HostBatch& batch) {
-  return encoder_parity::HostEncoderBatch(batch, /*pooled_positions=*/false);
 }
 
 // One training step's forward + backward, CPU and GPU, over the same
@@ -286,56 +267,14 @@ struct PretrainingCase {
   bool training;
 };
 
-struct HostTargets {
-  std::vector<int32_t> positions;
-  std::vector<int32_t> labels;
-  std::vector<int32_t> next_sentence_labels;
-
-  PretrainingTargets View(bool next_sentence) const {
-    return PretrainingTargets{
-        positions.data(), labels.data(), static_cast<int64_t>(positions.size()),
-        next_sentence ? next_sentence_labels.data() : nullptr};
-  }
-};
-
-// Masked LM: a few real positions per row with random labels, one label
-// ignored and one position (row 1, t = 2) predicted twice with real labels
-// (the CPU adds both rows' gradients, in order). Left-to-right: every position,
-// label = the next real token or ignored.
-HostTargets MakeTargets(const BertConfig& config,
-                        const encoder_parity::HostBatch& batch) {
-  HostTargets targets;
-  if (config.attention_mode == AttentionMode::kCausal) {
-    for (int64_t b = 0; b < kBatch; ++b) {
-      for (int64_t t = 0; t < kSeqLen; ++t) {
-        targets.positions.push_back(static_cast<int32_t>(b * kSeqLen + t));
-        // pooled_positions[b] is the row's last real token.
-        targets.labels.push_back(t < batch.pooled_positions[b]
-                                     ? batch.input_ids[b * kSeqLen + t + 1]
-                                     : kIgnoreLabel);
-      }
-    }
-    return targets;
-  }
-  std::mt19937 engine(17);
-  std::uniform_int_distribution<int32_t> label(0, config.vocab_size - 1);
-  for (const auto& [b, t] : std::vector<std::pair<int64_t, int64_t>>{
-           {0, 1}, {0, 3}, {0, 5}, {1, 2}, {1, 4}, {2, 1}, {1, 2}}) {
-    targets.positions.push_back(static_cast<int32_t>(b * kSeqLen + t));
-    targets.labels.push_back(label(engine));
-  }
-  targets.labels[4] = kIgnoreLabel;
-  targets.next_sentence_labels = {1, 0, kIgnoreLabel};
-  return targets;
-}
-
 void CheckPretrainingStep(const PretrainingCase& c) {
   SCOPED_TRACE(c.name);
   const BertConfig config = TinyConfig(c.mode);
   const BertForPretraining model(config, c.next_sentence);
   const std::vector<float> params = RandomParameters(model.layout());
   const encoder_parity::HostBatch host = encoder_parity::MakeBatch(config);
-  const HostTargets host_targets = MakeTargets(config, host);
+  const step_parity::HostTargets host_targets =
+      step_parity::MakeTargets(config, host);
   const PretrainingTargets cpu_targets = host_targets.View(c.next_sentence);
   const int64_t m = cpu_targets.num_predictions;
   const DropoutSettings dropout{c.training, /*seed=*/99, /*step=*/3};
@@ -403,10 +342,9 @@ void CheckSpanStep(const SpanCase& c) {
   const BertForFinetuning model(config, options);
   const std::vector<float> params = RandomParameters(model.layout());
   const encoder_parity::HostBatch host = encoder_parity::MakeBatch(config);
-  // Row 1's start is past the window (ignored), row 2's end is ignored, row 2
-  // starts at [CLS] (no answer).
-  const std::vector<int32_t> start_positions = {2, 9, 0};
-  const std::vector<int32_t> end_positions = {4, 3, kIgnoreLabel};
+  const step_parity::SpanPositions answers;
+  const std::vector<int32_t>& start_positions = answers.start;
+  const std::vector<int32_t>& end_positions = answers.end;
   const DropoutSettings dropout{c.training, /*seed=*/41, /*step=*/5};
 
   FinetuneStepBuffers<float> cpu_buffers(model, kBatch, kSeqLen);

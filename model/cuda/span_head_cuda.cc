@@ -2,13 +2,18 @@
 // model/heads/span_head.cc with the CUDA op twins.
 #include "model/cuda/span_head_cuda.h"
 
+// The complete __nv_bfloat16 (the headers only declare it) for pointer
+// arithmetic on bf16 params; g++ may include it (model/cuda/README.md).
+#include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "common/check.h"
 #include "model/cuda/cuda_check.h"
+#include "model/cuda/float_logits_cuda.h"
 #include "model/cuda/span_logits_cuda.h"
 #include "model/ops/cross_entropy_cuda.h"
-#include "model/ops/linear_cuda.h"
 
 namespace bertlab {
 namespace cuda {
@@ -31,29 +36,33 @@ SpanHeadActivations<T>::SpanHeadActivations(
   CHECK_GT(batch, 0);
   CHECK_GT(seq_len, 0);
   const int64_t tokens = batch * seq_len;
-  logits_ = DeviceBuffer<T>("span.logits", tokens * 2);
-  start_logits_ = DeviceBuffer<T>("span.start_logits", tokens);
-  end_logits_ = DeviceBuffer<T>("span.end_logits", tokens);
-  start_probs_ = DeviceBuffer<T>("span.start_probs", tokens);
-  end_probs_ = DeviceBuffer<T>("span.end_probs", tokens);
+  logits_ = DeviceBuffer<float>("span.logits", tokens * 2);
+  start_logits_ = DeviceBuffer<float>("span.start_logits", tokens);
+  end_logits_ = DeviceBuffer<float>("span.end_logits", tokens);
+  start_probs_ = DeviceBuffer<float>("span.start_probs", tokens);
+  end_probs_ = DeviceBuffer<float>("span.end_probs", tokens);
   start_labels_ = DeviceBuffer<int32_t>("span.start_labels", batch);
   end_labels_ = DeviceBuffer<int32_t>("span.end_labels", batch);
   losses_ = DeviceBuffer<float>("span.losses", 3);
   row_terms_ = DeviceBuffer<double>("span.row_terms", batch);
-  d_start_logits_ = DeviceBuffer<T>("span.d_start_logits", tokens);
-  d_end_logits_ = DeviceBuffer<T>("span.d_end_logits", tokens);
-  d_logits_ = DeviceBuffer<T>("span.d_logits", tokens * 2);
+  d_start_logits_ = DeviceBuffer<float>("span.d_start_logits", tokens);
+  d_end_logits_ = DeviceBuffer<float>("span.d_end_logits", tokens);
+  d_logits_ = DeviceBuffer<float>("span.d_logits", tokens * 2);
+  // The float mode's GEMMs read the float d_logits themselves.
+  d_logits_bf16_ = ActivationBuffer<T>(
+      "span.d_logits_bf16", std::is_same<T, float>::value ? 0 : tokens * 2);
 }
 
 template <typename T>
 int64_t SpanHeadActivations<T>::SizeInBytes() const {
   int64_t bytes = 0;
-  for (const DeviceBuffer<T>* buffer :
+  for (const DeviceBuffer<float>* buffer :
        {&logits_, &start_logits_, &end_logits_, &start_probs_, &end_probs_,
         &d_start_logits_, &d_end_logits_, &d_logits_}) {
     bytes += static_cast<int64_t>(buffer->bytes());
   }
-  return bytes + static_cast<int64_t>(start_labels_.bytes()) +
+  return bytes + static_cast<int64_t>(d_logits_bf16_.bytes()) +
+         static_cast<int64_t>(start_labels_.bytes()) +
          static_cast<int64_t>(end_labels_.bytes()) +
          static_cast<int64_t>(losses_.bytes()) +
          static_cast<int64_t>(row_terms_.bytes());
@@ -71,8 +80,9 @@ const float* SpanHeadForward(const BertConfig& config,
   CHECK_LE(batch, acts->batch_);
   CHECK_EQ(seq_len, acts->seq_len_);
   float* loss = acts->losses_.data();
-  LinearForward(acts->logits_.data(), sequence_output, params + head.weight,
-                params + head.bias, tokens, hidden, int64_t{2}, context);
+  FloatLogitsForward(acts->logits_.data(), sequence_output,
+                     params + head.weight, params + head.bias, tokens, hidden,
+                     int64_t{2}, context);
   SplitSpanLogits(acts->start_logits_.data(), acts->end_logits_.data(),
                   acts->logits_.data(), tokens, context);
   BERTLAB_CUDA_CHECK(
@@ -117,22 +127,29 @@ void SpanHeadBackward(const BertConfig& config, const SpanHeadOffsets& head,
                               context);
   JoinSpanLogitGradients(acts->d_logits_.data(), acts->d_start_logits_.data(),
                          acts->d_end_logits_.data(), tokens, context);
-  LinearBackward(d_sequence_output, grads + head.weight, grads + head.bias,
-                 acts->d_logits_.data(), sequence_output, params + head.weight,
-                 tokens, hidden, int64_t{2}, context);
+  FloatLogitsBackward(d_sequence_output, grads + head.weight, grads + head.bias,
+                      acts->d_logits_bf16_.data(), acts->d_logits_.data(),
+                      sequence_output, params + head.weight, tokens, hidden,
+                      int64_t{2}, context);
 }
 
+#define BERTLAB_INSTANTIATE_SPAN_HEAD_CUDA(T)                                \
+  template class SpanHeadActivations<T>;                                     \
+  template const float* SpanHeadForward<T>(                                  \
+      const BertConfig&, const SpanHeadOffsets&, const T*, const T*,         \
+      const SpanTargets&, int64_t, int64_t, SpanHeadActivations<T>*,         \
+      const CudaContext&);                                                   \
+  template void SpanHeadBackward<T>(                                         \
+      const BertConfig&, const SpanHeadOffsets&, const T*, float*, const T*, \
+      const SpanTargets&, int64_t, int64_t, SpanHeadActivations<T>*, T*,     \
+      const CudaContext&);
+
 // FP32 mode.
-template class SpanHeadActivations<float>;
-template const float* SpanHeadForward<float>(
-    const BertConfig&, const SpanHeadOffsets&, const float*, const float*,
-    const SpanTargets&, int64_t, int64_t, SpanHeadActivations<float>*,
-    const CudaContext&);
-template void SpanHeadBackward<float>(const BertConfig&, const SpanHeadOffsets&,
-                                      const float*, float*, const float*,
-                                      const SpanTargets&, int64_t, int64_t,
-                                      SpanHeadActivations<float>*, float*,
-                                      const CudaContext&);
+BERTLAB_INSTANTIATE_SPAN_HEAD_CUDA(float)
+// BF16 mixed precision (bf16 working-copy params, float logits and grads).
+BERTLAB_INSTANTIATE_SPAN_HEAD_CUDA(__nv_bfloat16)
+
+#undef BERTLAB_INSTANTIATE_SPAN_HEAD_CUDA
 
 }  // namespace cuda
 }  // namespace bertlab

@@ -1,5 +1,6 @@
-// The SQuAD answer-span head on the GPU (FP32), the twin of
-// model/heads/span_head.h (read it for the math and the position rules):
+// The SQuAD answer-span head on the GPU (FP32 or BF16 mixed precision), the
+// twin of model/heads/span_head.h (read it for the math and the position
+// rules):
 //
 //   [start, end] = sequence_output * W^T + b     (B*T, 2), "qa_outputs.*"
 //   loss = (CE(start_logits (B, T), start labels)
@@ -14,21 +15,28 @@
 // CUDA's expf); the column split / join and the labels are bit-identical
 // (span_logits_cuda.h).
 //
-// T is the activation storage type, as in encoder_cuda.h: float (FP32 mode)
-// is the one instantiated; gradients are float for every T.
+// T is the activation storage type, as in encoder_cuda.h (float, or
+// __nv_bfloat16 with params the bf16 working copy); gradients are float for
+// every T. The logits, probabilities, losses and d_logits are FLOAT for every
+// T (float_logits_cuda.h: a bf16 x bf16 -> f32 GEMM); d_logits is rounded to
+// bf16 once for the backward GEMMs, the bias gradient sums it in float.
 //
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
-// parity_test compares the span fine-tuning step with the CPU when run on a
-// GPU machine.
+// parity_test (float) and pretraining_step_bf16_parity_test compare the span
+// fine-tuning step with the CPU when run on a GPU machine.
 #ifndef BERTLAB_MODEL_CUDA_SPAN_HEAD_CUDA_H_
 #define BERTLAB_MODEL_CUDA_SPAN_HEAD_CUDA_H_
 
 #include <cstdint>
 
 #include "model/bert/config.h"
+#include "model/cuda/activation_buffer.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
 #include "model/heads/span_head.h"
+
+// cuda_bf16.h is nvcc-only here (model/cuda/cuda_check.h).
+struct __nv_bfloat16;
 
 namespace bertlab {
 namespace cuda {
@@ -43,8 +51,9 @@ class SpanHeadActivations {
   const float* loss() const { return losses_.data(); }
   const float* start_loss() const { return losses_.data() + 1; }
   const float* end_loss() const { return losses_.data() + 2; }
-  const T* start_logits() const { return start_logits_.data(); }  // (B, T)
-  const T* end_logits() const { return end_logits_.data(); }      // (B, T)
+  // Float for every T.
+  const float* start_logits() const { return start_logits_.data(); }  // (B, T)
+  const float* end_logits() const { return end_logits_.data(); }      // (B, T)
   // Bytes held by all buffers.
   int64_t SizeInBytes() const;
 
@@ -62,18 +71,20 @@ class SpanHeadActivations {
 
   int64_t batch_;
   int64_t seq_len_;
-  DeviceBuffer<T> logits_;              // (B*T, 2) the linear's output
-  DeviceBuffer<T> start_logits_;        // (B, T)
-  DeviceBuffer<T> end_logits_;          // (B, T)
-  DeviceBuffer<T> start_probs_;         // (B, T)
-  DeviceBuffer<T> end_probs_;           // (B, T)
+  DeviceBuffer<float> logits_;          // (B*T, 2) the linear's output
+  DeviceBuffer<float> start_logits_;    // (B, T)
+  DeviceBuffer<float> end_logits_;      // (B, T)
+  DeviceBuffer<float> start_probs_;     // (B, T)
+  DeviceBuffer<float> end_probs_;       // (B, T)
   DeviceBuffer<int32_t> start_labels_;  // (B)
   DeviceBuffer<int32_t> end_labels_;    // (B)
   DeviceBuffer<float> losses_;          // (3) loss, start, end
   DeviceBuffer<double> row_terms_;      // (B) cross-entropy scratch
-  DeviceBuffer<T> d_start_logits_;      // (B, T)
-  DeviceBuffer<T> d_end_logits_;        // (B, T)
-  DeviceBuffer<T> d_logits_;            // (B*T, 2)
+  DeviceBuffer<float> d_start_logits_;  // (B, T)
+  DeviceBuffer<float> d_end_logits_;    // (B, T)
+  DeviceBuffer<float> d_logits_;        // (B*T, 2)
+  // bf16 only (empty for float): d_logits rounded once for the GEMMs.
+  ActivationBuffer<T> d_logits_bf16_;  // (B*T, 2)
 };
 
 // Enqueues the forward pass and returns the device address of the loss

@@ -9,9 +9,32 @@
 #include "common/check.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/gradient_clipping_cuda.h"
+#include "model/cuda/precision_cast_cuda.h"
 
 namespace bertlab {
 namespace cuda {
+
+MixedPrecisionParams::MixedPrecisionParams(const std::vector<float>& master,
+                                           const CudaContext& context)
+    : master_("mixed_precision.master_params", master),
+      working_("mixed_precision.bf16_params",
+               static_cast<int64_t>(master.size())) {
+  Refresh(context);
+}
+
+void MixedPrecisionParams::CopyMasterFromHost(const std::vector<float>& master,
+                                              const CudaContext& context) {
+  // Synchronous and device-wide (device_buffer.h): no step still reads the
+  // old master or working copy when it returns.
+  BERTLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  master_.CopyFromHost(master);
+  Refresh(context);
+}
+
+void MixedPrecisionParams::Refresh(const CudaContext& context) {
+  CastFloatToBf16(AsDevice(working_.data()), master_.data(), master_.size(),
+                  context);
+}
 
 DeviceOptimizer::DeviceOptimizer(const ParameterLayout& layout,
                                  const DeviceOptimizerOptions& options)
@@ -80,6 +103,17 @@ bool DeviceOptimizer::Step(double learning_rate, const float* loss,
         cudaMemsetAsync(grads, 0, sizeof(float) * size, context.stream()));
   }
   return apply;
+}
+
+bool DeviceOptimizer::Step(double learning_rate, const float* loss,
+                           float* grads, MixedPrecisionParams* params,
+                           const CudaContext& context) {
+  CHECK(params != nullptr);
+  CHECK_EQ(params->size(), m_.size());
+  const bool applied =
+      Step(learning_rate, loss, grads, params->master_.data(), context);
+  if (applied) params->Refresh(context);
+  return applied;
 }
 
 double DeviceOptimizer::LastGlobalNorm(const CudaContext& context) const {

@@ -23,6 +23,15 @@
 //                 v. For throughput runs that check LastGlobalNorm()
 //                 themselves.
 //
+// BF16 mixed precision: MixedPrecisionParams below holds the FP32 master
+// parameters and their bf16 working copy; Step(..., MixedPrecisionParams*)
+// runs the sequence above on the master (FP32 grads, FP32 m / v, unchanged)
+// and then refreshes the working copy from it (CastFloatToBf16, round to
+// nearest even), so the next forward / backward cannot read stale weights.
+// No loss scaling: bf16 has float's 8-bit exponent, so a gradient that does
+// not underflow in FP32 does not underflow in bf16 (and the parameter
+// gradients are float anyway); only mantissa bits are lost.
+//
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test compares a whole step with the CPU's ClipByGlobalNorm +
 // AdamW<float>::Step when run on a GPU machine.
@@ -34,6 +43,7 @@
 
 #include "model/bert/parameter_layout.h"
 #include "model/cuda/adamw_cuda.h"
+#include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
 #include "model/optim/adamw.h"
@@ -42,6 +52,39 @@ namespace bertlab {
 namespace cuda {
 
 enum class NonFiniteGradients { kSkipStep, kApplyAnyway };
+
+// The parameters of a BF16 mixed-precision step: the FP32 master (what the
+// optimizer updates and a checkpoint saves) and its bf16 working copy (what
+// the bf16 forward / backward read), same flat layout. The copy is made from
+// the master wherever the master changes (construction, CopyMasterFromHost,
+// DeviceOptimizer::Step), and the master is not writable otherwise, so the
+// two cannot drift apart.
+class MixedPrecisionParams {
+ public:
+  // Uploads `master` (synchronously, device_buffer.h) and enqueues the first
+  // cast on context.stream().
+  MixedPrecisionParams(const std::vector<float>& master,
+                       const CudaContext& context);
+
+  int64_t size() const { return master_.size(); }
+  const float* master() const { return master_.data(); }  // (size())
+  const __nv_bfloat16* working() const {                  // (size())
+    return AsDevice(working_.data());
+  }
+  // Replaces the master (e.g. a checkpoint load; same size) and refreshes.
+  void CopyMasterFromHost(const std::vector<float>& master,
+                          const CudaContext& context);
+  // Host copies (wait for the device).
+  std::vector<float> MasterToHost() const { return master_.ToHost(); }
+  std::vector<Bf16> WorkingToHost() const { return working_.ToHost(); }
+
+ private:
+  friend class DeviceOptimizer;
+  void Refresh(const CudaContext& context);
+
+  DeviceBuffer<float> master_;
+  DeviceBuffer<Bf16> working_;
+};
 
 struct DeviceOptimizerOptions {
   AdamWOptions adamw;  // validated by ValidateAdamWOptions (CHECKed)
@@ -65,6 +108,10 @@ class DeviceOptimizer {
   // zero afterwards either way.
   bool Step(double learning_rate, const float* loss, float* grads,
             float* params, const CudaContext& context);
+  // The same step on params->master(), then params->working() refreshed
+  // from it when the update was applied (a skipped step changes neither).
+  bool Step(double learning_rate, const float* loss, float* grads,
+            MixedPrecisionParams* params, const CudaContext& context);
 
   // Updates applied so far (AdamW<float>::step()).
   int64_t step() const { return step_; }

@@ -130,6 +130,20 @@ void CheckShapes(int64_t batch, int64_t seq_len, int64_t heads,
       "attention: dropout_rate outside [0, 1)");
 }
 
+// The GEMMs run one call per head a, batched over the sequences b: the
+// operands of (b, a) are b sequences (qkv, context) or b * heads squares
+// (scores, probs) past those of (0, a).
+struct Strides {
+  int64_t qkv;      // seq_len * 3 * heads * head_dim
+  int64_t context;  // seq_len * heads * head_dim
+  int64_t square;   // heads * seq_len * seq_len
+};
+
+Strides MakeStrides(int64_t seq_len, int64_t heads, int64_t head_dim) {
+  const int64_t hidden = heads * head_dim;
+  return {seq_len * 3 * hidden, seq_len * hidden, heads * seq_len * seq_len};
+}
+
 float ScoreScale(int64_t head_dim) {
   return static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
 }
@@ -151,13 +165,14 @@ void AttentionForwardImpl(T* out, T* probs, T* scratch, float* scores,
   const int64_t hidden = heads * head_dim;
   const int64_t qkv_width = 3 * hidden;
   const int64_t square = seq_len * seq_len;
-  for (int64_t b = 0; b < batch; ++b) {
-    const T* query = qkv + b * seq_len * qkv_width;
-    GemmStridedBatched<T, float>(Transpose::kNo, Transpose::kYes, seq_len,
-                                 seq_len, head_dim, ScoreScale(head_dim), query,
-                                 qkv_width, head_dim, query + hidden, qkv_width,
-                                 head_dim, 0.0f, scores + b * heads * square,
-                                 seq_len, square, heads, context);
+  const Strides strides = MakeStrides(seq_len, heads, head_dim);
+  for (int64_t a = 0; a < heads; ++a) {
+    const T* query = qkv + a * head_dim;
+    GemmStridedBatched<T, float>(
+        Transpose::kNo, Transpose::kYes, seq_len, seq_len, head_dim,
+        ScoreScale(head_dim), query, qkv_width, strides.qkv, query + hidden,
+        qkv_width, strides.qkv, 0.0f, scores + a * square, seq_len,
+        strides.square, batch, context);
   }
   const int64_t rows = batch * heads * seq_len;
   MaskedSoftmaxKernel<<<RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
@@ -175,12 +190,12 @@ void AttentionForwardImpl(T* out, T* probs, T* scratch, float* scores,
     BERTLAB_CUDA_CHECK_LAUNCH();
     weights = scratch;
   }
-  for (int64_t b = 0; b < batch; ++b) {
-    GemmStridedBatched<T, T>(
-        Transpose::kNo, Transpose::kNo, seq_len, head_dim, seq_len, 1.0f,
-        weights + b * heads * square, seq_len, square,
-        qkv + b * seq_len * qkv_width + 2 * hidden, qkv_width, head_dim, 0.0f,
-        out + b * seq_len * hidden, hidden, head_dim, heads, context);
+  for (int64_t a = 0; a < heads; ++a) {
+    GemmStridedBatched<T, T>(Transpose::kNo, Transpose::kNo, seq_len, head_dim,
+                             seq_len, 1.0f, weights + a * square, seq_len,
+                             strides.square, qkv + 2 * hidden + a * head_dim,
+                             qkv_width, strides.qkv, 0.0f, out + a * head_dim,
+                             hidden, strides.context, batch, context);
   }
 }
 
@@ -203,6 +218,7 @@ void AttentionBackwardImpl(T* d_qkv, T* scratch, float* d_probs, const T* d_out,
   const int64_t square = seq_len * seq_len;
   const int64_t rows = batch * heads * seq_len;
   const float scale = ScoreScale(head_dim);
+  const Strides strides = MakeStrides(seq_len, heads, head_dim);
   // d_value = dropped^T d_context (dropped recomputed into scratch).
   const T* weights = probs;
   if (dropout) {
@@ -213,22 +229,21 @@ void AttentionBackwardImpl(T* d_qkv, T* scratch, float* d_probs, const T* d_out,
     BERTLAB_CUDA_CHECK_LAUNCH();
     weights = scratch;
   }
-  for (int64_t b = 0; b < batch; ++b) {
-    GemmStridedBatched<T, T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim,
-                             seq_len, 1.0f, weights + b * heads * square,
-                             seq_len, square, d_out + b * seq_len * hidden,
-                             hidden, head_dim, 0.0f,
-                             d_qkv + b * seq_len * qkv_width + 2 * hidden,
-                             qkv_width, head_dim, heads, context);
+  for (int64_t a = 0; a < heads; ++a) {
+    GemmStridedBatched<T, T>(
+        Transpose::kYes, Transpose::kNo, seq_len, head_dim, seq_len, 1.0f,
+        weights + a * square, seq_len, strides.square, d_out + a * head_dim,
+        hidden, strides.context, 0.0f, d_qkv + 2 * hidden + a * head_dim,
+        qkv_width, strides.qkv, batch, context);
   }
   // d_probs = d_dropped = d_context v^T in float (after d_value has read
   // `dropped`, which shares scratch with it when T = float).
-  for (int64_t b = 0; b < batch; ++b) {
+  for (int64_t a = 0; a < heads; ++a) {
     GemmStridedBatched<T, float>(
         Transpose::kNo, Transpose::kYes, seq_len, seq_len, head_dim, 1.0f,
-        d_out + b * seq_len * hidden, hidden, head_dim,
-        qkv + b * seq_len * qkv_width + 2 * hidden, qkv_width, head_dim, 0.0f,
-        d_probs + b * heads * square, seq_len, square, heads, context);
+        d_out + a * head_dim, hidden, strides.context,
+        qkv + 2 * hidden + a * head_dim, qkv_width, strides.qkv, 0.0f,
+        d_probs + a * square, seq_len, strides.square, batch, context);
   }
   SoftmaxBackwardKernel<<<RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
                           context.stream()>>>(
@@ -236,18 +251,18 @@ void AttentionBackwardImpl(T* d_qkv, T* scratch, float* d_probs, const T* d_out,
       keep_scale, options.dropout_stream);
   BERTLAB_CUDA_CHECK_LAUNCH();
   // d_query = d_scores k / sqrt(d); d_key = d_scores^T q / sqrt(d).
-  for (int64_t b = 0; b < batch; ++b) {
-    const T* query = qkv + b * seq_len * qkv_width;
-    T* d_query = d_qkv + b * seq_len * qkv_width;
-    const T* d_scores = scratch + b * heads * square;
+  for (int64_t a = 0; a < heads; ++a) {
+    const T* query = qkv + a * head_dim;
+    T* d_query = d_qkv + a * head_dim;
+    const T* d_scores = scratch + a * square;
     GemmStridedBatched<T, T>(Transpose::kNo, Transpose::kNo, seq_len, head_dim,
-                             seq_len, scale, d_scores, seq_len, square,
-                             query + hidden, qkv_width, head_dim, 0.0f, d_query,
-                             qkv_width, head_dim, heads, context);
-    GemmStridedBatched<T, T>(Transpose::kYes, Transpose::kNo, seq_len, head_dim,
-                             seq_len, scale, d_scores, seq_len, square, query,
-                             qkv_width, head_dim, 0.0f, d_query + hidden,
-                             qkv_width, head_dim, heads, context);
+                             seq_len, scale, d_scores, seq_len, strides.square,
+                             query + hidden, qkv_width, strides.qkv, 0.0f,
+                             d_query, qkv_width, strides.qkv, batch, context);
+    GemmStridedBatched<T, T>(
+        Transpose::kYes, Transpose::kNo, seq_len, head_dim, seq_len, scale,
+        d_scores, seq_len, strides.square, query, qkv_width, strides.qkv, 0.0f,
+        d_query + hidden, qkv_width, strides.qkv, batch, context);
   }
 }
 

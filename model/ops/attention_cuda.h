@@ -4,11 +4,13 @@
 // PhiloxUniform(options.dropout_stream, e) for element e of probs: the same
 // mask bits as the CPU.
 //
-// A straightforward version: per sequence b, one strided-batched cuBLAS GEMM
-// over the heads (the heads of one sequence are head_dim apart in the fused
-// QKV rows) for scores = q k^T / sqrt(head_dim), a warp-per-row mask +
-// softmax kernel, and a second batched GEMM for context = probs v. The
-// backward mirrors it. No fused / flash-style kernel here.
+// A straightforward version: per head a, one strided-batched cuBLAS GEMM
+// over the sequences b (sequence b's operands sit a fixed stride past
+// sequence 0's: seq_len fused QKV rows, seq_len context rows, heads score
+// squares) for scores = q k^T / sqrt(head_dim), a warp-per-row mask +
+// softmax kernel, and a second batched GEMM for context = probs v, so
+// `heads` GEMM calls per product rather than `batch`. The backward mirrors
+// it. No fused / flash-style kernel here.
 //
 // float: scores are computed in place in probs. Unlike the CPU op it needs a
 // caller-owned scratch of probs' size: the dropped probabilities (forward,

@@ -1,14 +1,14 @@
 // CUDA twin of embedding.h, same arguments. Forward adds
 // word + token_type + position in that order (bit-identical to the CPU for
-// float). Backward is deterministic without atomics or sorting, and
+// float). Backward is deterministic without atomics or scratch, and
 // bit-identical to the CPU for float because every gradient row accumulates
 // its contributions in increasing row order, as the CPU does:
-//   d_word:       one block per token row r; a block whose id first occurs at
-//                 r sums the d_out rows of every occurrence, in order, onto
-//                 d_word[id] (the others exit). O(rows^2) id compares, cheap
-//                 beside the O(rows * hidden) data.
+//   d_word, d_token_type: one kernel; a block owns 8 columns of one table and
+//                 walks the rows in 1024-row chunks. A stable block radix sort
+//                 of a chunk's ids gives each id one run of its rows in row
+//                 order, and one thread per (run, column) adds the run onto
+//                 the table value, which already holds the earlier chunks.
 //   d_position:   one thread per (t, c), summing over b in order.
-//   d_token_type: one block per type id (a handful), like d_word.
 // Ids are NOT range-checked on the device (they are on the CPU); callers
 // validate ids on the host where they come from data (model/ops/README.md).
 //

@@ -59,8 +59,8 @@ void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
 
 // `batch` independent products; product i uses a + i * stride_a,
 // b + i * stride_b and c + i * stride_c (strides in elements, any of them may
-// be 0 to share an operand). Attention uses it over the heads of one sequence:
-// stride head_dim within the fused QKV rows.
+// be 0 to share an operand). Attention uses it per head over the sequences:
+// stride seq_len rows of the fused QKV (or context) matrix.
 template <typename InT, typename OutT>
 void GemmStridedBatched(Transpose transpose_a, Transpose transpose_b, int64_t m,
                         int64_t n, int64_t k, float alpha, const InT* a,
