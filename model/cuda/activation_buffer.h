@@ -2,9 +2,8 @@
 // mode) or __nv_bfloat16 (BF16 mixed precision), for g++ code that only
 // forward-declares __nv_bfloat16 (model/cuda/cuda_check.h says why).
 // DeviceBuffer needs a complete element type, so bf16 storage is held as
-// model/cuda/bf16.h's layout-compatible Bf16 and handed out as T*. The same
-// idea as encoder_cuda.h's private EncoderActivations::Buffer, for the heads
-// and the training steps.
+// model/cuda/bf16.h's layout-compatible Bf16 and handed out as T*. Used by
+// the GPU encoder, the heads and the training steps.
 #ifndef BERTLAB_MODEL_CUDA_ACTIVATION_BUFFER_H_
 #define BERTLAB_MODEL_CUDA_ACTIVATION_BUFFER_H_
 

@@ -59,6 +59,7 @@
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
 #include "model/bert/encoder_parameters.h"
+#include "model/cuda/activation_buffer.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
@@ -110,25 +111,7 @@ class EncoderActivations {
                               const DropoutSettings&, const U*, const U*,
                               EncoderActivations<U>*, const CudaContext&);
 
-  // A named device buffer of T elements. DeviceBuffer needs a complete
-  // element type, which __nv_bfloat16 is not in g++ code, so bf16 storage is
-  // held as Bf16 (same size and layout) and handed out as T*.
-  class Buffer {
-   public:
-    using Storage = typename std::conditional<std::is_same<T, float>::value,
-                                              float, Bf16>::type;
-    Buffer() = default;
-    Buffer(std::string name, int64_t size) : storage_(std::move(name), size) {}
-    T* data() { return reinterpret_cast<T*>(storage_.data()); }
-    const T* data() const {
-      return reinterpret_cast<const T*>(storage_.data());
-    }
-    size_t bytes() const { return storage_.bytes(); }
-    void Zero(cudaStream_t stream) { storage_.Zero(stream); }
-
-   private:
-    DeviceBuffer<Storage> storage_;
-  };
+  using Buffer = ActivationBuffer<T>;
 
   struct Layer {
     Buffer qkv;                          // (N, 3H)
