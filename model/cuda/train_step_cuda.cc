@@ -116,6 +116,21 @@ bool DeviceOptimizer::Step(double learning_rate, const float* loss,
   return applied;
 }
 
+void DeviceOptimizer::LoadState(const AdamW<float>& host) {
+  CHECK_EQ(host.size(), m_.size());
+  m_.CopyFromHost(host.m());
+  v_.CopyFromHost(host.v());
+  step_ = host.step();
+}
+
+void DeviceOptimizer::StoreState(AdamW<float>* host) const {
+  CHECK(host != nullptr);
+  CHECK_EQ(host->size(), m_.size());
+  *host->mutable_m() = m_.ToHost();
+  *host->mutable_v() = v_.ToHost();
+  host->set_step(step_);
+}
+
 double DeviceOptimizer::LastGlobalNorm(const CudaContext& context) const {
   double norm = 0;
   BERTLAB_CUDA_CHECK(cudaMemcpyAsync(&norm, norm_.data(), sizeof(norm),

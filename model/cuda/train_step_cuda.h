@@ -113,6 +113,11 @@ class DeviceOptimizer {
   bool Step(double learning_rate, const float* loss, float* grads,
             MixedPrecisionParams* params, const CudaContext& context);
 
+  // Checkpoints: the moments and step count from / to a host AdamW<float>
+  // of the same layout (synchronous and device-wide, device_buffer.h).
+  void LoadState(const AdamW<float>& host);
+  void StoreState(AdamW<float>* host) const;
+
   // Updates applied so far (AdamW<float>::step()).
   int64_t step() const { return step_; }
   int64_t size() const { return m_.size(); }

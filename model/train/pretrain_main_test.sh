@@ -40,6 +40,15 @@ expect_error "--shards names 2 directories but the run has 1 sequence phases" \
 expect_error "no variant \"ltr\"" --shards="$work/good" --variant=ltr
 expect_error "--config, --shards and --output_dir are required" \
   --shards="$work/good" --output_dir=
+expect_error "precision \"fp16\": use fp32 or bf16" --shards="$work/good" \
+  --precision=fp16
+expect_error "device cpu trains in float32 only" --shards="$work/good" \
+  --precision=bf16
+# Without --config=cuda the binary has no cuda device; with it, this machine
+# may have no GPU. Either way the run stops before writing anything.
+expect_error "cuda" --shards="$work/good" --device=cuda
+grep -qE 'no training device "cuda" in this binary; it has: cpu|device cuda: no usable GPU' \
+  "$work/err" || { cat "$work/err" >&2; fail "unexpected --device=cuda error"; }
 [[ ! -e $work/out/checkpoints ]] || fail "a refused run wrote checkpoints"
 
 "$pretrain" --config="$config" --shards="$work/good" --output_dir="$work/out" \
