@@ -252,6 +252,8 @@ class Runner {
       options.output_dir = train_dir;
       options.progress =
           options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
+      options.device = options_.pretraining_device;
+      options.precision = options_.pretraining_precision;
       const auto start = Clock::now();
       ASSIGN_OR_RETURN(const PretrainingResult result, RunPretraining(options),
                        _.Prepend("variant ", run.name, ": "));

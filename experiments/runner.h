@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "model/train/pretraining_backend.h"
 
 namespace bertlab {
 namespace experiments {
@@ -67,6 +68,11 @@ struct RunnerOptions {
   // The report's date line (empty: now).
   std::string report_date;
   bool progress = true;
+  // Where pre-training runs (model/train/pretraining_backend.h). Not part of
+  // a run's identity: a cached run is reused whatever device made it, and
+  // its metrics.jsonl names the device.
+  std::string pretraining_device = "cpu";
+  BackendPrecision pretraining_precision = BackendPrecision::kFloat32;
 };
 
 struct RunnerSummary {
