@@ -28,8 +28,9 @@ const BertConfig& SupportedConfig(const BertForFinetuning& model) {
 
 template <typename T>
 SpanFinetuneStepBuffers<T>::SpanFinetuneStepBuffers(
-    const BertForFinetuning& model, int64_t rows, int64_t seq_len)
-    : encoder(SupportedConfig(model), rows, seq_len),
+    const BertForFinetuning& model, int64_t rows, int64_t seq_len,
+    GpuAttention attention)
+    : encoder(SupportedConfig(model), rows, seq_len, attention),
       span(model.head_config(), rows, seq_len),
       d_sequence_output("step.d_sequence_output",
                         rows * seq_len * model.config().hidden_size) {}

@@ -40,8 +40,10 @@ namespace cuda {
 template <typename T>
 struct SpanFinetuneStepBuffers {
   // CHECKs that the model is one this step runs (kSpan, no BiLSTM).
+  // attention: the encoder's kernel (encoder_activation_plan.h).
   SpanFinetuneStepBuffers(const BertForFinetuning& model, int64_t rows,
-                          int64_t seq_len);
+                          int64_t seq_len,
+                          GpuAttention attention = GpuAttention::kUnfused);
   // Bytes held by all buffers (activations; not params, grads, moments).
   int64_t SizeInBytes() const;
 

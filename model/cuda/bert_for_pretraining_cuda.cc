@@ -9,8 +9,9 @@ template <typename T>
 PretrainingStepBuffers<T>::PretrainingStepBuffers(const BertConfig& config,
                                                   int64_t batch,
                                                   int64_t seq_len,
-                                                  int64_t max_predictions)
-    : encoder(config, batch, seq_len),
+                                                  int64_t max_predictions,
+                                                  GpuAttention attention)
+    : encoder(config, batch, seq_len, attention),
       heads(config, max_predictions, batch, seq_len),
       d_sequence_output("step.d_sequence_output",
                         batch * seq_len * config.hidden_size),

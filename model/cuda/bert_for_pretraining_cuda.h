@@ -41,8 +41,10 @@ namespace cuda {
 // (float or __nv_bfloat16).
 template <typename T>
 struct PretrainingStepBuffers {
+  // attention: the encoder's kernel (encoder_activation_plan.h).
   PretrainingStepBuffers(const BertConfig& config, int64_t batch,
-                         int64_t seq_len, int64_t max_predictions);
+                         int64_t seq_len, int64_t max_predictions,
+                         GpuAttention attention = GpuAttention::kUnfused);
   // Bytes held by all buffers (activations; not params, grads, moments).
   int64_t SizeInBytes() const;
 

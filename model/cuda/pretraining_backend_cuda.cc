@@ -129,8 +129,11 @@ class CudaPretrainingBackend : public PretrainingBackend {
     context_.Synchronize();
     buffers_.reset();  // free the old shape's buffers first
     device_batch_.reset();
+    // Flash attention: no (B, A, T, T) buffers, so BASE and LARGE at 512
+    // fit their paper batches (encoder_activation_plan.h).
     buffers_ = std::make_unique<PretrainingStepBuffers<T>>(
-        model().config(), batch, seq_len, max_predictions);
+        model().config(), batch, seq_len, max_predictions,
+        GpuAttention::kFlash);
     device_batch_ = std::make_unique<DevicePretrainingBatch>(batch, seq_len,
                                                              max_predictions);
     batch_ = batch;
