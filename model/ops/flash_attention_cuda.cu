@@ -776,6 +776,14 @@ bool CheckArguments(const char* op, int64_t batch, int64_t seq_len,
   BERTLAB_CUDA_REQUIRE(
       options.dropout_rate >= 0.0f && options.dropout_rate < 1.0f,
       "flash attention: dropout_rate outside [0, 1)");
+  // A row whose every key is masked gets its unshifted scores, which is
+  // attention.h's softmax only while mask_value shifts the row without
+  // swamping it (-1e30 makes the CPU's row uniform, -inf NaN).
+  BERTLAB_CUDA_REQUIRE(
+      options.mask_value >= kFlashAttentionMinMaskValue &&
+          options.mask_value <= 0.0,
+      "flash attention: mask_value outside [-1e5, 0] (rows with every key "
+      "masked would not match attention.h; use the unfused op)");
   if (batch == 0 || seq_len == 0 || heads == 0) return false;
   if (head_dim < 1 || head_dim > kFlashAttentionMaxHeadDim) {
     char message[200];

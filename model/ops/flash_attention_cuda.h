@@ -36,8 +36,10 @@
 //
 // Differences from attention.h's CPU op: no probs output (logsumexp instead);
 // the backward needs out, logsumexp and a float workspace; a row whose every
-// key is masked uses its unshifted scores (the same softmax; see
-// flash_attention_tile.h), so its logsumexp is the masked scores' minus
+// key is masked uses its unshifted scores (the same softmax as the CPU's up
+// to the CPU's rounding of the shift, for mask values that shift a row
+// without swamping it: mask_value must lie in [kFlashAttentionMinMaskValue,
+// 0]; BERT's -10000 does), so its logsumexp is the masked scores' minus
 // mask_value. Supports 1 <= head_dim <= kFlashAttentionMaxHeadDim, any
 // seq_len < 2^31 - 64, batch and heads <= 65535 (grid dimensions); anything
 // else fails loudly. Device pointers, enqueued on context.stream().
@@ -53,6 +55,8 @@ namespace bertlab {
 namespace cuda {
 
 inline constexpr int64_t kFlashAttentionMaxHeadDim = 128;
+// The most negative mask_value the kernels accept (see above).
+inline constexpr double kFlashAttentionMinMaskValue = -1e5;
 
 // T in {float, __nv_bfloat16}.
 template <typename T>
