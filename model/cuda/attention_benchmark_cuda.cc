@@ -22,19 +22,20 @@
 // time). The flash kernels are UNVERIFIED on a GPU until
 // //model/cuda:flash_attention_parity_test has passed on one.
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "common/half.h"
 #include "common/philox.h"
 #include "model/cuda/bf16.h"
+#include "model/cuda/bf16_test_util.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
+#include "model/cuda/parity_test_util.h"
 #include "model/ops/attention.h"
 #include "model/ops/attention_cuda.h"
 #include "model/ops/flash_attention_cuda.h"
+#include "model/ops/flash_attention_reference.h"
 
 namespace bertlab {
 namespace {
@@ -44,36 +45,23 @@ constexpr int64_t kHeadDim = 64;
 
 enum class Variant { kFlashF32, kFlashBf16, kUnfusedF32, kUnfusedTf32 };
 
-struct Shape {
-  int64_t batch;
-  int64_t seq_len;
-
-  int64_t Hidden() const { return kHeads * kHeadDim; }
-  int64_t QkvSize() const { return batch * seq_len * 3 * Hidden(); }
-  int64_t OutSize() const { return batch * seq_len * Hidden(); }
-  int64_t Rows() const { return batch * kHeads * seq_len; }
-  int64_t ProbsSize() const { return Rows() * seq_len; }
-  // One B A T^2 d product's FLOPs (2 per multiply-add).
-  double ProductFlops() const {
-    return 2.0 * static_cast<double>(Rows()) * static_cast<double>(seq_len) *
-           kHeadDim;
-  }
-};
-
-std::vector<float> Random(int64_t n, uint32_t seed, float scale) {
-  std::mt19937 engine(seed);
-  std::normal_distribution<float> normal(0.0f, scale);
-  std::vector<float> values(static_cast<size_t>(n));
-  for (float& value : values) value = normal(engine);
-  return values;
+// Sequences of BERT-BASE heads.
+AttentionShape BaseShape(int64_t batch, int64_t seq_len) {
+  return AttentionShape{batch, seq_len, kHeads, kHeadDim};
 }
 
-std::vector<Bf16> ToBf16(const std::vector<float>& values) {
-  std::vector<Bf16> out(values.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    out[i].bits = FloatToBf16(values[i]);
-  }
-  return out;
+// One B A T^2 d product's FLOPs (2 per multiply-add).
+double ProductFlops(const AttentionShape& shape) {
+  return 2.0 * static_cast<double>(shape.RowCount()) *
+         static_cast<double>(shape.seq_len) * shape.head_dim;
+}
+
+// The attention mask of full sequences (all ones).
+DeviceBuffer<int32_t> FullSequenceMask(const AttentionShape& shape) {
+  return DeviceBuffer<int32_t>(
+      "attention_mask",
+      std::vector<int32_t>(static_cast<size_t>(shape.batch * shape.seq_len),
+                           1));
 }
 
 AttentionOptions TrainingOptions(uint32_t step) {
@@ -85,45 +73,30 @@ AttentionOptions TrainingOptions(uint32_t step) {
 
 // The flash forward (+ backward) on storage type Storage (float or Bf16).
 template <typename Storage>
-void RunFlash(benchmark::State& state, const Shape& shape, bool backward) {
+void RunFlash(benchmark::State& state, const AttentionShape& shape,
+              bool backward) {
   CudaContext context;
-  const std::vector<float> qkv_values = Random(shape.QkvSize(), 1, 1.0f);
-  const std::vector<float> d_out_values = Random(shape.OutSize(), 2, 1e-3f);
-  std::vector<Storage> qkv_host, d_out_host;
-  if constexpr (sizeof(Storage) == sizeof(float)) {
-    qkv_host = qkv_values;
-    d_out_host = d_out_values;
-  } else {
-    qkv_host = ToBf16(qkv_values);
-    d_out_host = ToBf16(d_out_values);
-  }
-  DeviceBuffer<Storage> qkv("qkv", qkv_host), d_out("d_out", d_out_host),
+  DeviceBuffer<Storage> qkv(
+      "qkv", ToStorage<Storage>(RandomNormal(shape.QkvSize(), 1, 1.0f))),
+      d_out("d_out",
+            ToStorage<Storage>(RandomNormal(shape.OutSize(), 2, 1e-3f))),
       out("out", shape.OutSize()), d_qkv("d_qkv", shape.QkvSize());
-  DeviceBuffer<float> logsumexp("logsumexp", shape.Rows());
+  DeviceBuffer<float> logsumexp("logsumexp", shape.RowCount());
   DeviceBuffer<float> workspace(
       "workspace", cuda::FlashAttentionBackwardWorkspaceElements(
                        shape.batch, shape.seq_len, kHeads, kHeadDim));
-  DeviceBuffer<int32_t> mask(
-      "attention_mask",
-      std::vector<int32_t>(static_cast<size_t>(shape.batch * shape.seq_len),
-                           1));
-  auto device = [](auto* pointer) {
-    if constexpr (sizeof(*pointer) == sizeof(float)) {
-      return pointer;
-    } else {
-      return AsDevice(pointer);
-    }
-  };
+  const DeviceBuffer<int32_t> mask = FullSequenceMask(shape);
   uint32_t step = 0;
   auto pass = [&] {
     const AttentionOptions options = TrainingOptions(step++);
-    cuda::FlashAttentionForward(
-        device(out.data()), logsumexp.data(), device(qkv.data()), mask.data(),
-        shape.batch, shape.seq_len, kHeads, kHeadDim, options, context);
+    cuda::FlashAttentionForward(AsDevice(out.data()), logsumexp.data(),
+                                AsDevice(qkv.data()), mask.data(), shape.batch,
+                                shape.seq_len, kHeads, kHeadDim, options,
+                                context);
     if (backward) {
       cuda::FlashAttentionBackward(
-          device(d_qkv.data()), device(d_out.data()), device(qkv.data()),
-          device(out.data()), logsumexp.data(), mask.data(), shape.batch,
+          AsDevice(d_qkv.data()), AsDevice(d_out.data()), AsDevice(qkv.data()),
+          AsDevice(out.data()), logsumexp.data(), mask.data(), shape.batch,
           shape.seq_len, kHeads, kHeadDim, options, workspace.data(), context);
     }
     context.Synchronize();
@@ -132,19 +105,16 @@ void RunFlash(benchmark::State& state, const Shape& shape, bool backward) {
   for (auto _ : state) pass();
 }
 
-void RunUnfused(benchmark::State& state, const Shape& shape, bool backward,
-                bool allow_tf32) {
+void RunUnfused(benchmark::State& state, const AttentionShape& shape,
+                bool backward, bool allow_tf32) {
   CudaContextOptions context_options;
   context_options.allow_tf32 = allow_tf32;
   CudaContext context(context_options);
-  DeviceBuffer<float> qkv("qkv", Random(shape.QkvSize(), 1, 1.0f)),
-      d_out("d_out", Random(shape.OutSize(), 2, 1e-3f)),
+  DeviceBuffer<float> qkv("qkv", RandomNormal(shape.QkvSize(), 1, 1.0f)),
+      d_out("d_out", RandomNormal(shape.OutSize(), 2, 1e-3f)),
       out("out", shape.OutSize()), d_qkv("d_qkv", shape.QkvSize()),
       probs("probs", shape.ProbsSize()), scratch("scratch", shape.ProbsSize());
-  DeviceBuffer<int32_t> mask(
-      "attention_mask",
-      std::vector<int32_t>(static_cast<size_t>(shape.batch * shape.seq_len),
-                           1));
+  const DeviceBuffer<int32_t> mask = FullSequenceMask(shape);
   uint32_t step = 0;
   auto pass = [&] {
     const AttentionOptions options = TrainingOptions(step++);
@@ -162,8 +132,8 @@ void RunUnfused(benchmark::State& state, const Shape& shape, bool backward,
   for (auto _ : state) pass();
 }
 
-void BM_Attention(benchmark::State& state, Variant variant, Shape shape,
-                  bool backward) {
+void BM_Attention(benchmark::State& state, Variant variant,
+                  AttentionShape shape, bool backward) {
   switch (variant) {
     case Variant::kFlashF32:
       RunFlash<float>(state, shape, backward);
@@ -178,7 +148,7 @@ void BM_Attention(benchmark::State& state, Variant variant, Shape shape,
       RunUnfused(state, shape, backward, /*allow_tf32=*/true);
       break;
   }
-  const double flops = shape.ProductFlops() * (backward ? 6.0 : 2.0);
+  const double flops = ProductFlops(shape) * (backward ? 6.0 : 2.0);
   using Counter = benchmark::Counter;
   state.counters["TFLOP/s"] = Counter(flops / 1e12, Counter::kIsRate);
   state.counters["seq/s"] =
@@ -194,17 +164,18 @@ struct Named {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
+  using bertlab::AttentionShape;
   using bertlab::Named;
-  using bertlab::Shape;
   using bertlab::Variant;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  const Shape shapes[] = {{128, 128}, {32, 512}};
+  const AttentionShape shapes[] = {bertlab::BaseShape(128, 128),
+                                   bertlab::BaseShape(32, 512)};
   const Named variants[] = {{"flash_f32", Variant::kFlashF32},
                             {"flash_bf16", Variant::kFlashBf16},
                             {"unfused_f32", Variant::kUnfusedF32},
                             {"unfused_tf32", Variant::kUnfusedTf32}};
-  for (const Shape& shape : shapes) {
+  for (const AttentionShape& shape : shapes) {
     for (bool backward : {false, true}) {
       for (const Named& variant : variants) {
         const std::string name =

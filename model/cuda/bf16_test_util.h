@@ -1,14 +1,18 @@
 // Host-side bf16 vectors for the GPU parity tests: float <-> Bf16 (the
 // layout of __nv_bfloat16, model/cuda/bf16.h) through common/half.h's
 // round-to-nearest-even conversion, the same rounding as the GPU's
-// (precision_cast_rounding_test). Test-only, header-only.
+// (precision_cast_rounding_test), and their device copies. The Storage
+// templates serve code generic over a tensor's storage type, float or Bf16.
+// Test-only, header-only.
 #ifndef BERTLAB_MODEL_CUDA_BF16_TEST_UTIL_H_
 #define BERTLAB_MODEL_CUDA_BF16_TEST_UTIL_H_
 
+#include <string>
 #include <vector>
 
 #include "common/half.h"
 #include "model/cuda/bf16.h"
+#include "model/cuda/device_buffer.h"
 
 namespace bertlab {
 
@@ -32,6 +36,38 @@ inline std::vector<float> FromBf16(const std::vector<Bf16>& values) {
 // GPU tensor holds.
 inline std::vector<float> RoundToBf16(const std::vector<float>& values) {
   return FromBf16(ToBf16(values));
+}
+
+// values in storage type Storage: float as they are, Bf16 rounded.
+template <typename Storage>
+std::vector<Storage> ToStorage(const std::vector<float>& values);
+template <>
+inline std::vector<float> ToStorage<float>(const std::vector<float>& values) {
+  return values;
+}
+template <>
+inline std::vector<Bf16> ToStorage<Bf16>(const std::vector<float>& values) {
+  return ToBf16(values);
+}
+
+// Stored values as float: float as they are, Bf16 widened exactly.
+inline std::vector<float> ToFloat(const std::vector<float>& values) {
+  return values;
+}
+inline std::vector<float> ToFloat(const std::vector<Bf16>& values) {
+  return FromBf16(values);
+}
+
+// A device copy of `values` rounded to bf16.
+inline DeviceBuffer<Bf16> DeviceBf16(const std::string& name,
+                                     const std::vector<float>& values) {
+  return DeviceBuffer<Bf16>(name, ToBf16(values));
+}
+
+// A device buffer's values as float (ToFloat of its host copy).
+template <typename Storage>
+std::vector<float> HostFloats(const DeviceBuffer<Storage>& buffer) {
+  return ToFloat(buffer.ToHost());
 }
 
 }  // namespace bertlab

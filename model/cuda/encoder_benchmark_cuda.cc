@@ -24,16 +24,11 @@
 //
 // Each iteration zeroes the gradients, runs forward + backward and waits for
 // the stream (real time), so a measured step includes no host overlap.
-#include <cuda_runtime.h>
-
 #include <cstdint>
-#include <cstdio>
 #include <random>
-#include <string>
 #include <type_traits>
 #include <vector>
 
-#include "absl/status/status.h"
 #include "benchmark/benchmark.h"
 #include "common/check.h"
 #include "model/bert/config.h"
@@ -43,20 +38,14 @@
 #include "model/bert/parameter_layout.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
-#include "model/cuda/cuda_check.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/device_peaks.h"
 #include "model/cuda/encoder_cuda.h"
 #include "model/cuda/flops.h"
+#include "model/cuda/gpu_benchmark.h"
 #include "model/cuda/precision_cast_cuda.h"
 
 namespace bertlab {
 namespace {
-
-PeakSettings& GlobalPeaks() {
-  static PeakSettings peaks;
-  return peaks;
-}
 
 // T: float (FP32) or __nv_bfloat16 (BF16 mixed precision).
 template <typename T>
@@ -64,10 +53,7 @@ void BM_EncoderTrainingStep(benchmark::State& state, const char* size_name,
                             int64_t batch, int64_t seq_len,
                             cuda::GpuAttention attention) {
   constexpr bool kBf16 = std::is_same<T, __nv_bfloat16>::value;
-  const PeakSettings& peaks = GlobalPeaks();
-  const auto config_or = ConfigForSize(size_name, /*vocab_size=*/30522);
-  CHECK(config_or.ok()) << config_or.status().ToString();
-  const BertConfig& config = *config_or;
+  const BertConfig config = BenchmarkConfig(size_name);
   CHECK_LE(seq_len, config.max_position_embeddings);
 
   ParameterLayout layout;
@@ -76,26 +62,19 @@ void BM_EncoderTrainingStep(benchmark::State& state, const char* size_name,
   InitializeParameters(layout, 1, params.data());
   const int64_t n = batch * seq_len;
   std::mt19937 engine(2);
-  std::uniform_int_distribution<int32_t> id(0, config.vocab_size - 1);
-  std::vector<int32_t> input_ids(n), token_type_ids(n), attention_mask(n, 1);
-  for (int64_t i = 0; i < n; ++i) {
-    input_ids[i] = id(engine);
-    token_type_ids[i] = (i % seq_len) < seq_len / 2 ? 0 : 1;
-  }
+  const BenchmarkBatch host(config, batch, seq_len, &engine);
   std::normal_distribution<float> normal(0.0f, 1e-3f);
   std::vector<float> d_sequence(n * config.hidden_size);
   for (float& value : d_sequence) value = normal(engine);
   std::vector<float> d_pooled(batch * config.hidden_size);
   for (float& value : d_pooled) value = normal(engine);
 
-  CudaContextOptions context_options;
-  context_options.allow_tf32 = peaks.allow_tf32;
-  CudaContext context(context_options);
+  CudaContext context(BenchmarkContextOptions());
   DeviceBuffer<float> params_d("params", params);
   DeviceBuffer<float> grads_d("grads", layout.total_size());
-  DeviceBuffer<int32_t> ids_d("input_ids", input_ids);
-  DeviceBuffer<int32_t> types_d("token_type_ids", token_type_ids);
-  DeviceBuffer<int32_t> mask_d("attention_mask", attention_mask);
+  DeviceBuffer<int32_t> ids_d("input_ids", host.input_ids);
+  DeviceBuffer<int32_t> types_d("token_type_ids", host.token_type_ids);
+  DeviceBuffer<int32_t> mask_d("attention_mask", host.attention_mask);
   DeviceBuffer<float> d_sequence_d("d_sequence_output", d_sequence);
   DeviceBuffer<float> d_pooled_d("d_pooled_output", d_pooled);
   // BF16: params_d is the FP32 master; the bf16 working copy and output
@@ -145,24 +124,9 @@ void BM_EncoderTrainingStep(benchmark::State& state, const char* size_name,
   step();  // warm-up: cuBLAS heuristics, first-launch costs
   for (auto _ : state) step();
 
-  const double flops_per_step =
-      TrainingFlopsPerStep(config, batch, seq_len, /*predictions=*/0);
-  using Counter = benchmark::Counter;
-  state.counters["seq/s"] =
-      Counter(static_cast<double>(batch), Counter::kIsRate);
-  state.counters["tok/s"] = Counter(static_cast<double>(n), Counter::kIsRate);
-  state.counters["TFLOP/s"] = Counter(flops_per_step / 1e12, Counter::kIsRate);
-  // Rate of (FLOPs per step / peak FLOP/s) = achieved / peak = MFU.
-  if (!kBf16) {
-    state.counters["MFU_fp32"] =
-        Counter(ModelFlopsUtilization(flops_per_step, peaks.fp32_tflops * 1e12),
-                Counter::kIsRate);
-  }
-  state.counters["MFU_bf16"] =
-      Counter(ModelFlopsUtilization(flops_per_step, peaks.bf16_tflops * 1e12),
-              Counter::kIsRate);
-  state.counters["act_GiB"] =
-      static_cast<double>(acts.SizeInBytes()) / (1 << 30);
+  SetStepCounters<T>(
+      state, TrainingFlopsPerStep(config, batch, seq_len, /*predictions=*/0),
+      batch, seq_len, acts.SizeInBytes());
 }
 
 // Batches that fit FP32 activations (encoder_cuda.h keeps every layer's
@@ -177,12 +141,7 @@ void BM_EncoderTrainingStep(benchmark::State& state, const char* size_name,
 // 40 GB of unfused 512 x 32, and 512 x 64 (53 GB) fits an 80 GB card where
 // unfused (80 GB) does not. At 128 they are about a tenth of the activations
 // (LARGE 128 x 128: 29.9 unfused, 26.6 flash), so flash changes little there.
-struct Shape {
-  const char* size_name;
-  int64_t batch;
-  int64_t seq_len;
-};
-constexpr Shape kShapes[] = {
+constexpr StepShape kShapes[] = {
     {"base", 128, 128},
     {"base", 32, 512},
     {"large", 128, 128},
@@ -211,31 +170,12 @@ constexpr Variant kVariants[] = {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  const absl::Status flags =
-      bertlab::ParsePeakFlags(&argc, argv, &bertlab::GlobalPeaks());
-  if (!flags.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(flags.message()).c_str());
-    return 2;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  cudaDeviceProp properties;
-  BERTLAB_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
-  std::fprintf(
-      stderr, "%s\n",
-      bertlab::ResolvePeaks(properties.name, &bertlab::GlobalPeaks()).c_str());
+  const int status = bertlab::InitializeStepBenchmarks(&argc, argv);
+  if (status != 0) return status;
   for (const bertlab::Variant& variant : bertlab::kVariants) {
-    for (const bertlab::Shape& shape : bertlab::kShapes) {
-      const std::string name = std::string(variant.prefix) + "/" +
-                               shape.size_name + "/seq" +
-                               std::to_string(shape.seq_len) + "/batch" +
-                               std::to_string(shape.batch);
-      benchmark::RegisterBenchmark(name.c_str(), variant.run, shape.size_name,
-                                   shape.batch, shape.seq_len,
-                                   variant.attention)
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime()
-          ->MinTime(1.0);
+    for (const bertlab::StepShape& shape : bertlab::kShapes) {
+      bertlab::RegisterStepBenchmark(variant.prefix, shape, variant.run,
+                                     variant.attention);
     }
   }
   benchmark::RunSpecifiedBenchmarks();

@@ -37,36 +37,21 @@
 // errors (a wrong buffer, order, sign, stale or garbage data) but not a
 // gradient off by less than 2x; per-op precision is checked tightly by
 // ops_bf16_parity_test.
-#include <cuda_runtime.h>
-
 #include <cstdint>
-#include <string>
 #include <tuple>
-#include <vector>
 
 #include "gtest/gtest.h"
 #include "model/bert/config.h"
-#include "model/bert/encoder.h"
-#include "model/bert/encoder_parameters.h"
-#include "model/bert/parameter_layout.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/bf16_test_util.h"
-#include "model/cuda/context.h"
-#include "model/cuda/cuda_check.h"
-#include "model/cuda/device_buffer.h"
-#include "model/cuda/encoder_cuda.h"
+#include "model/cuda/encoder_activation_plan.h"
 #include "model/cuda/encoder_parity_fixture.h"
-#include "model/cuda/parity_comparator.h"
-#include "model/cuda/precision_cast_cuda.h"
+#include "model/cuda/parity_test_util.h"
 
 namespace bertlab {
 namespace {
 
 using encoder_parity::Case;
-using encoder_parity::kBatch;
-using encoder_parity::kSeqLen;
-
-constexpr ParityDtype kBF16 = ParityDtype::kBFloat16;
 
 // bf16 stores on the longest chain of the forward (to the pooled output) and
 // of the backward (from the pooled output gradient to the word embeddings),
@@ -95,100 +80,15 @@ int64_t Bf16Stores(const BertConfig& config, cuda::GpuAttention attention) {
          (11 + attention_stores) * config.num_hidden_layers + 2;
 }
 
-// One case's inputs, the same for the CPU reference and every GPU run.
-struct Inputs {
-  BertConfig config;
-  ParameterLayout layout;
-  EncoderOffsets offsets;
-  std::vector<float> master;  // FP32 master parameters
-  encoder_parity::HostBatch host;
-  DropoutSettings dropout;
-  bool pooled_positions;
-  std::vector<float> d_sequence;  // (B*T, H), bf16 values
-  std::vector<float> d_pooled;    // (B, H), bf16 values
-};
-
-Inputs MakeInputs(const Case& c) {
-  Inputs in;
-  in.config =
-      encoder_parity::TinyConfig(c.mode, encoder_parity::kBf16WeightScale);
-  in.offsets = AddEncoderParameters(in.config, &in.layout);
-  in.master = encoder_parity::RandomParameters(
-      in.layout, encoder_parity::kBf16WeightScale);
-  in.host = encoder_parity::MakeBatch(in.config);
-  in.dropout = DropoutSettings{c.training, /*seed=*/99, /*step=*/3};
-  in.pooled_positions = c.pooled_positions;
-  in.d_sequence = RoundToBf16(encoder_parity::RandomVector(
-      kBatch * kSeqLen * in.config.hidden_size, 11, -1.0f, 1.0f));
-  in.d_pooled = RoundToBf16(encoder_parity::RandomVector(
-      kBatch * in.config.hidden_size, 12, -1.0f, 1.0f));
+// The case's inputs with the output gradients rounded to bf16 (both sides
+// then read the same values).
+encoder_parity::Inputs MakeInputs(const Case& c) {
+  encoder_parity::Inputs in =
+      encoder_parity::MakeInputs(c, encoder_parity::kBf16WeightScale);
+  in.d_sequence = RoundToBf16(in.d_sequence);
+  in.d_pooled = RoundToBf16(in.d_pooled);
   return in;
 }
-
-// CPU reference on the parameters the GPU actually uses.
-encoder_parity::EncoderResult RunCpu(const Inputs& in) {
-  return encoder_parity::RunCpuEncoder(
-      in.config, in.offsets, in.layout, RoundToBf16(in.master),
-      encoder_parity::HostEncoderBatch(in.host, in.pooled_positions),
-      in.dropout, in.d_sequence, in.d_pooled);
-}
-
-// The inputs on the device (FP32 master -> bf16 working copy, cast on the
-// device) and the activations of one attention kernel; Run() reuses both, so
-// two runs see the same buffers.
-class GpuEncoder {
- public:
-  GpuEncoder(const Inputs& in, cuda::GpuAttention attention)
-      : in_(in),
-        master_("master_params", in.master),
-        working_("bf16_params", in.layout.total_size()),
-        grads_("grads", in.layout.total_size()),
-        d_sequence_("d_sequence_output", ToBf16(in.d_sequence)),
-        d_pooled_("d_pooled_output", ToBf16(in.d_pooled)),
-        batch_(in.host),
-        acts_(in.config, kBatch, kSeqLen, attention) {
-    cuda::CastFloatToBf16(AsDevice(working_.data()), master_.data(),
-                          master_.size(), context_);
-  }
-
-  std::vector<float> WorkingCopy() const { return FromBf16(working_.ToHost()); }
-
-  encoder_parity::EncoderResult Run() {
-    const EncoderBatch batch = batch_.Get(in_.pooled_positions);
-    grads_.Zero(context_.stream());
-    cuda::EncoderForward(in_.config, in_.offsets, AsDevice(working_.data()),
-                         batch, in_.dropout, &acts_, context_);
-    cuda::EncoderBackward(in_.config, in_.offsets, AsDevice(working_.data()),
-                          grads_.data(), batch, in_.dropout,
-                          AsDevice(d_sequence_.data()),
-                          AsDevice(d_pooled_.data()), &acts_, context_);
-    context_.Synchronize();
-    encoder_parity::EncoderResult result;
-    result.sequence_output =
-        ToHost(acts_.sequence_output(), d_sequence_.size());
-    result.pooled_output = ToHost(acts_.pooled_output(), d_pooled_.size());
-    result.grads = grads_.ToHost();
-    return result;
-  }
-
- private:
-  static std::vector<float> ToHost(const __nv_bfloat16* device, int64_t n) {
-    std::vector<Bf16> host(n);
-    BERTLAB_CUDA_CHECK(cudaMemcpy(host.data(), device, sizeof(Bf16) * n,
-                                  cudaMemcpyDeviceToHost));
-    return FromBf16(host);
-  }
-
-  const Inputs& in_;
-  CudaContext context_;
-  DeviceBuffer<float> master_;
-  DeviceBuffer<Bf16> working_;
-  DeviceBuffer<float> grads_;
-  DeviceBuffer<Bf16> d_sequence_;
-  DeviceBuffer<Bf16> d_pooled_;
-  encoder_parity::DeviceBatch batch_;
-  cuda::EncoderActivations<__nv_bfloat16> acts_;
-};
 
 // Every case with every attention kernel against the CPU, then run-to-run bit
 // identity.
@@ -197,17 +97,16 @@ class EncoderBf16ParityTest
 
 TEST_P(EncoderBf16ParityTest, MatchesCpuAndRepeatsBitForBit) {
   const auto& [c, attention] = GetParam();
-  SCOPED_TRACE(encoder_parity::CaseName(c) + ", " +
-               cuda::GpuAttentionName(attention) + " attention");
-  const Inputs in = MakeInputs(c);
-  const encoder_parity::EncoderResult cpu = RunCpu(in);
-  GpuEncoder gpu(in, attention);
+  SCOPED_TRACE(encoder_parity::CaseName(c, attention));
+  const encoder_parity::Inputs in = MakeInputs(c);
+  // CPU reference on the parameters the GPU actually uses.
+  const std::vector<float> rounded = RoundToBf16(in.params);
+  const encoder_parity::EncoderResult cpu = encoder_parity::RunCpu(in, rounded);
+  encoder_parity::GpuEncoder<__nv_bfloat16> gpu(in, attention);
   const encoder_parity::EncoderResult first = gpu.Run();
 
   // The device cast is the host rounding (precision_cast_rounding_test).
-  EXPECT_EQ(encoder_parity::CountBitDifferences(gpu.WorkingCopy(),
-                                                RoundToBf16(in.master)),
-            0)
+  EXPECT_EQ(encoder_parity::CountBitDifferences(gpu.WorkingCopy(), rounded), 0)
       << "the bf16 working copy differs from the host rounding";
   // The outputs come from the forward chain only.
   encoder_parity::ExpectEncoderParity(in.layout, first, cpu, kBF16,
@@ -216,14 +115,9 @@ TEST_P(EncoderBf16ParityTest, MatchesCpuAndRepeatsBitForBit) {
   encoder_parity::ExpectBitIdentical(gpu.Run(), first);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllCases, EncoderBf16ParityTest,
-    testing::Combine(testing::ValuesIn(encoder_parity::kCases),
-                     testing::ValuesIn(encoder_parity::kGpuAttentions)),
-    [](const testing::TestParamInfo<EncoderBf16ParityTest::ParamType>& info) {
-      return encoder_parity::ParamName(std::get<0>(info.param),
-                                       std::get<1>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(AllCases, EncoderBf16ParityTest,
+                         encoder_parity::CasesWithKernels(),
+                         encoder_parity::ParamNameOf());
 
 // Flash against unfused on the GPU, the unfused result as the reference, with
 // the CPU comparison's bound for unfused (the longer chain of bf16 stores):
@@ -234,22 +128,15 @@ class EncoderBf16FlashMatchesUnfusedTest : public testing::TestWithParam<Case> {
 TEST_P(EncoderBf16FlashMatchesUnfusedTest, WithinComparator) {
   const Case& c = GetParam();
   SCOPED_TRACE(encoder_parity::CaseName(c));
-  const Inputs in = MakeInputs(c);
-  const encoder_parity::EncoderResult unfused =
-      GpuEncoder(in, cuda::GpuAttention::kUnfused).Run();
-  const encoder_parity::EncoderResult flash =
-      GpuEncoder(in, cuda::GpuAttention::kFlash).Run();
-  encoder_parity::ExpectEncoderParity(
-      in.layout, flash, unfused, kBF16,
-      ForwardBf16Stores(in.config, cuda::GpuAttention::kUnfused),
+  const encoder_parity::Inputs in = MakeInputs(c);
+  encoder_parity::ExpectFlashMatchesUnfused<__nv_bfloat16>(
+      in, kBF16, ForwardBf16Stores(in.config, cuda::GpuAttention::kUnfused),
       Bf16Stores(in.config, cuda::GpuAttention::kUnfused));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCases, EncoderBf16FlashMatchesUnfusedTest,
-                         testing::ValuesIn(encoder_parity::kCases),
-                         [](const testing::TestParamInfo<Case>& info) {
-                           return encoder_parity::ParamName(info.param);
-                         });
+                         encoder_parity::AllCases(),
+                         encoder_parity::ParamNameOf());
 
 }  // namespace
 }  // namespace bertlab

@@ -5,13 +5,33 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <type_traits>
 
 #include "common/check.h"
 #include "gtest/gtest.h"
 #include "model/bert/initialize.h"
+#include "model/cuda/bf16_test_util.h"
+#include "model/cuda/cuda_check.h"
+#include "model/cuda/parity_test_util.h"
+#include "model/cuda/precision_cast_cuda.h"
 
 namespace bertlab {
 namespace encoder_parity {
+namespace {
+
+template <typename T>
+constexpr bool kBf16 = std::is_same<T, __nv_bfloat16>::value;
+
+// n device values of activation type T, as float.
+template <typename T>
+std::vector<float> DeviceToHostFloats(const T* device, int64_t n) {
+  std::vector<typename ActivationBuffer<T>::Storage> host(n);
+  BERTLAB_CUDA_CHECK(cudaMemcpy(host.data(), device, sizeof(host[0]) * n,
+                                cudaMemcpyDeviceToHost));
+  return ToFloat(host);
+}
+
+}  // namespace
 
 BertConfig TinyConfig(AttentionMode mode, const WeightScale& scale) {
   BertConfig config;
@@ -27,21 +47,12 @@ BertConfig TinyConfig(AttentionMode mode, const WeightScale& scale) {
   return config;
 }
 
-std::vector<float> RandomVector(int64_t n, uint32_t seed, float low,
-                                float high) {
-  std::mt19937 engine(seed);
-  std::uniform_real_distribution<float> uniform(low, high);
-  std::vector<float> values(static_cast<size_t>(n));
-  for (float& value : values) value = uniform(engine);
-  return values;
-}
-
 std::vector<float> RandomParameters(const ParameterLayout& layout,
                                     const WeightScale& scale) {
   std::vector<float> params(layout.total_size());
   InitializeParameters(layout, 7, params.data());
   const std::vector<float> jitter =
-      RandomVector(layout.total_size(), 8, -scale.jitter, scale.jitter);
+      RandomUniform(layout.total_size(), 8, -scale.jitter, scale.jitter);
   for (size_t i = 0; i < params.size(); ++i) params[i] += jitter[i];
   return params;
 }
@@ -95,6 +106,10 @@ std::string CaseName(const Case& c) {
          (c.pooled_positions ? " pooled_positions" : " cls");
 }
 
+std::string CaseName(const Case& c, cuda::GpuAttention attention) {
+  return CaseName(c) + ", " + cuda::GpuAttentionName(attention) + " attention";
+}
+
 std::string ParamName(const Case& c) {
   return std::string(c.mode == AttentionMode::kCausal ? "Causal"
                                                       : "Bidirectional") +
@@ -131,6 +146,82 @@ EncoderResult RunCpuEncoder(const BertConfig& config,
                               acts.pooled_output() + pooled_n);
   return result;
 }
+
+Inputs MakeInputs(const Case& c, const WeightScale& scale) {
+  Inputs in;
+  in.config = TinyConfig(c.mode, scale);
+  in.offsets = AddEncoderParameters(in.config, &in.layout);
+  in.params = RandomParameters(in.layout, scale);
+  in.host = MakeBatch(in.config);
+  in.dropout = DropoutSettings{c.training, /*seed=*/99, /*step=*/3};
+  in.pooled_positions = c.pooled_positions;
+  in.d_sequence =
+      RandomUniform(kBatch * kSeqLen * in.config.hidden_size, 11, -1.0f, 1.0f);
+  in.d_pooled = RandomUniform(kBatch * in.config.hidden_size, 12, -1.0f, 1.0f);
+  return in;
+}
+
+EncoderResult RunCpu(const Inputs& in, const std::vector<float>& params) {
+  return RunCpuEncoder(in.config, in.offsets, in.layout, params,
+                       HostEncoderBatch(in.host, in.pooled_positions),
+                       in.dropout, in.d_sequence, in.d_pooled);
+}
+
+template <typename T>
+GpuEncoder<T>::GpuEncoder(const Inputs& in, cuda::GpuAttention attention)
+    : in_(in),
+      master_(kBf16<T> ? "master_params" : "params", in.params),
+      working_("bf16_params", kBf16<T> ? in.layout.total_size() : 0),
+      grads_("grads", in.layout.total_size()),
+      d_sequence_("d_sequence_output", ToStorage<Storage>(in.d_sequence)),
+      d_pooled_("d_pooled_output", ToStorage<Storage>(in.d_pooled)),
+      batch_(in.host),
+      acts_(in.config, kBatch, kSeqLen, attention) {
+  if constexpr (kBf16<T>) {
+    cuda::CastFloatToBf16(AsDevice(working_.data()), master_.data(),
+                          master_.size(), context_);
+  }
+}
+
+template <typename T>
+const T* GpuEncoder<T>::params() const {
+  if constexpr (kBf16<T>) {
+    return AsDevice(working_.data());
+  } else {
+    return master_.data();
+  }
+}
+
+template <typename T>
+std::vector<float> GpuEncoder<T>::WorkingCopy() const {
+  if constexpr (kBf16<T>) {
+    return HostFloats(working_);
+  } else {
+    return master_.ToHost();
+  }
+}
+
+template <typename T>
+EncoderResult GpuEncoder<T>::Run() {
+  const EncoderBatch batch = batch_.Get(in_.pooled_positions);
+  grads_.Zero(context_.stream());
+  cuda::EncoderForward(in_.config, in_.offsets, params(), batch, in_.dropout,
+                       &acts_, context_);
+  cuda::EncoderBackward(in_.config, in_.offsets, params(), grads_.data(), batch,
+                        in_.dropout, AsDevice(d_sequence_.data()),
+                        AsDevice(d_pooled_.data()), &acts_, context_);
+  context_.Synchronize();
+  EncoderResult result;
+  result.sequence_output =
+      DeviceToHostFloats(acts_.sequence_output(), d_sequence_.size());
+  result.pooled_output =
+      DeviceToHostFloats(acts_.pooled_output(), d_pooled_.size());
+  result.grads = grads_.ToHost();
+  return result;
+}
+
+template class GpuEncoder<float>;
+template class GpuEncoder<__nv_bfloat16>;
 
 namespace {
 

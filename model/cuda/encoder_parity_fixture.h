@@ -1,22 +1,28 @@
 // Shared setup of the GPU encoder parity tests (encoder_parity_test.cc, FP32,
 // and encoder_bf16_parity_test.cc, BF16 mixed precision): the tiny odd-shaped
-// config, random parameters, a padded batch, the cases, the CPU reference run
-// and the device copy of the batch, parameter names over the GPU attention
-// kernels, the result comparisons. Test-only; the device part needs a GPU when
-// used.
+// config, random parameters, a padded batch, the cases, one case's inputs,
+// the CPU reference run and the GPU encoder of either precision, parameter
+// names over the GPU attention kernels, the result comparisons. Test-only;
+// the device part needs a GPU when used.
 #ifndef BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_
 #define BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
 #include "model/bert/encoder_parameters.h"
 #include "model/bert/parameter_layout.h"
+#include "model/cuda/activation_buffer.h"
+#include "model/cuda/bf16.h"
+#include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/encoder_activation_plan.h"
+#include "model/cuda/encoder_cuda.h"
 #include "model/cuda/parity_comparator.h"
 
 namespace bertlab {
@@ -48,10 +54,6 @@ inline constexpr WeightScale kBf16WeightScale{0.1, 0.05f};
 // Odd, tiny shapes (STYLE.md 3): hidden 36 in 3 heads of 12, intermediate 40,
 // 2 layers, vocabulary 37.
 BertConfig TinyConfig(AttentionMode mode, const WeightScale& scale);
-
-// n uniform values in [low, high) from std::mt19937(seed).
-std::vector<float> RandomVector(int64_t n, uint32_t seed, float low,
-                                float high);
 
 // Weights from the initializer (config.initializer_range of the layout's
 // config), then scale.jitter.
@@ -103,12 +105,33 @@ inline constexpr Case kCases[] = {
 inline constexpr cuda::GpuAttention kGpuAttentions[] = {
     cuda::GpuAttention::kUnfused, cuda::GpuAttention::kFlash};
 
-// "causal training pooled_positions".
+// "causal training pooled_positions"; with a kernel, for SCOPED_TRACE,
+// "causal training pooled_positions, flash attention".
 std::string CaseName(const Case& c);
+std::string CaseName(const Case& c, cuda::GpuAttention attention);
 // gtest parameter names: "CausalTrainingPooledPositions", and with a kernel
 // "CausalTrainingPooledPositions_flash".
 std::string ParamName(const Case& c);
 std::string ParamName(const Case& c, cuda::GpuAttention attention);
+
+// The parameters of the suites over every case with every kernel, and over
+// every case: INSTANTIATE_TEST_SUITE_P(AllCases, Suite,
+// CasesWithKernels(), ParamNameOf()).
+inline auto CasesWithKernels() {
+  return ::testing::Combine(::testing::ValuesIn(kCases),
+                            ::testing::ValuesIn(kGpuAttentions));
+}
+inline auto AllCases() { return ::testing::ValuesIn(kCases); }
+struct ParamNameOf {
+  std::string operator()(
+      const ::testing::TestParamInfo<std::tuple<Case, cuda::GpuAttention>>&
+          info) const {
+    return ParamName(std::get<0>(info.param), std::get<1>(info.param));
+  }
+  std::string operator()(const ::testing::TestParamInfo<Case>& info) const {
+    return ParamName(info.param);
+  }
+};
 
 // An encoder's outputs and parameter gradients (from zero), as float (bf16
 // outputs widened exactly).
@@ -127,6 +150,58 @@ EncoderResult RunCpuEncoder(const BertConfig& config,
                             const DropoutSettings& dropout,
                             const std::vector<float>& d_sequence_output,
                             const std::vector<float>& d_pooled_output);
+
+// One case's inputs, the same for the CPU reference and every GPU run.
+struct Inputs {
+  BertConfig config;
+  ParameterLayout layout;
+  EncoderOffsets offsets;
+  std::vector<float> params;  // FP32 (the BF16 test's master)
+  HostBatch host;
+  DropoutSettings dropout;
+  bool pooled_positions;
+  std::vector<float> d_sequence;  // (B*T, H)
+  std::vector<float> d_pooled;    // (B, H)
+};
+
+// TinyConfig(c.mode, scale) with RandomParameters at `scale`, MakeBatch,
+// dropout seed 99 step 3, and output gradients uniform in [-1, 1) (seeds 11
+// and 12).
+Inputs MakeInputs(const Case& c, const WeightScale& scale);
+
+// RunCpuEncoder on the inputs, with `params` (in.params, or what the GPU
+// really reads of them).
+EncoderResult RunCpu(const Inputs& in, const std::vector<float>& params);
+
+// The inputs on the device and the activations of one attention kernel;
+// Run() reuses both, so two runs see the same buffers. T = float: the
+// parameters as they are; T = __nv_bfloat16: the FP32 parameters are the
+// master, cast on the device to the bf16 working copy the encoder reads, and
+// the output gradients are stored in bf16 (round them first for an exact
+// CPU reference).
+template <typename T>
+class GpuEncoder {
+ public:
+  GpuEncoder(const Inputs& in, cuda::GpuAttention attention);
+  // What the encoder reads as parameters, as float.
+  std::vector<float> WorkingCopy() const;
+  EncoderResult Run();
+
+ private:
+  using Storage = typename ActivationBuffer<T>::Storage;
+
+  const T* params() const;
+
+  const Inputs& in_;
+  CudaContext context_;
+  DeviceBuffer<float> master_;
+  DeviceBuffer<Bf16> working_;  // bf16 only, empty for float
+  DeviceBuffer<float> grads_;
+  DeviceBuffer<Storage> d_sequence_;
+  DeviceBuffer<Storage> d_pooled_;
+  DeviceBatch batch_;
+  cuda::EncoderActivations<T> acts_;
+};
 
 // Every named parameter gradient of `gpu` against `cpu` (the layout's flat
 // buffers) through CompareParity(dtype, reduction_length), as gtest
@@ -159,6 +234,20 @@ void ExpectEncoderParity(const ParameterLayout& layout,
 // Two runs on the same inputs and buffers: outputs and gradients bit for bit
 // (no atomics anywhere, flash attention included).
 void ExpectBitIdentical(const EncoderResult& again, const EncoderResult& first);
+
+// Flash against unfused on the GPU, the unfused result as the reference,
+// through ExpectEncoderParity(dtype, output / gradient reduction lengths).
+template <typename T>
+void ExpectFlashMatchesUnfused(const Inputs& in, ParityDtype dtype,
+                               int64_t output_reduction_length,
+                               int64_t gradient_reduction_length) {
+  const EncoderResult unfused =
+      GpuEncoder<T>(in, cuda::GpuAttention::kUnfused).Run();
+  const EncoderResult flash =
+      GpuEncoder<T>(in, cuda::GpuAttention::kFlash).Run();
+  ExpectEncoderParity(in.layout, flash, unfused, dtype, output_reduction_length,
+                      gradient_reduction_length);
+}
 
 }  // namespace encoder_parity
 }  // namespace bertlab

@@ -2,37 +2,31 @@
 // Every CUDA op against its CPU twin on random inputs at odd shapes, through
 // the one comparator (parity_comparator.h); dropout masks and the other
 // ops documented as bit-identical are compared bit for bit.
-#include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "common/half.h"
 #include "common/philox.h"
 #include "gtest/gtest.h"
 #include "model/bert/parameter_layout.h"
 #include "model/cuda/adamw_cuda.h"
 #include "model/cuda/bf16.h"
+#include "model/cuda/bf16_test_util.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
+#include "model/cuda/ops_parity_cases.h"
 #include "model/cuda/parity_comparator.h"
-#include "model/ops/attention.h"
+#include "model/cuda/parity_test_util.h"
 #include "model/ops/attention_cuda.h"
 #include "model/ops/cross_entropy.h"
 #include "model/ops/cross_entropy_cuda.h"
 #include "model/ops/dropout.h"
 #include "model/ops/dropout_cuda.h"
-#include "model/ops/embedding.h"
-#include "model/ops/embedding_cuda.h"
 #include "model/ops/gelu.h"
 #include "model/ops/gelu_cuda.h"
 #include "model/ops/gemm.h"
 #include "model/ops/gemm_cuda.h"
-#include "model/ops/layer_norm.h"
 #include "model/ops/layer_norm_cuda.h"
-#include "model/ops/linear.h"
 #include "model/ops/linear_cuda.h"
 #include "model/ops/residual.h"
 #include "model/ops/residual_cuda.h"
@@ -41,65 +35,6 @@
 
 namespace bertlab {
 namespace {
-
-constexpr ParityDtype kF32 = ParityDtype::kFloat32;
-constexpr ParityDtype kBF16 = ParityDtype::kBFloat16;
-
-std::vector<float> Random(int64_t n, uint32_t seed, float scale = 1.0f) {
-  std::mt19937 engine(seed);
-  std::normal_distribution<float> normal(0.0f, scale);
-  std::vector<float> values(static_cast<size_t>(n));
-  for (float& value : values) value = normal(engine);
-  return values;
-}
-
-std::vector<int32_t> RandomIds(int64_t n, int32_t limit, uint32_t seed) {
-  std::mt19937 engine(seed);
-  std::uniform_int_distribution<int32_t> uniform(0, limit - 1);
-  std::vector<int32_t> ids(static_cast<size_t>(n));
-  for (int32_t& id : ids) id = uniform(engine);
-  return ids;
-}
-
-std::vector<Bf16> ToBf16(const std::vector<float>& values) {
-  std::vector<Bf16> out(values.size());
-  for (size_t i = 0; i < values.size(); ++i)
-    out[i].bits = FloatToBf16(values[i]);
-  return out;
-}
-
-std::vector<float> FromBf16(const std::vector<Bf16>& values) {
-  std::vector<float> out(values.size());
-  for (size_t i = 0; i < values.size(); ++i)
-    out[i] = Bf16ToFloat(values[i].bits);
-  return out;
-}
-
-// values rounded to bf16 and back: the CPU reference of a bf16 GPU run.
-std::vector<float> RoundToBf16(const std::vector<float>& values) {
-  return FromBf16(ToBf16(values));
-}
-
-template <typename T>
-void ExpectParity(const std::string& name, const std::vector<T>& gpu,
-                  const std::vector<T>& cpu, ParityDtype dtype,
-                  int64_t reduction_length) {
-  const ParityReport report =
-      CompareParity(name, gpu, cpu, dtype, reduction_length);
-  EXPECT_TRUE(report.ok) << report.message;
-}
-
-void ExpectBitIdentical(const std::string& name, const std::vector<float>& gpu,
-                        const std::vector<float>& cpu) {
-  ASSERT_EQ(gpu.size(), cpu.size()) << name;
-  for (size_t i = 0; i < gpu.size(); ++i) {
-    if (std::memcmp(&gpu[i], &cpu[i], sizeof(float)) != 0) {
-      ADD_FAILURE() << name << " first differs at [" << i << "]: gpu " << gpu[i]
-                    << " cpu " << cpu[i];
-      return;
-    }
-  }
-}
 
 class CudaParityTest : public ::testing::Test {
  protected:
@@ -110,8 +45,9 @@ TEST_F(CudaParityTest, GemmAllTranspositionsFloatAndBf16) {
   const int64_t m = 37, n = 13, k = 71;
   for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
     for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
-      const std::vector<float> a = Random(m * k, 1), b = Random(k * n, 2);
-      std::vector<float> c = Random(m * n, 3);
+      const std::vector<float> a = RandomNormal(m * k, 1),
+                               b = RandomNormal(k * n, 2);
+      std::vector<float> c = RandomNormal(m * n, 3);
       DeviceBuffer<float> a_d("a", a), b_d("b", b), c_d("c", c);
       cuda::Gemm<float, float>(ta, tb, m, n, k, 0.5f, a_d.data(), b_d.data(),
                                2.0f, c_d.data(), context_);
@@ -144,8 +80,8 @@ TEST_F(CudaParityTest, GemmAllTranspositionsFloatAndBf16) {
 
 TEST_F(CudaParityTest, GemmStridedBatchedMatchesPerBatchGemm) {
   const int64_t m = 7, n = 5, k = 9, batch = 3;
-  const std::vector<float> a = Random(batch * m * k, 4),
-                           b = Random(batch * k * n, 5);
+  const std::vector<float> a = RandomNormal(batch * m * k, 4),
+                           b = RandomNormal(batch * k * n, 5);
   DeviceBuffer<float> a_d("a", a), b_d("b", b), c_d("c", batch * m * n);
   cuda::GemmStridedBatched<float, float>(
       Transpose::kNo, Transpose::kNo, m, n, k, 1.0f, a_d.data(), k, m * k,
@@ -161,37 +97,34 @@ TEST_F(CudaParityTest, GemmStridedBatchedMatchesPerBatchGemm) {
 }
 
 TEST_F(CudaParityTest, GeluBothFormsFloatAndBf16) {
-  const int64_t n = 4099;
-  std::vector<float> in = Random(n, 6, 3.0f);
-  in[0] = -12.0f;
-  in[1] = 12.0f;
-  const std::vector<float> d_out = Random(n, 7);
+  const int64_t n = ops_parity::GeluInputs::kSize;
+  const ops_parity::GeluInputs f32(ops_parity::InputRounding::kNone),
+      bf16(ops_parity::InputRounding::kBf16);
   for (GeluForm form : {GeluForm::kErf, GeluForm::kTanh}) {
-    DeviceBuffer<float> in_d("in", in), out_d("out", n), dy_d("dy", d_out),
-        dx_d("dx", n);
+    DeviceBuffer<float> in_d("in", f32.in), out_d("out", n),
+        dy_d("dy", f32.d_out), dx_d("dx", n);
     cuda::GeluForward(out_d.data(), in_d.data(), n, form, context_);
     cuda::GeluBackward(dx_d.data(), dy_d.data(), in_d.data(), n, form,
                        context_);
     std::vector<float> out(n), dx(n);
-    GeluForward(out.data(), in.data(), n, form);
-    GeluBackward(dx.data(), d_out.data(), in.data(), n, form);
+    GeluForward(out.data(), f32.in.data(), n, form);
+    GeluBackward(dx.data(), f32.d_out.data(), f32.in.data(), n, form);
     context_.Synchronize();
     ExpectParity("gelu", out_d.ToHost(), out, kF32, 1);
     ExpectParity("gelu backward", dx_d.ToHost(), dx, kF32, 1);
 
-    const std::vector<float> in16 = RoundToBf16(in);
-    DeviceBuffer<Bf16> in_h("in16", ToBf16(in)), out_h("out16", n);
+    DeviceBuffer<Bf16> in_h = DeviceBf16("in16", bf16.in), out_h("out16", n);
     cuda::GeluForward(AsDevice(out_h.data()), AsDevice(in_h.data()), n, form,
                       context_);
-    GeluForward(out.data(), in16.data(), n, form);
+    GeluForward(out.data(), bf16.in.data(), n, form);
     context_.Synchronize();
-    ExpectParity("gelu bf16", FromBf16(out_h.ToHost()), out, kBF16, 1);
+    ExpectParity("gelu bf16", HostFloats(out_h), out, kBF16, 1);
   }
 }
 
 TEST_F(CudaParityTest, ResidualIsBitIdentical) {
   const int64_t n = 1001;
-  const std::vector<float> a = Random(n, 8), b = Random(n, 9);
+  const std::vector<float> a = RandomNormal(n, 8), b = RandomNormal(n, 9);
   DeviceBuffer<float> a_d("a", a), b_d("b", b), out_d("out", n), da_d("da", n),
       db_d("db", n);
   cuda::ResidualAddForward(out_d.data(), a_d.data(), b_d.data(), n, context_);
@@ -206,7 +139,7 @@ TEST_F(CudaParityTest, ResidualIsBitIdentical) {
 
 TEST_F(CudaParityTest, DropoutMaskIsBitIdentical) {
   for (int64_t n : {int64_t{1}, int64_t{37}, int64_t{4099}, int64_t{1} << 20}) {
-    const std::vector<float> in = Random(n, 10);
+    const std::vector<float> in = RandomNormal(n, 10);
     const PhiloxStream stream{2018, 7, 3};
     for (float rate : {0.0f, 0.1f, 0.5f}) {
       DeviceBuffer<float> in_d("in", in), out_d("out", n), dx_d("dx", n);
@@ -226,172 +159,104 @@ TEST_F(CudaParityTest, DropoutMaskIsBitIdentical) {
 }
 
 TEST_F(CudaParityTest, EmbeddingForwardAndBackward) {
-  const int64_t batch = 3, seq_len = 13, hidden = 37, vocab = 11,
-                max_positions = 17, types = 2;
-  const int64_t rows = batch * seq_len;
-  const std::vector<int32_t> ids = RandomIds(rows, vocab, 11),
-                             type_ids = RandomIds(rows, types, 12);
-  const std::vector<float> word = Random(vocab * hidden, 13),
-                           position = Random(max_positions * hidden, 14),
-                           type = Random(types * hidden, 15),
-                           d_out = Random(rows * hidden, 16);
-  DeviceBuffer<int32_t> ids_d("ids", ids), type_ids_d("type_ids", type_ids);
-  DeviceBuffer<float> word_d("word", word), position_d("position", position),
-      type_d("type", type), out_d("out", rows * hidden), dy_d("dy", d_out);
-  cuda::EmbeddingForward(out_d.data(), ids_d.data(), type_ids_d.data(),
-                         word_d.data(), position_d.data(), type_d.data(), batch,
-                         seq_len, hidden, vocab, max_positions, types,
-                         context_);
-  std::vector<float> out(rows * hidden);
-  EmbeddingForward(out.data(), ids.data(), type_ids.data(), word.data(),
-                   position.data(), type.data(), batch, seq_len, hidden, vocab,
-                   max_positions, types);
-  // Gradients start non-zero: the op must accumulate.
-  std::vector<float> d_word = Random(vocab * hidden, 17),
-                     d_position = Random(max_positions * hidden, 18),
-                     d_type = Random(types * hidden, 19);
-  DeviceBuffer<float> d_word_d("d_word", d_word),
-      d_position_d("d_position", d_position), d_type_d("d_type", d_type);
-  cuda::EmbeddingBackward(d_word_d.data(), d_position_d.data(), d_type_d.data(),
-                          dy_d.data(), ids_d.data(), type_ids_d.data(), batch,
-                          seq_len, hidden, vocab, max_positions, types,
-                          context_);
-  EmbeddingBackward(d_word.data(), d_position.data(), d_type.data(),
-                    d_out.data(), ids.data(), type_ids.data(), batch, seq_len,
-                    hidden, vocab, max_positions, types);
-  context_.Synchronize();
-  ExpectBitIdentical("embedding", out_d.ToHost(), out);
-  ExpectBitIdentical("d_word", d_word_d.ToHost(), d_word);
-  ExpectBitIdentical("d_position", d_position_d.ToHost(), d_position);
-  ExpectBitIdentical("d_token_type", d_type_d.ToHost(), d_type);
+  ops_parity::ExpectEmbeddingBitIdentical<float>("", context_);
 }
 
 TEST_F(CudaParityTest, LayerNormForwardAndBackward) {
-  const int64_t rows = 29, channels = 37;
-  const double eps = 1e-12;
-  const std::vector<float> in = Random(rows * channels, 20, 2.0f),
-                           gamma = Random(channels, 21),
-                           beta = Random(channels, 22),
-                           d_out = Random(rows * channels, 23);
-  DeviceBuffer<float> in_d("in", in), gamma_d("gamma", gamma),
-      beta_d("beta", beta), out_d("out", rows * channels), mean_d("mean", rows),
-      rstd_d("rstd", rows), dy_d("dy", d_out), dx_d("dx", rows * channels);
-  std::vector<float> d_gamma = Random(channels, 24),
-                     d_beta = Random(channels, 25);
-  DeviceBuffer<float> d_gamma_d("d_gamma", d_gamma), d_beta_d("d_beta", d_beta);
+  using In = ops_parity::LayerNormInputs;
+  const int64_t rows = In::kRows, channels = In::kChannels;
+  const In in(ops_parity::InputRounding::kNone);
+  DeviceBuffer<float> in_d("in", in.in), gamma_d("gamma", in.gamma),
+      beta_d("beta", in.beta), out_d("out", rows * channels),
+      mean_d("mean", rows), rstd_d("rstd", rows), dy_d("dy", in.d_out),
+      dx_d("dx", rows * channels), d_gamma_d("d_gamma", in.d_gamma),
+      d_beta_d("d_beta", in.d_beta);
   cuda::LayerNormForward(out_d.data(), mean_d.data(), rstd_d.data(),
                          in_d.data(), gamma_d.data(), beta_d.data(), rows,
-                         channels, eps, context_);
+                         channels, In::kEps, context_);
   cuda::LayerNormBackward(
       dx_d.data(), d_gamma_d.data(), d_beta_d.data(), dy_d.data(), in_d.data(),
       gamma_d.data(), mean_d.data(), rstd_d.data(), rows, channels, context_);
-  std::vector<float> out(rows * channels), mean(rows), rstd(rows),
-      dx(rows * channels);
-  LayerNormForward(out.data(), mean.data(), rstd.data(), in.data(),
-                   gamma.data(), beta.data(), rows, channels, eps);
-  LayerNormBackward(dx.data(), d_gamma.data(), d_beta.data(), d_out.data(),
-                    in.data(), gamma.data(), mean.data(), rstd.data(), rows,
-                    channels);
+  const ops_parity::LayerNormReference cpu = ops_parity::CpuLayerNorm(in);
   context_.Synchronize();
-  ExpectParity("layer_norm out", out_d.ToHost(), out, kF32, channels);
-  ExpectParity("layer_norm mean", mean_d.ToHost(), mean, kF32, channels);
-  ExpectParity("layer_norm rstd", rstd_d.ToHost(), rstd, kF32, channels);
-  ExpectParity("layer_norm d_in", dx_d.ToHost(), dx, kF32, channels);
-  ExpectParity("layer_norm d_gamma", d_gamma_d.ToHost(), d_gamma, kF32, rows);
-  ExpectParity("layer_norm d_beta", d_beta_d.ToHost(), d_beta, kF32, rows);
+  ExpectParity("layer_norm out", out_d.ToHost(), cpu.out, kF32, channels);
+  ExpectParity("layer_norm mean", mean_d.ToHost(), cpu.mean, kF32, channels);
+  ExpectParity("layer_norm rstd", rstd_d.ToHost(), cpu.rstd, kF32, channels);
+  ExpectParity("layer_norm d_in", dx_d.ToHost(), cpu.d_in, kF32, channels);
+  ExpectParity("layer_norm d_gamma", d_gamma_d.ToHost(), cpu.d_gamma, kF32,
+               rows);
+  ExpectParity("layer_norm d_beta", d_beta_d.ToHost(), cpu.d_beta, kF32, rows);
 
-  DeviceBuffer<Bf16> in_h("in16", ToBf16(in)),
-      gamma_h("gamma16", ToBf16(gamma)), beta_h("beta16", ToBf16(beta)),
-      out_h("out16", rows * channels);
+  const In in16(ops_parity::InputRounding::kBf16);
+  DeviceBuffer<Bf16> in_h = DeviceBf16("in16", in16.in),
+                     gamma_h = DeviceBf16("gamma16", in16.gamma),
+                     beta_h = DeviceBf16("beta16", in16.beta),
+                     out_h("out16", rows * channels);
   cuda::LayerNormForward(AsDevice(out_h.data()), mean_d.data(), rstd_d.data(),
                          AsDevice(in_h.data()), AsDevice(gamma_h.data()),
-                         AsDevice(beta_h.data()), rows, channels, eps,
+                         AsDevice(beta_h.data()), rows, channels, In::kEps,
                          context_);
-  const std::vector<float> in16 = RoundToBf16(in), gamma16 = RoundToBf16(gamma),
-                           beta16 = RoundToBf16(beta);
-  LayerNormForward(out.data(), mean.data(), rstd.data(), in16.data(),
-                   gamma16.data(), beta16.data(), rows, channels, eps);
+  const ops_parity::LayerNormReference cpu16 = ops_parity::CpuLayerNorm(in16);
   context_.Synchronize();
-  ExpectParity("layer_norm bf16", FromBf16(out_h.ToHost()), out, kBF16, 1);
+  ExpectParity("layer_norm bf16", HostFloats(out_h), cpu16.out, kBF16, 1);
 }
 
 TEST_F(CudaParityTest, LinearForwardAndBackward) {
-  const int64_t rows = 13, in_features = 37, out_features = 7;
-  const std::vector<float> in = Random(rows * in_features, 26),
-                           weight = Random(out_features * in_features, 27),
-                           bias = Random(out_features, 28),
-                           d_out = Random(rows * out_features, 29);
-  std::vector<float> d_weight = Random(out_features * in_features, 30),
-                     d_bias = Random(out_features, 31);
-  DeviceBuffer<float> in_d("in", in), w_d("weight", weight), b_d("bias", bias),
-      out_d("out", rows * out_features), dy_d("dy", d_out),
-      dx_d("dx", rows * in_features), dw_d("dw", d_weight), db_d("db", d_bias);
+  using In = ops_parity::LinearInputs;
+  const int64_t rows = In::kRows, in_features = In::kIn,
+                out_features = In::kOut;
+  const In in(ops_parity::InputRounding::kNone);
+  DeviceBuffer<float> in_d("in", in.in), w_d("weight", in.weight),
+      b_d("bias", in.bias), out_d("out", rows * out_features),
+      dy_d("dy", in.d_out), dx_d("dx", rows * in_features),
+      dw_d("dw", in.d_weight), db_d("db", in.d_bias);
   cuda::LinearForward(out_d.data(), in_d.data(), w_d.data(), b_d.data(), rows,
                       in_features, out_features, context_);
   cuda::LinearBackward(dx_d.data(), dw_d.data(), db_d.data(), dy_d.data(),
                        in_d.data(), w_d.data(), rows, in_features, out_features,
                        context_);
-  std::vector<float> out(rows * out_features), dx(rows * in_features);
-  LinearForward(out.data(), in.data(), weight.data(), bias.data(), rows,
-                in_features, out_features);
-  LinearBackward(dx.data(), d_weight.data(), d_bias.data(), d_out.data(),
-                 in.data(), weight.data(), rows, in_features, out_features);
+  const ops_parity::LinearReference cpu = ops_parity::CpuLinear(in);
   context_.Synchronize();
-  ExpectParity("linear out", out_d.ToHost(), out, kF32, in_features);
-  ExpectParity("linear d_in", dx_d.ToHost(), dx, kF32, out_features);
-  ExpectParity("linear d_weight", dw_d.ToHost(), d_weight, kF32, rows);
-  ExpectParity("linear d_bias", db_d.ToHost(), d_bias, kF32, rows);
+  ExpectParity("linear out", out_d.ToHost(), cpu.out, kF32, in_features);
+  ExpectParity("linear d_in", dx_d.ToHost(), cpu.d_in, kF32, out_features);
+  ExpectParity("linear d_weight", dw_d.ToHost(), cpu.d_weight, kF32, rows);
+  ExpectParity("linear d_bias", db_d.ToHost(), cpu.d_bias, kF32, rows);
 }
 
 TEST_F(CudaParityTest, AttentionPaddingCausalAndDropout) {
-  const int64_t batch = 2, seq_len = 13, heads = 3, head_dim = 7;
-  const int64_t hidden = heads * head_dim;
-  const int64_t probs_size = batch * heads * seq_len * seq_len;
-  const std::vector<float> qkv = Random(batch * seq_len * 3 * hidden, 32),
-                           d_out = Random(batch * seq_len * hidden, 33);
-  std::vector<int32_t> mask(batch * seq_len, 1);
-  for (int64_t t = 9; t < seq_len; ++t) mask[seq_len + t] = 0;  // padding
-  for (bool causal : {false, true}) {
-    for (float rate : {0.0f, 0.1f}) {
-      AttentionOptions options;
-      options.causal = causal;
-      options.dropout_rate = rate;
-      options.dropout_stream = PhiloxStream{5, 2, 9};
-      DeviceBuffer<float> qkv_d("qkv", qkv), dy_d("dy", d_out),
-          out_d("out", batch * seq_len * hidden), probs_d("probs", probs_size),
-          scratch_d("scratch", probs_size), dqkv_d("dqkv", qkv.size());
-      DeviceBuffer<int32_t> mask_d("mask", mask);
-      cuda::AttentionForward(out_d.data(), probs_d.data(), scratch_d.data(),
-                             qkv_d.data(), mask_d.data(), batch, seq_len, heads,
-                             head_dim, options, context_);
-      cuda::AttentionBackward(dqkv_d.data(), scratch_d.data(), dy_d.data(),
-                              qkv_d.data(), probs_d.data(), batch, seq_len,
-                              heads, head_dim, options, context_);
-      std::vector<float> out(batch * seq_len * hidden), probs(probs_size),
-          dqkv(qkv.size());
-      AttentionForward(out.data(), probs.data(), qkv.data(), mask.data(), batch,
-                       seq_len, heads, head_dim, options);
-      AttentionBackward(dqkv.data(), d_out.data(), qkv.data(), probs.data(),
-                        mask.data(), batch, seq_len, heads, head_dim, options);
-      context_.Synchronize();
-      const std::string tag =
-          std::string(causal ? " causal" : "") + (rate > 0 ? " dropout" : "");
-      const int64_t k = seq_len > head_dim ? seq_len : head_dim;
-      ExpectParity("attention probs" + tag, probs_d.ToHost(), probs, kF32,
-                   seq_len);
-      ExpectParity("attention out" + tag, out_d.ToHost(), out, kF32, k);
-      ExpectParity("attention d_qkv" + tag, dqkv_d.ToHost(), dqkv, kF32,
-                   seq_len * head_dim);
-    }
+  using In = ops_parity::AttentionInputs;
+  const In in(ops_parity::InputRounding::kNone);
+  for (const auto& [options, tag] : ops_parity::AttentionVariants()) {
+    DeviceBuffer<float> qkv_d("qkv", in.qkv), dy_d("dy", in.d_out),
+        out_d("out", In::kBatch * In::kSeqLen * In::kHidden),
+        probs_d("probs", In::kProbsSize), scratch_d("scratch", In::kProbsSize),
+        dqkv_d("dqkv", in.qkv.size());
+    DeviceBuffer<int32_t> mask_d("mask", in.mask);
+    cuda::AttentionForward(out_d.data(), probs_d.data(), scratch_d.data(),
+                           qkv_d.data(), mask_d.data(), In::kBatch, In::kSeqLen,
+                           In::kHeads, In::kHeadDim, options, context_);
+    cuda::AttentionBackward(dqkv_d.data(), scratch_d.data(), dy_d.data(),
+                            qkv_d.data(), probs_d.data(), In::kBatch,
+                            In::kSeqLen, In::kHeads, In::kHeadDim, options,
+                            context_);
+    const ops_parity::AttentionReference cpu =
+        ops_parity::CpuAttention(in, options);
+    context_.Synchronize();
+    const int64_t k = In::kSeqLen > In::kHeadDim ? In::kSeqLen : In::kHeadDim;
+    ExpectParity("attention probs" + tag, probs_d.ToHost(), cpu.probs, kF32,
+                 In::kSeqLen);
+    ExpectParity("attention out" + tag, out_d.ToHost(), cpu.out, kF32, k);
+    ExpectParity("attention d_qkv" + tag, dqkv_d.ToHost(), cpu.d_qkv, kF32,
+                 In::kSeqLen * In::kHeadDim);
   }
 }
 
 TEST_F(CudaParityTest, CrossEntropyWithIgnoredRows) {
   const int64_t rows = 19, classes = 1031;
-  const std::vector<float> logits = Random(rows * classes, 34, 4.0f);
+  const std::vector<float> logits = RandomNormal(rows * classes, 34, 4.0f);
   std::vector<int32_t> labels = RandomIds(rows, classes, 35);
   for (int64_t row = 0; row < rows; row += 3) labels[row] = -100;
-  const std::vector<float> weights = Random(rows, 36);
+  const std::vector<float> weights = RandomNormal(rows, 36);
   for (bool weighted : {false, true}) {
     const float* cpu_weights = weighted ? weights.data() : nullptr;
     DeviceBuffer<float> logits_d("logits", logits),
@@ -438,13 +303,13 @@ TEST_F(CudaParityTest, AdamWIsBitIdenticalAndGlobalNormMatches) {
     cuda::AdamWStepOptions gpu_options{options.beta1, options.beta2,
                                        options.epsilon, options.weight_decay,
                                        options.bias_correction};
-    std::vector<float> params = Random(size, 37);
+    std::vector<float> params = RandomNormal(size, 37);
     DeviceBuffer<float> params_d("params", params), m_d("m", size),
         v_d("v", size), grads_d("grads", size);
     m_d.Zero(context_.stream());
     v_d.Zero(context_.stream());
     for (int step = 1; step <= 3; ++step) {
-      const std::vector<float> grads = Random(size, 100 + step);
+      const std::vector<float> grads = RandomNormal(size, 100 + step);
       grads_d.CopyFromHost(grads);
       cuda::AdamWStep(params_d.data(), m_d.data(), v_d.data(), grads_d.data(),
                       spans, 1e-3, step, gpu_options, context_);
@@ -456,7 +321,7 @@ TEST_F(CudaParityTest, AdamWIsBitIdenticalAndGlobalNormMatches) {
     ExpectBitIdentical("adamw v", v_d.ToHost(), cpu.v());
   }
   const int64_t n = 3 * kGlobalNormChunk + 17;
-  const std::vector<float> values = Random(n, 38);
+  const std::vector<float> values = RandomNormal(n, 38);
   DeviceBuffer<float> values_d("values", values);
   DeviceBuffer<double> norm_d("norm", 1),
       partials_d("partials", cuda::GlobalNormScratchSize(n));

@@ -47,58 +47,34 @@
 // tightly. UNMEASURED: unlike the encoder test's K, no emulation of the
 // heads' rounding points was run; if a case fails by a small ratio, look at
 // the report's worst element before widening anything.
-#include <cuda_runtime.h>
-
-#include <cmath>
 #include <cstdint>
-#include <functional>
-#include <limits>
-#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "model/bert/config.h"
-#include "model/bert/encoder.h"
 #include "model/bert/parameter_layout.h"
-#include "model/bert_for_finetuning.h"
-#include "model/bert_for_pretraining.h"
-#include "model/cuda/bert_for_finetuning_cuda.h"
-#include "model/cuda/bert_for_pretraining_cuda.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/bf16_test_util.h"
 #include "model/cuda/context.h"
-#include "model/cuda/device_batch.h"
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/encoder_parity_fixture.h"
-#include "model/cuda/parity_comparator.h"
+#include "model/cuda/parity_test_util.h"
 #include "model/cuda/train_step_cuda.h"
 #include "model/cuda/training_step_parity_fixture.h"
-#include "model/heads/pretraining_heads.h"
-#include "model/heads/span_head.h"
-#include "model/optim/adamw.h"
-#include "model/optim/gradient_clipping.h"
 
 namespace bertlab {
 namespace {
 
 using encoder_parity::CountBitDifferences;
-using encoder_parity::kBatch;
-using encoder_parity::kSeqLen;
-using step_parity::HostView;
-using step_parity::ReadScalar;
 using step_parity::WaitForHostCopies;
+using PretrainingStep = step_parity::PretrainingStep<__nv_bfloat16>;
+using SpanStep = step_parity::SpanStep<__nv_bfloat16>;
 
-constexpr ParityDtype kBF16 = ParityDtype::kBFloat16;
-constexpr double kClipNorm = 1.0;
 // AdamW's first step moves a parameter by about 3.2 lr (lr (1 - beta1) /
 // sqrt(1 - beta2)); at 1e-3 that is several bf16 spacings of the ~0.1
 // weights (2^-11 ~ 4.9e-4 near 0.1), so a working copy that is not refreshed
 // differs from the new master's rounding almost everywhere.
 constexpr double kLearningRate = 1e-3;
-
-BertConfig TinyConfig(AttentionMode mode) {
-  return step_parity::TinyConfig(mode, encoder_parity::kBf16WeightScale);
-}
 
 // bf16 stores of the encoder (encoder_bf16_parity_test.cc lists them):
 // forward to the sequence output (embedding sum, LayerNorm, dropout; 14 per
@@ -111,286 +87,118 @@ int64_t EncoderBackwardStores(const BertConfig& config) {
   return 13 * config.num_hidden_layers + 2;
 }
 
+// The bf16 stores on the longest chain to a step's loss and to a gradient.
+struct Stores {
+  int64_t loss;
+  int64_t gradient;
+};
+
 // Masked LM, the longest chain (NSP's, through the pooler, is shorter by 2):
 // forward + the transform's Dense, GELU, LayerNorm; backward + d_logits'
 // rounding, decoder d_in, LayerNorm, GELU, transform d_in, the scatter's sum
 // at a repeated position.
-int64_t PretrainingLossStores(const BertConfig& config) {
-  return EncoderForwardStores(config) + 3;
-}
-int64_t PretrainingGradientStores(const BertConfig& config) {
-  return PretrainingLossStores(config) + 6 + EncoderBackwardStores(config);
+Stores ChainStores(const PretrainingStep& step) {
+  const int64_t loss = EncoderForwardStores(step.config) + 3;
+  return {loss, loss + 6 + EncoderBackwardStores(step.config)};
 }
 
 // Span head: the logits come straight from the sequence output; backward +
 // d_logits' rounding and the head's d_in.
-int64_t SpanLossStores(const BertConfig& config) {
-  return EncoderForwardStores(config);
-}
-int64_t SpanGradientStores(const BertConfig& config) {
-  return SpanLossStores(config) + 2 + EncoderBackwardStores(config);
-}
-
-void ExpectParity(const std::string& name, float gpu, float cpu,
-                  int64_t reduction_length) {
-  const ParityReport report =
-      CompareParity(name, std::vector<float>{gpu}, std::vector<float>{cpu},
-                    kBF16, reduction_length);
-  EXPECT_TRUE(report.ok) << report.message;
-}
-
-void ExpectBitIdentical(const std::string& name, const std::vector<float>& a,
-                        const std::vector<float>& b) {
-  EXPECT_EQ(CountBitDifferences(a, b), 0) << name << ": not bit-identical";
+Stores ChainStores(const SpanStep& step) {
+  const int64_t loss = EncoderForwardStores(step.config);
+  return {loss, loss + 2 + EncoderBackwardStores(step.config)};
 }
 
 std::vector<float> Working(const cuda::MixedPrecisionParams& params) {
   return FromBf16(params.WorkingToHost());
 }
 
-// One forward + backward, CPU (float) and GPU (bf16).
-struct StepRunners {
-  // Accumulates into *grads and returns the loss.
-  std::function<float(const float* params, float* grads)> cpu;
-  // Enqueues the step on the bf16 working copy, accumulating into the device
-  // float grads; returns the device loss.
-  std::function<const float*(const __nv_bfloat16* params, float* grads)> gpu;
-};
-
 // The checks every mixed-precision step shares (see the file comment).
 void CheckBf16TrainingStep(const ParameterLayout& layout,
                            const std::vector<float>& master, int64_t loss_k,
-                           int64_t gradient_k, const StepRunners& run,
+                           int64_t gradient_k,
+                           const step_parity::StepRunners<__nv_bfloat16>& run,
                            const CudaContext& context) {
-  const int64_t size = layout.total_size();
   const std::vector<float> rounded = RoundToBf16(master);
-  std::vector<float> cpu_grads(size, 0.0f);
-  const float cpu_loss = run.cpu(rounded.data(), cpu_grads.data());
-
   cuda::MixedPrecisionParams params(master, context);
-  DeviceBuffer<float> grads_d("grads", size);
+  DeviceBuffer<float> grads_d("grads", layout.total_size());
   WaitForHostCopies();
   ExpectBitIdentical("working copy vs the host rounding", Working(params),
                      rounded);
-  auto gpu_pass = [&](const cuda::MixedPrecisionParams& p) {
-    grads_d.Zero(context.stream());
-    const float* loss = run.gpu(p.working(), grads_d.data());
-    context.Synchronize();
-    return loss;
-  };
-  const float gpu_loss = ReadScalar(gpu_pass(params), context);
-  const std::vector<float> gpu_grads = grads_d.ToHost();
-  ExpectParity("loss", gpu_loss, cpu_loss, loss_k);
-  encoder_parity::ExpectGradientParity(layout, gpu_grads, cpu_grads, kBF16,
-                                       gradient_k);
+  const step_parity::PassGradients grads = step_parity::CheckForwardBackward(
+      layout, run, rounded, params.working(), &grads_d, kBF16, loss_k,
+      gradient_k, context);
 
-  // Same inputs, same buffers: the same bits (no float atomics anywhere).
-  const float again_loss = ReadScalar(gpu_pass(params), context);
-  ExpectBitIdentical("loss (second run)", {again_loss}, {gpu_loss});
-  ExpectBitIdentical("gradients (second run)", grads_d.ToHost(), gpu_grads);
+  // The CPU's optimizer on the same master and the GPU's own gradients: the
+  // FP32 update the GPU must reproduce exactly.
+  const step_parity::CpuOptimizerStep cpu(layout, master, grads.gpu,
+                                          kLearningRate);
 
-  // The CPU's optimizer on the same master and the GPU's own gradients
-  // (pretrainer.cc's order: clip, then AdamW): the FP32 update the GPU must
-  // reproduce exactly.
-  std::vector<float> clipped = gpu_grads;
-  const ClipResult clip = ClipByGlobalNorm(kClipNorm, size, clipped.data());
-  EXPECT_TRUE(clip.clipped())
-      << "norm " << clip.global_norm << ": the case should exercise clipping";
-  AdamW<float> cpu_adam(layout, AdamWOptions{});
-  std::vector<float> cpu_stepped = master;
-  cpu_adam.Step(kLearningRate, clipped.data(), cpu_stepped.data());
-
-  cuda::DeviceOptimizerOptions options;
-  options.clip_norm = kClipNorm;
-  struct GpuStep {
-    std::vector<float> master, working, m, v;
-    double clip_scale;
-  };
-  auto gpu_step = [&] {
-    cuda::MixedPrecisionParams stepped(master, context);
-    cuda::DeviceOptimizer optimizer(layout, options);
-    WaitForHostCopies();
-    const float* loss = gpu_pass(stepped);
-    EXPECT_TRUE(
-        optimizer.Step(kLearningRate, loss, grads_d.data(), &stepped, context));
-    EXPECT_EQ(optimizer.step(), 1);
-    // The host copies below run on the legacy stream.
-    context.Synchronize();
-    GpuStep result{stepped.MasterToHost(), Working(stepped),
-                   optimizer.m().ToHost(), optimizer.v().ToHost(),
-                   ReadScalar(optimizer.clip_scale(), context)};
-    ExpectBitIdentical("gradients zeroed after the step", grads_d.ToHost(),
-                       std::vector<float>(size, 0.0f));
-    return result;
-  };
-  const GpuStep step = gpu_step();
-  // The norms differ only in the last bits of a double (reduction order).
-  ASSERT_EQ(static_cast<float>(step.clip_scale), static_cast<float>(clip.scale))
-      << "clip factors " << step.clip_scale << " vs " << clip.scale
-      << " round to different floats (norms straddle a rounding boundary)";
-  ExpectBitIdentical("FP32 master after the step", step.master, cpu_stepped);
-  ExpectBitIdentical("AdamW m", step.m, cpu_adam.m());
-  ExpectBitIdentical("AdamW v", step.v, cpu_adam.v());
+  const step_parity::GpuStepResult step = step_parity::RunGpuStep(
+      layout, master, run, kLearningRate, &grads_d, context);
+  ASSERT_TRUE(step_parity::SameClipFactor(step.clip_scale, cpu.clip.scale));
+  ExpectBitIdentical("FP32 master after the step", step.params, cpu.params);
+  ExpectBitIdentical("AdamW m", step.m, cpu.adam.m());
+  ExpectBitIdentical("AdamW v", step.v, cpu.adam.v());
   ExpectBitIdentical("working copy after the step (refreshed)", step.working,
-                     RoundToBf16(cpu_stepped));
+                     RoundToBf16(cpu.params));
   EXPECT_GT(CountBitDifferences(step.working, rounded), 0)
       << "the step left every bf16 working value unchanged";
 
-  const GpuStep again = gpu_step();
-  ExpectBitIdentical("master after the step (second run)", again.master,
-                     step.master);
+  const step_parity::GpuStepResult again = step_parity::RunGpuStep(
+      layout, master, run, kLearningRate, &grads_d, context);
+  ExpectBitIdentical("master after the step (second run)", again.params,
+                     step.params);
   ExpectBitIdentical("working copy after the step (second run)", again.working,
                      step.working);
 }
 
-struct PretrainingCase {
-  const char* name;
-  AttentionMode mode;
-  bool next_sentence;
-  bool training;
-};
-
-void CheckPretrainingStep(const PretrainingCase& c) {
-  SCOPED_TRACE(c.name);
-  const BertConfig config = TinyConfig(c.mode);
-  const BertForPretraining model(config, c.next_sentence);
-  const std::vector<float> master = encoder_parity::RandomParameters(
-      model.layout(), encoder_parity::kBf16WeightScale);
-  const encoder_parity::HostBatch host = encoder_parity::MakeBatch(config);
-  const step_parity::HostTargets host_targets =
-      step_parity::MakeTargets(config, host);
-  const PretrainingTargets cpu_targets = host_targets.View(c.next_sentence);
-  const int64_t m = cpu_targets.num_predictions;
-  const DropoutSettings dropout{c.training, /*seed=*/99, /*step=*/3};
-
-  PretrainingStepBuffers<float> cpu_buffers(config, kBatch, kSeqLen, m);
-  CudaContext context;
-  cuda::DevicePretrainingBatch device_batch(kBatch, kSeqLen, m);
-  const absl::Status uploaded =
-      device_batch.Upload(config, model.has_next_sentence_head(),
-                          HostView(host), cpu_targets, context);
-  ASSERT_TRUE(uploaded.ok()) << uploaded.ToString();
-  cuda::PretrainingStepBuffers<__nv_bfloat16> gpu_buffers(config, kBatch,
-                                                          kSeqLen, m);
-
-  StepRunners run;
-  run.cpu = [&](const float* p, float* grads) {
-    return PretrainingForwardBackward(model, p, grads, HostView(host),
-                                      cpu_targets, dropout, &cpu_buffers);
-  };
-  run.gpu = [&](const __nv_bfloat16* p, float* grads) {
-    return cuda::PretrainingForwardBackward(
-        model, p, grads, device_batch.encoder_batch(), device_batch.targets(),
-        dropout, &gpu_buffers, context);
-  };
-  const int64_t loss_k = PretrainingLossStores(config);
-  CheckBf16TrainingStep(model.layout(), master, loss_k,
-                        PretrainingGradientStores(config), run, context);
-
-  // The runners' buffers now hold the last pass, on the same parameters.
-  ExpectParity("masked-LM loss",
-               ReadScalar(gpu_buffers.heads.masked_lm_loss(), context),
-               cpu_buffers.heads.masked_lm_loss(), loss_k);
-  const float gpu_nsp =
-      ReadScalar(gpu_buffers.heads.next_sentence_loss(), context);
-  ExpectParity("next-sentence loss", gpu_nsp,
-               cpu_buffers.heads.next_sentence_loss(), loss_k);
-  if (!c.next_sentence) {
-    EXPECT_EQ(gpu_nsp, 0.0f);
-  }
+// One case of either step, K its ChainStores. The runners' buffers hold the
+// last pass, on the same parameters, when CheckStepCase compares the head
+// losses.
+template <typename Step, typename Case>
+void CheckStep(const Case& c) {
+  step_parity::CheckStepCase<Step>(
+      c, encoder_parity::kBf16WeightScale, kBF16, [](Step& step) {
+        const Stores k = ChainStores(step);
+        CheckBf16TrainingStep(step.model.layout(), step.params, k.loss,
+                              k.gradient, step.Runners(), step.context);
+        return k.loss;
+      });
 }
 
 TEST(PretrainingStepBf16ParityTest, MaskedLmAndNextSentenceTraining) {
-  CheckPretrainingStep({"MLM + NSP, training dropout",
-                        AttentionMode::kBidirectional, true, true});
+  CheckStep<PretrainingStep>(step_parity::kMaskedLmAndNextSentenceTraining);
 }
 
 TEST(PretrainingStepBf16ParityTest, MaskedLmWithoutNextSentenceEval) {
-  CheckPretrainingStep(
-      {"MLM, no NSP head, eval", AttentionMode::kBidirectional, false, false});
+  CheckStep<PretrainingStep>(step_parity::kMaskedLmWithoutNextSentenceEval);
 }
 
 TEST(PretrainingStepBf16ParityTest, LeftToRightEveryPositionTraining) {
-  CheckPretrainingStep({"LTR, every position, training dropout",
-                        AttentionMode::kCausal, false, true});
-}
-
-struct SpanCase {
-  const char* name;
-  AttentionMode mode;
-  bool training;
-};
-
-void CheckSpanStep(const SpanCase& c) {
-  SCOPED_TRACE(c.name);
-  const BertConfig config = TinyConfig(c.mode);
-  FinetuneModelOptions options;
-  options.head = FinetuneHead::kSpan;
-  const BertForFinetuning model(config, options);
-  const std::vector<float> master = encoder_parity::RandomParameters(
-      model.layout(), encoder_parity::kBf16WeightScale);
-  const encoder_parity::HostBatch host = encoder_parity::MakeBatch(config);
-  const step_parity::SpanPositions answers;
-  const DropoutSettings dropout{c.training, /*seed=*/41, /*step=*/5};
-
-  FinetuneStepBuffers<float> cpu_buffers(model, kBatch, kSeqLen);
-  FinetuneTargets cpu_targets;
-  cpu_targets.start_positions = answers.start.data();
-  cpu_targets.end_positions = answers.end.data();
-  CudaContext context;
-  cuda::DeviceSpanBatch device_batch(kBatch, kSeqLen);
-  const absl::Status uploaded = device_batch.Upload(
-      config, HostView(host),
-      SpanTargets{answers.start.data(), answers.end.data()}, context);
-  ASSERT_TRUE(uploaded.ok()) << uploaded.ToString();
-  cuda::SpanFinetuneStepBuffers<__nv_bfloat16> gpu_buffers(model, kBatch,
-                                                           kSeqLen);
-
-  StepRunners run;
-  run.cpu = [&](const float* p, float* grads) {
-    return FinetuneForwardBackward(model, p, grads, HostView(host), cpu_targets,
-                                   dropout, &cpu_buffers);
-  };
-  run.gpu = [&](const __nv_bfloat16* p, float* grads) {
-    return cuda::SpanFinetuneForwardBackward(
-        model, p, grads, device_batch.encoder_batch(), device_batch.targets(),
-        dropout, &gpu_buffers, context);
-  };
-  const int64_t loss_k = SpanLossStores(config);
-  CheckBf16TrainingStep(model.layout(), master, loss_k,
-                        SpanGradientStores(config), run, context);
-
-  ExpectParity("start loss", ReadScalar(gpu_buffers.span.start_loss(), context),
-               cpu_buffers.span->start_loss(), loss_k);
-  ExpectParity("end loss", ReadScalar(gpu_buffers.span.end_loss(), context),
-               cpu_buffers.span->end_loss(), loss_k);
+  CheckStep<PretrainingStep>(step_parity::kLeftToRightEveryPositionTraining);
 }
 
 TEST(SpanFinetuneStepBf16ParityTest, BidirectionalTraining) {
-  CheckSpanStep({"span, bidirectional, training dropout",
-                 AttentionMode::kBidirectional, true});
+  CheckStep<SpanStep>(step_parity::kSpanBidirectionalTraining);
 }
 
 TEST(SpanFinetuneStepBf16ParityTest, CausalEval) {
-  CheckSpanStep({"span, causal, eval", AttentionMode::kCausal, false});
+  CheckStep<SpanStep>(step_parity::kSpanCausalEval);
 }
 
 // The working copy follows the master wherever the master changes: a skipped
 // (non-finite) step changes neither, an applied one refreshes it, and so
 // does replacing the master from the host.
 TEST(MixedPrecisionParamsTest, WorkingCopyFollowsTheMaster) {
-  ParameterLayout layout;
-  layout.Add("encoder.dense.weight", {7, 5}, Initializer::Constant(0));
-  layout.Add("encoder.dense.bias", {5}, Initializer::Constant(0));
-  const int64_t size = layout.total_size();
-  const std::vector<float> master =
-      encoder_parity::RandomVector(size, 3, -1.0f, 1.0f);
-  std::vector<float> grads = encoder_parity::RandomVector(size, 4, -1.0f, 1.0f);
-  grads[11] = std::numeric_limits<float>::quiet_NaN();
+  const step_parity::NonFiniteStepInputs in =
+      step_parity::MakeNonFiniteStepInputs();
+  const int64_t size = in.layout.total_size();
+  const std::vector<float>& master = in.params;
   CudaContext context;
   cuda::MixedPrecisionParams params(master, context);
-  DeviceBuffer<float> grads_d("grads", grads);
-  cuda::DeviceOptimizer optimizer(layout, cuda::DeviceOptimizerOptions{});
+  DeviceBuffer<float> grads_d("grads", in.grads);
+  cuda::DeviceOptimizer optimizer(in.layout, cuda::DeviceOptimizerOptions{});
   WaitForHostCopies();
   EXPECT_FALSE(optimizer.Step(1e-2, nullptr, grads_d.data(), &params, context));
   context.Synchronize();
@@ -399,7 +207,7 @@ TEST(MixedPrecisionParamsTest, WorkingCopyFollowsTheMaster) {
   ExpectBitIdentical("working copy after a skipped step", Working(params),
                      RoundToBf16(master));
 
-  grads_d.CopyFromHost(encoder_parity::RandomVector(size, 5, -1.0f, 1.0f));
+  grads_d.CopyFromHost(step_parity::FiniteGradients(size));
   WaitForHostCopies();
   EXPECT_TRUE(optimizer.Step(1e-2, nullptr, grads_d.data(), &params, context));
   context.Synchronize();
@@ -408,8 +216,7 @@ TEST(MixedPrecisionParamsTest, WorkingCopyFollowsTheMaster) {
   ExpectBitIdentical("working copy after an applied step", Working(params),
                      RoundToBf16(stepped));
 
-  const std::vector<float> loaded =
-      encoder_parity::RandomVector(size, 6, -2.0f, 2.0f);
+  const std::vector<float> loaded = RandomUniform(size, 6, -2.0f, 2.0f);
   params.CopyMasterFromHost(loaded, context);
   context.Synchronize();
   ExpectBitIdentical("master after CopyMasterFromHost", params.MasterToHost(),

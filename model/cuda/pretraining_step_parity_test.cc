@@ -28,53 +28,35 @@
 
 #include <cmath>
 #include <cstdint>
-#include <functional>
-#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "model/bert/config.h"
-#include "model/bert/encoder.h"
 #include "model/bert/parameter_layout.h"
-#include "model/bert_for_finetuning.h"
-#include "model/bert_for_pretraining.h"
-#include "model/cuda/bert_for_finetuning_cuda.h"
-#include "model/cuda/bert_for_pretraining_cuda.h"
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/device_batch.h"
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/encoder_parity_fixture.h"
-#include "model/cuda/parity_comparator.h"
+#include "model/cuda/parity_test_util.h"
 #include "model/cuda/train_step_cuda.h"
 #include "model/cuda/training_step_parity_fixture.h"
-#include "model/heads/pretraining_heads.h"
-#include "model/heads/span_head.h"
-#include "model/optim/adamw.h"
-#include "model/optim/gradient_clipping.h"
 
 namespace bertlab {
 namespace {
 
 using encoder_parity::kBatch;
 using encoder_parity::kSeqLen;
-using step_parity::HostView;
 using step_parity::ReadScalar;
 using step_parity::WaitForHostCopies;
+using PretrainingStep = step_parity::PretrainingStep<float>;
+using SpanStep = step_parity::SpanStep<float>;
 
-constexpr ParityDtype kF32 = ParityDtype::kFloat32;
-constexpr double kClipNorm = 1.0;
 // Small enough that AdamW's first step amplifies a gradient difference by at
 // most lr (1 - beta1) / eps = 10 (its steepest slope, at g near 0), which
 // keeps the parameters' difference inside their own comparator bound.
 constexpr double kLearningRate = 1e-4;
-
-// The encoder parity tests' tiny odd shapes and FP32 weight scale, with a
-// vocabulary of 53 for the masked-LM softmax.
-BertConfig TinyConfig(AttentionMode mode) {
-  return step_parity::TinyConfig(mode, encoder_parity::kFp32WeightScale);
-}
 
 // The encoder's forward chain: embedding LayerNorm and the pooler, then per
 // layer QKV, scores, probs v, attention output, LayerNorm, Dense1, Dense2,
@@ -92,29 +74,18 @@ int64_t EncoderChain(const BertConfig& config) {
 
 // Masked LM: transform dense, LayerNorm and decoder (H each) and the softmax
 // (V), forward and backward, plus the column sums over the M predictions.
-int64_t PretrainingChain(const BertConfig& config, int64_t predictions) {
+int64_t Chain(const PretrainingStep& step) {
+  const BertConfig& config = step.config;
   return EncoderChain(config) +
-         2 * (3 * config.hidden_size + config.vocab_size) + predictions;
+         2 * (3 * config.hidden_size + config.vocab_size) +
+         step.num_predictions();
 }
 
 // Span head: the linear (H) and the softmax over T, forward and backward,
 // plus the column sums over the B*T tokens.
-int64_t SpanChain(const BertConfig& config) {
-  return EncoderChain(config) + 2 * (config.hidden_size + kSeqLen) +
+int64_t Chain(const SpanStep& step) {
+  return EncoderChain(step.config) + 2 * (step.config.hidden_size + kSeqLen) +
          kBatch * kSeqLen;
-}
-
-void ExpectParity(const std::string& name, const std::vector<float>& gpu,
-                  const std::vector<float>& cpu, int64_t reduction_length) {
-  const ParityReport report =
-      CompareParity(name, gpu, cpu, kF32, reduction_length);
-  EXPECT_TRUE(report.ok) << report.message;
-}
-
-void ExpectBitIdentical(const std::string& name, const std::vector<float>& a,
-                        const std::vector<float>& b) {
-  EXPECT_EQ(encoder_parity::CountBitDifferences(a, b), 0)
-      << name << ": not bit-identical";
 }
 
 // Every named parameter's slice of two flat buffers (gradients, parameters
@@ -129,301 +100,149 @@ void ExpectParityByName(const std::string& what, const ParameterLayout& layout,
     ExpectParity(what + " " + info.name,
                  std::vector<float>(gpu.begin() + begin, gpu.begin() + end),
                  std::vector<float>(cpu.begin() + begin, cpu.begin() + end),
-                 reduction_length);
+                 kF32, reduction_length);
   }
 }
-
-// The FP32 encoder parity test's random weights, for the whole model.
-std::vector<float> RandomParameters(const ParameterLayout& layout) {
-  return encoder_parity::RandomParameters(layout,
-                                          encoder_parity::kFp32WeightScale);
-}
-
-// One training step's forward + backward, CPU and GPU, over the same
-// parameters (each run starts from them, so afterwards the runners' buffers
-// hold the losses of these parameters).
-struct StepRunners {
-  // Accumulates into *grads and returns the loss.
-  std::function<float(const float* params, float* grads)> cpu;
-  // Enqueues the step accumulating into device grads; returns the device loss.
-  std::function<const float*(const float* params, float* grads)> gpu;
-};
 
 // The checks every training step shares: loss and gradient parity,
 // run-to-run bit-identity, and the optimizer step (see the file comment).
 void CheckTrainingStep(const ParameterLayout& layout,
                        const std::vector<float>& params,
-                       int64_t reduction_length, const StepRunners& run,
+                       int64_t reduction_length,
+                       const step_parity::StepRunners<float>& run,
                        const CudaContext& context) {
-  const int64_t size = layout.total_size();
-  std::vector<float> cpu_grads(size, 0.0f);
-  const float cpu_loss = run.cpu(params.data(), cpu_grads.data());
-
   DeviceBuffer<float> params_d("params", params);
-  DeviceBuffer<float> grads_d("grads", size);
+  DeviceBuffer<float> grads_d("grads", layout.total_size());
   WaitForHostCopies();
-  auto gpu_pass = [&](const float* device_params) {
-    grads_d.Zero(context.stream());
-    const float* loss = run.gpu(device_params, grads_d.data());
-    context.Synchronize();
-    return loss;
-  };
-  const float gpu_loss = ReadScalar(gpu_pass(params_d.data()), context);
-  const std::vector<float> gpu_grads = grads_d.ToHost();
-  ExpectParity("loss", {gpu_loss}, {cpu_loss}, reduction_length);
-  encoder_parity::ExpectGradientParity(layout, gpu_grads, cpu_grads, kF32,
-                                       reduction_length);
+  const step_parity::PassGradients grads = step_parity::CheckForwardBackward(
+      layout, run, params, params_d.data(), &grads_d, kF32, reduction_length,
+      reduction_length, context);
 
-  // Same inputs, same buffers: the same bits (no float atomics anywhere).
-  const float again_loss = ReadScalar(gpu_pass(params_d.data()), context);
-  ExpectBitIdentical("loss (second run)", {again_loss}, {gpu_loss});
-  ExpectBitIdentical("gradients (second run)", grads_d.ToHost(), gpu_grads);
-
-  // The CPU's optimizer step: clip, then AdamW (pretrainer.cc's order).
-  std::vector<float> cpu_clipped = cpu_grads;
-  const ClipResult clip = ClipByGlobalNorm(kClipNorm, size, cpu_clipped.data());
-  EXPECT_TRUE(clip.clipped())
-      << "norm " << clip.global_norm << ": the case should exercise clipping";
-  AdamW<float> cpu_adam(layout, AdamWOptions{});
-  std::vector<float> cpu_stepped = params;
-  cpu_adam.Step(kLearningRate, cpu_clipped.data(), cpu_stepped.data());
+  // The CPU's optimizer step on its own gradients.
+  const step_parity::CpuOptimizerStep cpu(layout, params, grads.cpu,
+                                          kLearningRate);
 
   // A whole GPU step from `params`: forward + backward, clip, AdamW.
-  cuda::DeviceOptimizerOptions options;
-  options.clip_norm = kClipNorm;
-  struct GpuStep {
-    std::vector<float> params, m, v;
-    double norm;
-  };
-  auto gpu_step = [&] {
-    DeviceBuffer<float> stepped_d("stepped_params", params);
-    cuda::DeviceOptimizer optimizer(layout, options);
-    WaitForHostCopies();
-    const float* loss = gpu_pass(stepped_d.data());
-    EXPECT_TRUE(optimizer.Step(kLearningRate, loss, grads_d.data(),
-                               stepped_d.data(), context));
-    EXPECT_EQ(optimizer.step(), 1);
-    // ToHost copies on the legacy stream, which does not wait for ours.
-    context.Synchronize();
-    GpuStep result{stepped_d.ToHost(), optimizer.m().ToHost(),
-                   optimizer.v().ToHost(), optimizer.LastGlobalNorm(context)};
-    ExpectBitIdentical("gradients zeroed after the step", grads_d.ToHost(),
-                       std::vector<float>(size, 0.0f));
-    return result;
-  };
-  const GpuStep step = gpu_step();
-  const ParityReport norm_report = CompareParity(
-      "global norm", std::vector<double>{step.norm},
-      std::vector<double>{clip.global_norm}, kF32, reduction_length);
-  EXPECT_TRUE(norm_report.ok) << norm_report.message;
+  const step_parity::GpuStepResult step = step_parity::RunGpuStep(
+      layout, params, run, kLearningRate, &grads_d, context);
+  ExpectParity("global norm", std::vector<double>{step.global_norm},
+               std::vector<double>{cpu.clip.global_norm}, kF32,
+               reduction_length);
   // The update itself (about lr * 3 per element) is several times the
   // parameters' bound, so a missing or wrong update fails here.
-  ExpectParityByName("stepped", layout, step.params, cpu_stepped,
+  ExpectParityByName("stepped", layout, step.params, cpu.params,
                      reduction_length);
   // m and v are functions of each gradient element alone, so they are
   // compared as gradients are (the analytically zero key biases included).
   {
     SCOPED_TRACE("AdamW m (the gradient names below)");
-    encoder_parity::ExpectGradientParity(layout, step.m, cpu_adam.m(), kF32,
+    encoder_parity::ExpectGradientParity(layout, step.m, cpu.adam.m(), kF32,
                                          reduction_length);
   }
   {
     // v = (1 - beta2) g^2: up to 3x the gradient's error relative to
     // |v| + rms(v) (2|g| dg <= 3 (g^2 + rms(g)^2)), so K grows by 3^2.
     SCOPED_TRACE("AdamW v (the gradient names below)");
-    encoder_parity::ExpectGradientParity(layout, step.v, cpu_adam.v(), kF32,
+    encoder_parity::ExpectGradientParity(layout, step.v, cpu.adam.v(), kF32,
                                          9 * reduction_length);
   }
-  const GpuStep again = gpu_step();
+  const step_parity::GpuStepResult again = step_parity::RunGpuStep(
+      layout, params, run, kLearningRate, &grads_d, context);
   ExpectBitIdentical("params after the step (second run)", again.params,
                      step.params);
 
   // The optimizer alone on the CPU's own gradients: the same float clip
-  // factor (the norms differ only in the last bits of a double) and the same
-  // AdamW arithmetic give the CPU's bits.
-  DeviceBuffer<float> cpu_grads_d("cpu_grads", cpu_grads);
+  // factor and the same AdamW arithmetic give the CPU's bits.
+  DeviceBuffer<float> cpu_grads_d("cpu_grads", grads.cpu);
   DeviceBuffer<float> own_params_d("own_params", params);
-  cuda::DeviceOptimizer optimizer(layout, options);
+  cuda::DeviceOptimizer optimizer(layout,
+                                  step_parity::ClippingOptimizerOptions());
   WaitForHostCopies();
   EXPECT_TRUE(optimizer.Step(kLearningRate, nullptr, cpu_grads_d.data(),
                              own_params_d.data(), context));
   context.Synchronize();
   const double gpu_scale = ReadScalar(optimizer.clip_scale(), context);
-  ASSERT_EQ(static_cast<float>(gpu_scale), static_cast<float>(clip.scale))
-      << "clip factors " << gpu_scale << " vs " << clip.scale
-      << " round to different floats (norms straddle a rounding boundary)";
+  ASSERT_TRUE(step_parity::SameClipFactor(gpu_scale, cpu.clip.scale));
   ExpectBitIdentical("params (optimizer on the CPU's gradients)",
-                     own_params_d.ToHost(), cpu_stepped);
+                     own_params_d.ToHost(), cpu.params);
   ExpectBitIdentical("AdamW m (CPU's gradients)", optimizer.m().ToHost(),
-                     cpu_adam.m());
+                     cpu.adam.m());
   ExpectBitIdentical("AdamW v (CPU's gradients)", optimizer.v().ToHost(),
-                     cpu_adam.v());
+                     cpu.adam.v());
 }
 
-struct PretrainingCase {
-  const char* name;
-  AttentionMode mode;
-  bool next_sentence;
-  bool training;
-};
-
-void CheckPretrainingStep(const PretrainingCase& c) {
-  SCOPED_TRACE(c.name);
-  const BertConfig config = TinyConfig(c.mode);
-  const BertForPretraining model(config, c.next_sentence);
-  const std::vector<float> params = RandomParameters(model.layout());
-  const encoder_parity::HostBatch host = encoder_parity::MakeBatch(config);
-  const step_parity::HostTargets host_targets =
-      step_parity::MakeTargets(config, host);
-  const PretrainingTargets cpu_targets = host_targets.View(c.next_sentence);
-  const int64_t m = cpu_targets.num_predictions;
-  const DropoutSettings dropout{c.training, /*seed=*/99, /*step=*/3};
-
-  PretrainingStepBuffers<float> cpu_buffers(config, kBatch, kSeqLen, m);
-  CudaContext context;
-  cuda::DevicePretrainingBatch device_batch(kBatch, kSeqLen, m);
-  const absl::Status uploaded =
-      device_batch.Upload(config, model.has_next_sentence_head(),
-                          HostView(host), cpu_targets, context);
-  ASSERT_TRUE(uploaded.ok()) << uploaded.ToString();
-  cuda::PretrainingStepBuffers<float> gpu_buffers(config, kBatch, kSeqLen, m);
-
-  StepRunners run;
-  run.cpu = [&](const float* p, float* grads) {
-    return PretrainingForwardBackward(model, p, grads, HostView(host),
-                                      cpu_targets, dropout, &cpu_buffers);
-  };
-  run.gpu = [&](const float* p, float* grads) {
-    return cuda::PretrainingForwardBackward(
-        model, p, grads, device_batch.encoder_batch(), device_batch.targets(),
-        dropout, &gpu_buffers, context);
-  };
-  const int64_t k = PretrainingChain(config, m);
-  CheckTrainingStep(model.layout(), params, k, run, context);
-
-  const float gpu_lm = ReadScalar(gpu_buffers.heads.masked_lm_loss(), context);
-  const float gpu_nsp =
-      ReadScalar(gpu_buffers.heads.next_sentence_loss(), context);
-  ExpectParity("masked-LM loss", {gpu_lm}, {cpu_buffers.heads.masked_lm_loss()},
-               k);
-  ExpectParity("next-sentence loss", {gpu_nsp},
-               {cpu_buffers.heads.next_sentence_loss()}, k);
-  if (!c.next_sentence) {
-    EXPECT_EQ(gpu_nsp, 0.0f);
-  }
-}
-
-TEST(PretrainingStepParityTest, MaskedLmAndNextSentenceTraining) {
-  CheckPretrainingStep({"MLM + NSP, training dropout",
-                        AttentionMode::kBidirectional, true, true});
-}
-
-TEST(PretrainingStepParityTest, MaskedLmWithoutNextSentenceEval) {
-  CheckPretrainingStep(
-      {"MLM, no NSP head, eval", AttentionMode::kBidirectional, false, false});
-}
-
-TEST(PretrainingStepParityTest, LeftToRightEveryPositionTraining) {
-  CheckPretrainingStep({"LTR, every position, training dropout",
-                        AttentionMode::kCausal, false, true});
-}
-
-struct SpanCase {
-  const char* name;
-  AttentionMode mode;
-  bool training;
-};
-
-void CheckSpanStep(const SpanCase& c) {
-  SCOPED_TRACE(c.name);
-  const BertConfig config = TinyConfig(c.mode);
-  FinetuneModelOptions options;
-  options.head = FinetuneHead::kSpan;
-  const BertForFinetuning model(config, options);
-  const std::vector<float> params = RandomParameters(model.layout());
-  const encoder_parity::HostBatch host = encoder_parity::MakeBatch(config);
-  const step_parity::SpanPositions answers;
-  const std::vector<int32_t>& start_positions = answers.start;
-  const std::vector<int32_t>& end_positions = answers.end;
-  const DropoutSettings dropout{c.training, /*seed=*/41, /*step=*/5};
-
-  FinetuneStepBuffers<float> cpu_buffers(model, kBatch, kSeqLen);
-  FinetuneTargets cpu_targets;
-  cpu_targets.start_positions = start_positions.data();
-  cpu_targets.end_positions = end_positions.data();
-  CudaContext context;
-  cuda::DeviceSpanBatch device_batch(kBatch, kSeqLen);
-  const absl::Status uploaded = device_batch.Upload(
-      config, HostView(host),
-      SpanTargets{start_positions.data(), end_positions.data()}, context);
-  ASSERT_TRUE(uploaded.ok()) << uploaded.ToString();
-  cuda::SpanFinetuneStepBuffers<float> gpu_buffers(model, kBatch, kSeqLen);
-
-  StepRunners run;
-  run.cpu = [&](const float* p, float* grads) {
-    return FinetuneForwardBackward(model, p, grads, HostView(host), cpu_targets,
-                                   dropout, &cpu_buffers);
-  };
-  run.gpu = [&](const float* p, float* grads) {
-    return cuda::SpanFinetuneForwardBackward(
-        model, p, grads, device_batch.encoder_batch(), device_batch.targets(),
-        dropout, &gpu_buffers, context);
-  };
-  const int64_t k = SpanChain(config);
-  CheckTrainingStep(model.layout(), params, k, run, context);
-
-  ExpectParity("start loss",
-               {ReadScalar(gpu_buffers.span.start_loss(), context)},
-               {cpu_buffers.span->start_loss()}, k);
-  ExpectParity("end loss", {ReadScalar(gpu_buffers.span.end_loss(), context)},
-               {cpu_buffers.span->end_loss()}, k);
+// The span head's start logits (float in both precisions), after the
+// encoder's forward chain and the head's linear.
+void ExpectStartLogits(const SpanStep& step) {
   const int64_t tokens = kBatch * kSeqLen;
   std::vector<float> start_logits(tokens);
   BERTLAB_CUDA_CHECK(
-      cudaMemcpy(start_logits.data(), gpu_buffers.span.start_logits(),
+      cudaMemcpy(start_logits.data(), step.gpu_buffers.span.start_logits(),
                  sizeof(float) * tokens, cudaMemcpyDeviceToHost));
+  const float* cpu_logits = step.cpu_buffers.span->start_logits();
   ExpectParity("start logits", start_logits,
-               std::vector<float>(cpu_buffers.span->start_logits(),
-                                  cpu_buffers.span->start_logits() + tokens),
-               EncoderForwardChain(config) + config.hidden_size);
+               std::vector<float>(cpu_logits, cpu_logits + tokens), kF32,
+               EncoderForwardChain(step.config) + step.config.hidden_size);
+}
+
+// One case of either step, K its Chain (the span step also checks its start
+// logits).
+template <typename Step, typename Case>
+void CheckStep(const Case& c) {
+  step_parity::CheckStepCase<Step>(
+      c, encoder_parity::kFp32WeightScale, kF32, [](Step& step) {
+        const int64_t k = Chain(step);
+        CheckTrainingStep(step.model.layout(), step.params, k, step.Runners(),
+                          step.context);
+        if constexpr (std::is_same<Step, SpanStep>::value) {
+          ExpectStartLogits(step);
+        }
+        return k;
+      });
+}
+
+TEST(PretrainingStepParityTest, MaskedLmAndNextSentenceTraining) {
+  CheckStep<PretrainingStep>(step_parity::kMaskedLmAndNextSentenceTraining);
+}
+
+TEST(PretrainingStepParityTest, MaskedLmWithoutNextSentenceEval) {
+  CheckStep<PretrainingStep>(step_parity::kMaskedLmWithoutNextSentenceEval);
+}
+
+TEST(PretrainingStepParityTest, LeftToRightEveryPositionTraining) {
+  CheckStep<PretrainingStep>(step_parity::kLeftToRightEveryPositionTraining);
 }
 
 TEST(SpanFinetuneStepParityTest, BidirectionalTraining) {
-  CheckSpanStep({"span, bidirectional, training dropout",
-                 AttentionMode::kBidirectional, true});
+  CheckStep<SpanStep>(step_parity::kSpanBidirectionalTraining);
 }
 
 TEST(SpanFinetuneStepParityTest, CausalEval) {
-  CheckSpanStep({"span, causal, eval", AttentionMode::kCausal, false});
+  CheckStep<SpanStep>(step_parity::kSpanCausalEval);
 }
 
 // kSkipStep: a non-finite gradient norm applies nothing (params, m, v and
 // the step count unchanged), still zeroes the gradients, and says so.
 TEST(DeviceOptimizerTest, NonFiniteGradientSkipsTheUpdate) {
-  ParameterLayout layout;
-  layout.Add("encoder.dense.weight", {7, 5}, Initializer::Constant(0));
-  layout.Add("encoder.dense.bias", {5}, Initializer::Constant(0));
-  const int64_t size = layout.total_size();
-  const std::vector<float> params =
-      encoder_parity::RandomVector(size, 3, -1.0f, 1.0f);
-  std::vector<float> grads = encoder_parity::RandomVector(size, 4, -1.0f, 1.0f);
-  grads[11] = std::numeric_limits<float>::quiet_NaN();
+  const step_parity::NonFiniteStepInputs in =
+      step_parity::MakeNonFiniteStepInputs();
+  const int64_t size = in.layout.total_size();
   CudaContext context;
-  DeviceBuffer<float> params_d("params", params);
-  DeviceBuffer<float> grads_d("grads", grads);
-  cuda::DeviceOptimizer optimizer(layout, cuda::DeviceOptimizerOptions{});
+  DeviceBuffer<float> params_d("params", in.params);
+  DeviceBuffer<float> grads_d("grads", in.grads);
+  cuda::DeviceOptimizer optimizer(in.layout, cuda::DeviceOptimizerOptions{});
   WaitForHostCopies();
   EXPECT_FALSE(
       optimizer.Step(1e-3, nullptr, grads_d.data(), params_d.data(), context));
   context.Synchronize();
   EXPECT_EQ(optimizer.step(), 0);
   EXPECT_TRUE(std::isnan(optimizer.LastGlobalNorm(context)));
-  ExpectBitIdentical("params", params_d.ToHost(), params);
+  ExpectBitIdentical("params", params_d.ToHost(), in.params);
   ExpectBitIdentical("m", optimizer.m().ToHost(), std::vector<float>(size, 0));
   ExpectBitIdentical("grads", grads_d.ToHost(), std::vector<float>(size, 0));
 
   // A finite step afterwards is the first update.
-  grads_d.CopyFromHost(encoder_parity::RandomVector(size, 5, -1.0f, 1.0f));
+  grads_d.CopyFromHost(step_parity::FiniteGradients(size));
   WaitForHostCopies();
   EXPECT_TRUE(
       optimizer.Step(1e-3, nullptr, grads_d.data(), params_d.data(), context));

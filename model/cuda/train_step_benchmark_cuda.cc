@@ -50,19 +50,14 @@
 // integers are a few hundred KB, not what the step costs. Dropout is on.
 #include <cuda_runtime.h>
 
-#include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <random>
-#include <string>
-#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "benchmark/benchmark.h"
 #include "common/check.h"
 #include "model/bert/config.h"
-#include "model/bert/encoder.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_finetuning.h"
 #include "model/bert_for_pretraining.h"
@@ -73,8 +68,8 @@
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/device_batch.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/device_peaks.h"
 #include "model/cuda/flops.h"
+#include "model/cuda/gpu_benchmark.h"
 #include "model/cuda/train_step_cuda.h"
 #include "model/heads/pretraining_heads.h"
 #include "model/heads/span_head.h"
@@ -82,48 +77,9 @@
 namespace bertlab {
 namespace {
 
-constexpr int64_t kVocabSize = 30522;
 // The paper's rates: pre-training 1e-4, SQuAD v1.1 fine-tuning 5e-5.
 constexpr double kPretrainingLearningRate = 1e-4;
 constexpr double kSquadLearningRate = 5e-5;
-
-PeakSettings& GlobalPeaks() {
-  static PeakSettings peaks;
-  return peaks;
-}
-
-BertConfig ConfigOf(const char* size_name) {
-  const auto config_or = ConfigForSize(size_name, kVocabSize);
-  CHECK(config_or.ok()) << config_or.status().ToString();
-  return *config_or;
-}
-
-// Random full-length sequences (no padding), segment B from the middle on.
-struct HostBatch {
-  HostBatch(const BertConfig& config, int64_t batch, int64_t seq_len)
-      : batch(batch),
-        seq_len(seq_len),
-        input_ids(batch * seq_len),
-        token_type_ids(batch * seq_len),
-        attention_mask(batch * seq_len, 1) {
-    std::mt19937 engine(2);
-    std::uniform_int_distribution<int32_t> id(0, config.vocab_size - 1);
-    for (int64_t i = 0; i < batch * seq_len; ++i) {
-      input_ids[i] = id(engine);
-      token_type_ids[i] = (i % seq_len) < seq_len / 2 ? 0 : 1;
-    }
-  }
-  EncoderBatch View() const {
-    return EncoderBatch{input_ids.data(), token_type_ids.data(),
-                        attention_mask.data(), batch, seq_len};
-  }
-
-  int64_t batch;
-  int64_t seq_len;
-  std::vector<int32_t> input_ids;
-  std::vector<int32_t> token_type_ids;
-  std::vector<int32_t> attention_mask;
-};
 
 // What a step reads and the optimizer updates. FP32: the float parameters.
 // BF16: MixedPrecisionParams, whose working copy the optimizer step refreshes.
@@ -169,36 +125,15 @@ class StepParams<__nv_bfloat16> {
   cuda::MixedPrecisionParams params_;
 };
 
-CudaContextOptions ContextOptions() {
-  CudaContextOptions options;
-  options.allow_tf32 = GlobalPeaks().allow_tf32;
-  return options;
-}
-
+// SetStepCounters, and state_GiB (params, grads, m, v and the bf16 working
+// copy for BF16) and skipped (steps the optimizer skipped).
 template <typename T>
 void SetCounters(benchmark::State& state, double flops_per_step, int64_t batch,
                  int64_t seq_len, int64_t activation_bytes, int64_t num_params,
                  int64_t skipped) {
-  const PeakSettings& peaks = GlobalPeaks();
-  using Counter = benchmark::Counter;
-  state.counters["seq/s"] =
-      Counter(static_cast<double>(batch), Counter::kIsRate);
-  state.counters["tok/s"] =
-      Counter(static_cast<double>(batch * seq_len), Counter::kIsRate);
-  state.counters["TFLOP/s"] = Counter(flops_per_step / 1e12, Counter::kIsRate);
-  // Rate of (FLOPs per step / peak FLOP/s) = achieved / peak = MFU.
-  if (std::is_same<T, float>::value) {
-    state.counters["MFU_fp32"] =
-        Counter(ModelFlopsUtilization(flops_per_step, peaks.fp32_tflops * 1e12),
-                Counter::kIsRate);
-  }
-  state.counters["MFU_bf16"] =
-      Counter(ModelFlopsUtilization(flops_per_step, peaks.bf16_tflops * 1e12),
-              Counter::kIsRate);
-  state.counters["act_GiB"] = static_cast<double>(activation_bytes) / (1 << 30);
+  SetStepCounters<T>(state, flops_per_step, batch, seq_len, activation_bytes);
   state.counters["state_GiB"] =
-      static_cast<double>(StepParams<T>::kStateBytesPerParameter * num_params) /
-      (1 << 30);
+      GiB(StepParams<T>::kStateBytesPerParameter * num_params);
   state.counters["skipped"] = static_cast<double>(skipped);
 }
 
@@ -207,7 +142,7 @@ template <typename T>
 void BM_PretrainingStep(benchmark::State& state, const char* size_name,
                         int64_t batch, int64_t seq_len,
                         int64_t predictions_per_sequence) {
-  const BertConfig config = ConfigOf(size_name);
+  const BertConfig config = BenchmarkConfig(size_name);
   CHECK_LE(seq_len, config.max_position_embeddings);
   CHECK_LE(predictions_per_sequence, seq_len - 2);
   const BertForPretraining model(config, /*next_sentence=*/true);
@@ -217,7 +152,8 @@ void BM_PretrainingStep(benchmark::State& state, const char* size_name,
 
   // Predicted positions spread over each sequence (never [CLS] at 0),
   // random labels; NSP labels alternate.
-  const HostBatch host(config, batch, seq_len);
+  std::mt19937 batch_engine(2);
+  const BenchmarkBatch host(config, batch, seq_len, &batch_engine);
   const int64_t m = batch * predictions_per_sequence;
   std::vector<int32_t> positions, labels, next_sentence_labels;
   std::mt19937 engine(4);
@@ -233,7 +169,7 @@ void BM_PretrainingStep(benchmark::State& state, const char* size_name,
   const PretrainingTargets host_targets{positions.data(), labels.data(), m,
                                         next_sentence_labels.data()};
 
-  CudaContext context(ContextOptions());
+  CudaContext context(BenchmarkContextOptions());
   StepParams<T> params_d(params, context);
   DeviceBuffer<float> grads_d("grads", num_params);
   grads_d.Zero(context.stream());
@@ -272,7 +208,7 @@ void BM_PretrainingStep(benchmark::State& state, const char* size_name,
 template <typename T>
 void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
                   int64_t seq_len) {
-  const BertConfig config = ConfigOf(size_name);
+  const BertConfig config = BenchmarkConfig(size_name);
   CHECK_LE(seq_len, config.max_position_embeddings);
   FinetuneModelOptions model_options;
   model_options.head = FinetuneHead::kSpan;
@@ -282,7 +218,8 @@ void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
   InitializeParameters(model.layout(), 1, params.data());
 
   // Answers inside the window, a few tokens long.
-  const HostBatch host(config, batch, seq_len);
+  std::mt19937 batch_engine(2);
+  const BenchmarkBatch host(config, batch, seq_len, &batch_engine);
   std::vector<int32_t> start_positions, end_positions;
   for (int64_t b = 0; b < batch; ++b) {
     const int64_t start = 1 + (b * 37) % (seq_len - 8);
@@ -290,7 +227,7 @@ void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
     end_positions.push_back(static_cast<int32_t>(start + b % 5));
   }
 
-  CudaContext context(ContextOptions());
+  CudaContext context(BenchmarkContextOptions());
   StepParams<T> params_d(params, context);
   DeviceBuffer<float> grads_d("grads", num_params);
   grads_d.Zero(context.stream());
@@ -326,32 +263,25 @@ void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
 }
 
 struct PretrainingShape {
-  const char* size_name;
-  int64_t batch;
-  int64_t seq_len;
+  StepShape shape;
   int64_t predictions_per_sequence;
 };
 // Batch sizes: see the file comment.
 constexpr PretrainingShape kPretrainingShapes[] = {
-    {"base", 256, 128, 20},
-    {"base", 64, 512, 80},
-    {"large", 128, 128, 20},
-    {"large", 32, 512, 80},
+    {{"base", 256, 128}, 20},
+    {{"base", 64, 512}, 80},
+    {{"large", 128, 128}, 20},
+    {{"large", 32, 512}, 80},
 };
 constexpr PretrainingShape kPretrainingShapesBf16[] = {
-    {"base", 256, 128, 20},
-    {"base", 128, 512, 80},
-    {"large", 256, 128, 20},
-    {"large", 64, 512, 80},
+    {{"base", 256, 128}, 20},
+    {{"base", 128, 512}, 80},
+    {{"large", 256, 128}, 20},
+    {{"large", 64, 512}, 80},
 };
 
-struct SquadShape {
-  const char* size_name;
-  int64_t batch;
-  int64_t seq_len;
-};
 // The paper's SQuAD v1.1 batch fits in both precisions.
-constexpr SquadShape kSquadShapes[] = {
+constexpr StepShape kSquadShapes[] = {
     {"base", 32, 384},
     {"large", 32, 384},
 };
@@ -359,30 +289,16 @@ constexpr SquadShape kSquadShapes[] = {
 template <typename T, size_t kCount>
 void RegisterPretraining(const char* prefix,
                          const PretrainingShape (&shapes)[kCount]) {
-  for (const PretrainingShape& shape : shapes) {
-    const std::string name = std::string(prefix) + "/" + shape.size_name +
-                             "/seq" + std::to_string(shape.seq_len) + "/batch" +
-                             std::to_string(shape.batch);
-    benchmark::RegisterBenchmark(name.c_str(), BM_PretrainingStep<T>,
-                                 shape.size_name, shape.batch, shape.seq_len,
-                                 shape.predictions_per_sequence)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->MinTime(1.0);
+  for (const PretrainingShape& pretraining : shapes) {
+    RegisterStepBenchmark(prefix, pretraining.shape, BM_PretrainingStep<T>,
+                          pretraining.predictions_per_sequence);
   }
 }
 
 template <typename T>
 void RegisterSquad(const char* prefix) {
-  for (const SquadShape& shape : kSquadShapes) {
-    const std::string name = std::string(prefix) + "/" + shape.size_name +
-                             "/seq" + std::to_string(shape.seq_len) + "/batch" +
-                             std::to_string(shape.batch);
-    benchmark::RegisterBenchmark(name.c_str(), BM_SquadStep<T>, shape.size_name,
-                                 shape.batch, shape.seq_len)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->MinTime(1.0);
+  for (const StepShape& shape : kSquadShapes) {
+    RegisterStepBenchmark(prefix, shape, BM_SquadStep<T>);
   }
 }
 
@@ -390,19 +306,8 @@ void RegisterSquad(const char* prefix) {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  const absl::Status flags =
-      bertlab::ParsePeakFlags(&argc, argv, &bertlab::GlobalPeaks());
-  if (!flags.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(flags.message()).c_str());
-    return 2;
-  }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  cudaDeviceProp properties;
-  BERTLAB_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
-  std::fprintf(
-      stderr, "%s\n",
-      bertlab::ResolvePeaks(properties.name, &bertlab::GlobalPeaks()).c_str());
+  const int status = bertlab::InitializeStepBenchmarks(&argc, argv);
+  if (status != 0) return status;
   bertlab::RegisterPretraining<float>("PretrainingStep",
                                       bertlab::kPretrainingShapes);
   bertlab::RegisterSquad<float>("SquadStep");

@@ -2,8 +2,14 @@
 // training_step_parity_fixture.h.
 #include "model/cuda/training_step_parity_fixture.h"
 
+#include <limits>
 #include <random>
 #include <utility>
+
+#include "gtest/gtest.h"
+#include "model/cuda/bf16.h"
+#include "model/cuda/bf16_test_util.h"
+#include "model/cuda/parity_test_util.h"
 
 namespace bertlab {
 namespace step_parity {
@@ -54,6 +60,262 @@ HostTargets MakeTargets(const BertConfig& config,
   targets.next_sentence_labels = {1, 0, kIgnoreLabel};
   return targets;
 }
+
+template <typename T>
+PretrainingStep<T>::PretrainingStep(const PretrainingCase& c,
+                                    const encoder_parity::WeightScale& scale)
+    : next_sentence(c.next_sentence),
+      config(step_parity::TinyConfig(c.mode, scale)),
+      model(config, c.next_sentence),
+      params(encoder_parity::RandomParameters(model.layout(), scale)),
+      host(encoder_parity::MakeBatch(config)),
+      host_targets(MakeTargets(config, host)),
+      cpu_targets(host_targets.View(c.next_sentence)),
+      dropout{c.training, /*seed=*/99, /*step=*/3},
+      cpu_buffers(config, kBatch, kSeqLen, cpu_targets.num_predictions),
+      device_batch(kBatch, kSeqLen, cpu_targets.num_predictions),
+      uploaded(device_batch.Upload(config, model.has_next_sentence_head(),
+                                   HostView(host), cpu_targets, context)),
+      gpu_buffers(config, kBatch, kSeqLen, cpu_targets.num_predictions) {}
+
+template <typename T>
+StepRunners<T> PretrainingStep<T>::Runners() {
+  StepRunners<T> run;
+  run.cpu = [this](const float* p, float* grads) {
+    return PretrainingForwardBackward(model, p, grads, HostView(host),
+                                      cpu_targets, dropout, &cpu_buffers);
+  };
+  run.gpu = [this](const T* p, float* grads) {
+    return cuda::PretrainingForwardBackward(
+        model, p, grads, device_batch.encoder_batch(), device_batch.targets(),
+        dropout, &gpu_buffers, context);
+  };
+  return run;
+}
+
+template <typename T>
+void PretrainingStep<T>::ExpectHeadLosses(ParityDtype dtype,
+                                          int64_t reduction_length) {
+  ExpectParity("masked-LM loss",
+               ReadScalar(gpu_buffers.heads.masked_lm_loss(), context),
+               cpu_buffers.heads.masked_lm_loss(), dtype, reduction_length);
+  const float gpu_nsp =
+      ReadScalar(gpu_buffers.heads.next_sentence_loss(), context);
+  ExpectParity("next-sentence loss", gpu_nsp,
+               cpu_buffers.heads.next_sentence_loss(), dtype, reduction_length);
+  if (!next_sentence) {
+    EXPECT_EQ(gpu_nsp, 0.0f);
+  }
+}
+
+namespace {
+
+FinetuneModelOptions SpanHeadOptions() {
+  FinetuneModelOptions options;
+  options.head = FinetuneHead::kSpan;
+  return options;
+}
+
+FinetuneTargets HostSpanTargets(const SpanPositions& answers) {
+  FinetuneTargets targets;
+  targets.start_positions = answers.start.data();
+  targets.end_positions = answers.end.data();
+  return targets;
+}
+
+}  // namespace
+
+template <typename T>
+SpanStep<T>::SpanStep(const SpanCase& c,
+                      const encoder_parity::WeightScale& scale)
+    : config(step_parity::TinyConfig(c.mode, scale)),
+      model(config, SpanHeadOptions()),
+      params(encoder_parity::RandomParameters(model.layout(), scale)),
+      host(encoder_parity::MakeBatch(config)),
+      cpu_targets(HostSpanTargets(answers)),
+      dropout{c.training, /*seed=*/41, /*step=*/5},
+      cpu_buffers(model, kBatch, kSeqLen),
+      device_batch(kBatch, kSeqLen),
+      uploaded(device_batch.Upload(
+          config, HostView(host),
+          SpanTargets{answers.start.data(), answers.end.data()}, context)),
+      gpu_buffers(model, kBatch, kSeqLen) {}
+
+template <typename T>
+StepRunners<T> SpanStep<T>::Runners() {
+  StepRunners<T> run;
+  run.cpu = [this](const float* p, float* grads) {
+    return FinetuneForwardBackward(model, p, grads, HostView(host), cpu_targets,
+                                   dropout, &cpu_buffers);
+  };
+  run.gpu = [this](const T* p, float* grads) {
+    return cuda::SpanFinetuneForwardBackward(
+        model, p, grads, device_batch.encoder_batch(), device_batch.targets(),
+        dropout, &gpu_buffers, context);
+  };
+  return run;
+}
+
+template <typename T>
+void SpanStep<T>::ExpectHeadLosses(ParityDtype dtype,
+                                   int64_t reduction_length) {
+  ExpectParity("start loss", ReadScalar(gpu_buffers.span.start_loss(), context),
+               cpu_buffers.span->start_loss(), dtype, reduction_length);
+  ExpectParity("end loss", ReadScalar(gpu_buffers.span.end_loss(), context),
+               cpu_buffers.span->end_loss(), dtype, reduction_length);
+}
+
+template <typename T>
+PassGradients CheckForwardBackward(
+    const ParameterLayout& layout, const StepRunners<T>& run,
+    const std::vector<float>& cpu_params, const T* gpu_params,
+    DeviceBuffer<float>* grads, ParityDtype dtype, int64_t loss_length,
+    int64_t gradient_length, const CudaContext& context) {
+  PassGradients result;
+  result.cpu.assign(layout.total_size(), 0.0f);
+  const float cpu_loss = run.cpu(cpu_params.data(), result.cpu.data());
+  const float gpu_loss =
+      ReadScalar(RunGpuPass(run, gpu_params, grads, context), context);
+  result.gpu = grads->ToHost();
+  ExpectParity("loss", gpu_loss, cpu_loss, dtype, loss_length);
+  encoder_parity::ExpectGradientParity(layout, result.gpu, result.cpu, dtype,
+                                       gradient_length);
+
+  const float again_loss =
+      ReadScalar(RunGpuPass(run, gpu_params, grads, context), context);
+  ExpectBitIdentical("loss (second run)", {again_loss}, {gpu_loss});
+  ExpectBitIdentical("gradients (second run)", grads->ToHost(), result.gpu);
+  return result;
+}
+
+cuda::DeviceOptimizerOptions ClippingOptimizerOptions() {
+  cuda::DeviceOptimizerOptions options;
+  options.clip_norm = kClipNorm;
+  return options;
+}
+
+namespace {
+
+// The device parameters of one precision: a float buffer, or the FP32
+// master with its bf16 working copy.
+struct DeviceFloatParams {
+  using Type = float;
+  DeviceFloatParams(const std::vector<float>& host,
+                    const CudaContext& /*unused*/)
+      : buffer("stepped_params", host) {}
+  const float* forward() const { return buffer.data(); }
+  float* step_target() { return buffer.data(); }
+  std::vector<float> ToHost() const { return buffer.ToHost(); }
+  std::vector<float> WorkingToHost() const { return {}; }
+  DeviceBuffer<float> buffer;
+};
+
+struct DeviceMixedParams {
+  using Type = __nv_bfloat16;
+  DeviceMixedParams(const std::vector<float>& host, const CudaContext& context)
+      : params(host, context) {}
+  const __nv_bfloat16* forward() const { return params.working(); }
+  cuda::MixedPrecisionParams* step_target() { return &params; }
+  std::vector<float> ToHost() const { return params.MasterToHost(); }
+  std::vector<float> WorkingToHost() const {
+    return FromBf16(params.WorkingToHost());
+  }
+  cuda::MixedPrecisionParams params;
+};
+
+template <typename Params>
+GpuStepResult RunGpuStepOn(const ParameterLayout& layout,
+                           const std::vector<float>& start,
+                           const StepRunners<typename Params::Type>& run,
+                           double learning_rate, DeviceBuffer<float>* grads,
+                           const CudaContext& context) {
+  Params params(start, context);
+  cuda::DeviceOptimizer optimizer(layout, ClippingOptimizerOptions());
+  WaitForHostCopies();
+  const float* loss = RunGpuPass(run, params.forward(), grads, context);
+  EXPECT_TRUE(optimizer.Step(learning_rate, loss, grads->data(),
+                             params.step_target(), context));
+  EXPECT_EQ(optimizer.step(), 1);
+  // The host copies below run on the legacy stream, which does not wait for
+  // ours.
+  context.Synchronize();
+  GpuStepResult result{params.ToHost(),
+                       params.WorkingToHost(),
+                       optimizer.m().ToHost(),
+                       optimizer.v().ToHost(),
+                       optimizer.LastGlobalNorm(context),
+                       ReadScalar(optimizer.clip_scale(), context)};
+  ExpectBitIdentical("gradients zeroed after the step", grads->ToHost(),
+                     std::vector<float>(layout.total_size(), 0.0f));
+  return result;
+}
+
+}  // namespace
+
+GpuStepResult RunGpuStep(const ParameterLayout& layout,
+                         const std::vector<float>& start,
+                         const StepRunners<float>& run, double learning_rate,
+                         DeviceBuffer<float>* grads,
+                         const CudaContext& context) {
+  return RunGpuStepOn<DeviceFloatParams>(layout, start, run, learning_rate,
+                                         grads, context);
+}
+
+GpuStepResult RunGpuStep(const ParameterLayout& layout,
+                         const std::vector<float>& start,
+                         const StepRunners<__nv_bfloat16>& run,
+                         double learning_rate, DeviceBuffer<float>* grads,
+                         const CudaContext& context) {
+  return RunGpuStepOn<DeviceMixedParams>(layout, start, run, learning_rate,
+                                         grads, context);
+}
+
+CpuOptimizerStep::CpuOptimizerStep(const ParameterLayout& layout,
+                                   const std::vector<float>& params,
+                                   const std::vector<float>& grads,
+                                   double learning_rate)
+    : adam(layout, AdamWOptions{}), params(params) {
+  std::vector<float> clipped = grads;
+  clip = ClipByGlobalNorm(kClipNorm, layout.total_size(), clipped.data());
+  EXPECT_TRUE(clip.clipped())
+      << "norm " << clip.global_norm << ": the case should exercise clipping";
+  adam.Step(learning_rate, clipped.data(), this->params.data());
+}
+
+::testing::AssertionResult SameClipFactor(double gpu_scale, double cpu_scale) {
+  if (static_cast<float>(gpu_scale) == static_cast<float>(cpu_scale)) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "clip factors " << gpu_scale << " vs " << cpu_scale
+         << " round to different floats (norms straddle a rounding boundary)";
+}
+
+NonFiniteStepInputs MakeNonFiniteStepInputs() {
+  NonFiniteStepInputs inputs;
+  inputs.layout.Add("encoder.dense.weight", {7, 5}, Initializer::Constant(0));
+  inputs.layout.Add("encoder.dense.bias", {5}, Initializer::Constant(0));
+  const int64_t size = inputs.layout.total_size();
+  inputs.params = RandomUniform(size, 3, -1.0f, 1.0f);
+  inputs.grads = RandomUniform(size, 4, -1.0f, 1.0f);
+  inputs.grads[11] = std::numeric_limits<float>::quiet_NaN();
+  return inputs;
+}
+
+std::vector<float> FiniteGradients(int64_t size) {
+  return RandomUniform(size, 5, -1.0f, 1.0f);
+}
+
+#define BERTLAB_INSTANTIATE_STEP_PARITY(T)                                    \
+  template struct PretrainingStep<T>;                                         \
+  template struct SpanStep<T>;                                                \
+  template PassGradients CheckForwardBackward<T>(                             \
+      const ParameterLayout&, const StepRunners<T>&,                          \
+      const std::vector<float>&, const T*, DeviceBuffer<float>*, ParityDtype, \
+      int64_t, int64_t, const CudaContext&);
+BERTLAB_INSTANTIATE_STEP_PARITY(float)
+BERTLAB_INSTANTIATE_STEP_PARITY(__nv_bfloat16)
+#undef BERTLAB_INSTANTIATE_STEP_PARITY
 
 }  // namespace step_parity
 }  // namespace bertlab

@@ -247,16 +247,13 @@ void EmbeddingForward(T* out, const int32_t* input_ids,
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
-namespace {
-
 template <typename T>
-void EmbeddingBackwardImpl(float* d_word, float* d_position,
-                           float* d_token_type, const T* d_out,
-                           const int32_t* input_ids,
-                           const int32_t* token_type_ids, int64_t batch,
-                           int64_t seq_len, int64_t hidden, int64_t vocab_size,
-                           int64_t max_positions, int64_t type_vocab_size,
-                           const CudaContext& context) {
+void EmbeddingBackward(float* d_word, float* d_position, float* d_token_type,
+                       const T* d_out, const int32_t* input_ids,
+                       const int32_t* token_type_ids, int64_t batch,
+                       int64_t seq_len, int64_t hidden, int64_t vocab_size,
+                       int64_t max_positions, int64_t type_vocab_size,
+                       const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(batch >= 0 && seq_len >= 0 && hidden >= 0 &&
                            vocab_size > 0 && type_vocab_size > 0,
                        "EmbeddingBackward: bad sizes");
@@ -286,30 +283,6 @@ void EmbeddingBackwardImpl(float* d_word, float* d_position,
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
-}  // namespace
-
-void EmbeddingBackward(float* d_word, float* d_position, float* d_token_type,
-                       const float* d_out, const int32_t* input_ids,
-                       const int32_t* token_type_ids, int64_t batch,
-                       int64_t seq_len, int64_t hidden, int64_t vocab_size,
-                       int64_t max_positions, int64_t type_vocab_size,
-                       const CudaContext& context) {
-  EmbeddingBackwardImpl(d_word, d_position, d_token_type, d_out, input_ids,
-                        token_type_ids, batch, seq_len, hidden, vocab_size,
-                        max_positions, type_vocab_size, context);
-}
-
-void EmbeddingBackward(float* d_word, float* d_position, float* d_token_type,
-                       const __nv_bfloat16* d_out, const int32_t* input_ids,
-                       const int32_t* token_type_ids, int64_t batch,
-                       int64_t seq_len, int64_t hidden, int64_t vocab_size,
-                       int64_t max_positions, int64_t type_vocab_size,
-                       const CudaContext& context) {
-  EmbeddingBackwardImpl(d_word, d_position, d_token_type, d_out, input_ids,
-                        token_type_ids, batch, seq_len, hidden, vocab_size,
-                        max_positions, type_vocab_size, context);
-}
-
 template void EmbeddingForward<float>(float*, const int32_t*, const int32_t*,
                                       const float*, const float*, const float*,
                                       int64_t, int64_t, int64_t, int64_t,
@@ -318,6 +291,16 @@ template void EmbeddingForward<__nv_bfloat16>(
     __nv_bfloat16*, const int32_t*, const int32_t*, const __nv_bfloat16*,
     const __nv_bfloat16*, const __nv_bfloat16*, int64_t, int64_t, int64_t,
     int64_t, int64_t, int64_t, const CudaContext&);
+template void EmbeddingBackward<float>(float*, float*, float*, const float*,
+                                       const int32_t*, const int32_t*, int64_t,
+                                       int64_t, int64_t, int64_t, int64_t,
+                                       int64_t, const CudaContext&);
+template void EmbeddingBackward<__nv_bfloat16>(float*, float*, float*,
+                                               const __nv_bfloat16*,
+                                               const int32_t*, const int32_t*,
+                                               int64_t, int64_t, int64_t,
+                                               int64_t, int64_t, int64_t,
+                                               const CudaContext&);
 
 }  // namespace cuda
 }  // namespace bertlab

@@ -43,21 +43,13 @@ void EmbeddingForward(T* out,                    // (batch * seq_len, hidden)
                       int64_t vocab_size, int64_t max_positions,
                       int64_t type_vocab_size, const CudaContext& context);
 
-// Parameter gradients are float for both storage types of d_out.
+// T in {float, __nv_bfloat16}; the parameter gradients are float for both.
+template <typename T>
 void EmbeddingBackward(float* d_word,             // (vocab_size, hidden)
                        float* d_position,         // (max_positions, hidden)
                        float* d_token_type,       // (type_vocab_size, hidden)
-                       const float* d_out,        // (batch * seq_len, hidden)
+                       const T* d_out,            // (batch * seq_len, hidden)
                        const int32_t* input_ids,  // (batch, seq_len)
-                       const int32_t* token_type_ids,  // (batch, seq_len)
-                       int64_t batch, int64_t seq_len, int64_t hidden,
-                       int64_t vocab_size, int64_t max_positions,
-                       int64_t type_vocab_size, const CudaContext& context);
-void EmbeddingBackward(float* d_word,               // (vocab_size, hidden)
-                       float* d_position,           // (max_positions, hidden)
-                       float* d_token_type,         // (type_vocab_size, hidden)
-                       const __nv_bfloat16* d_out,  // (batch * seq_len, hidden)
-                       const int32_t* input_ids,    // (batch, seq_len)
                        const int32_t* token_type_ids,  // (batch, seq_len)
                        int64_t batch, int64_t seq_len, int64_t hidden,
                        int64_t vocab_size, int64_t max_positions,

@@ -29,32 +29,24 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <iostream>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "common/philox.h"
 #include "gtest/gtest.h"
 #include "model/cuda/parity_comparator.h"
+#include "model/cuda/parity_test_util.h"
 #include "model/ops/attention.h"
 #include "model/ops/dropout_mask.h"
+#include "model/ops/flash_attention_reference.h"
 #include "model/ops/philox_fill.h"
 
 namespace bertlab {
 namespace {
 
-struct Shape {
-  int64_t batch, seq_len, heads, head_dim;
-
-  int64_t Hidden() const { return heads * head_dim; }
-  int64_t QkvSize() const { return batch * seq_len * 3 * Hidden(); }
-  int64_t OutSize() const { return batch * seq_len * Hidden(); }
-  int64_t RowCount() const { return batch * heads * seq_len; }
-  int64_t ProbsSize() const { return RowCount() * seq_len; }
-};
+using Shape = AttentionShape;
 
 struct Tiling {
   int64_t query_tile;
@@ -62,20 +54,9 @@ struct Tiling {
   bool skip = true;  // leave out the tiles FlashSkipKeyTile allows
 };
 
-// One problem: inputs in float (what a float kernel reads).
-struct Case {
-  std::string name;
-  Shape shape;
+// One problem with its inputs in float (what a float kernel reads).
+struct Case : AttentionProblem {
   std::vector<float> qkv, d_out;
-  std::vector<int32_t> mask;  // empty: no padding (attention_mask nullptr)
-  AttentionOptions options;
-
-  const int32_t* MaskData() const {
-    return mask.empty() ? nullptr : mask.data();
-  }
-  const int32_t* KeyMask(int64_t b) const {
-    return mask.empty() ? nullptr : mask.data() + b * shape.seq_len;
-  }
 };
 
 // What the kernels produce, and how many (query tile, key tile) pairs of the
@@ -84,15 +65,6 @@ struct Result {
   std::vector<float> out, logsumexp, d_qkv;
   int64_t skippable_tiles = 0;
 };
-
-std::vector<float> RandomFloats(int64_t n, uint32_t seed, float low,
-                                float high) {
-  std::mt19937 engine(seed);
-  std::uniform_real_distribution<float> uniform(low, high);
-  std::vector<float> values(static_cast<size_t>(n));
-  for (float& value : values) value = uniform(engine);
-  return values;
-}
 
 float Dot(const float* x, const float* y, int64_t n) {
   float sum = 0.0f;
@@ -357,67 +329,6 @@ Result Emulate(const Case& c, const Tiling& tiling) {
   return result;
 }
 
-// The CPU op in double on the case's float inputs.
-struct Reference {
-  std::vector<double> out, logsumexp, d_qkv;
-};
-
-// log sum_j exp(score_j) of every row in double, from attention.h's masked
-// scores; for a row whose every key is masked, of the unshifted scores (the
-// kernels' convention, flash_attention_tile.h).
-std::vector<double> ReferenceLogSumExp(const Case& c) {
-  const Shape& s = c.shape;
-  const int64_t t = s.seq_len;
-  std::vector<double> lse;
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t a = 0; a < s.heads; ++a) {
-      const HeadView head{c, b, a};
-      for (int64_t i = 0; i < t; ++i) {
-        std::vector<double> scores(static_cast<size_t>(t));
-        std::vector<bool> masked(static_cast<size_t>(t));
-        bool any_unmasked = false;
-        for (int64_t j = 0; j < t; ++j) {
-          double dot = 0.0;
-          for (int64_t x = 0; x < s.head_dim; ++x) {
-            dot += static_cast<double>(head.Query(i)[x]) * head.Key(j)[x];
-          }
-          scores[j] = dot / std::sqrt(static_cast<double>(s.head_dim));
-          const int32_t* key_mask = c.KeyMask(b);
-          masked[j] = (key_mask != nullptr && key_mask[j] == 0) ||
-                      (c.options.causal && j > i);
-          any_unmasked |= !masked[j];
-        }
-        for (int64_t j = 0; j < t; ++j) {
-          if (masked[j] && any_unmasked) scores[j] += c.options.mask_value;
-        }
-        const double max = *std::max_element(scores.begin(), scores.end());
-        double sum = 0.0;
-        for (double score : scores) sum += std::exp(score - max);
-        lse.push_back(max + std::log(sum));
-      }
-    }
-  }
-  return lse;
-}
-
-Reference ComputeReference(const Case& c) {
-  const Shape& s = c.shape;
-  const std::vector<double> qkv(c.qkv.begin(), c.qkv.end());
-  const std::vector<double> d_out(c.d_out.begin(), c.d_out.end());
-  Reference reference;
-  reference.out.resize(static_cast<size_t>(s.OutSize()));
-  std::vector<double> probs(static_cast<size_t>(s.ProbsSize()));
-  AttentionForward<double>(reference.out.data(), probs.data(), qkv.data(),
-                           c.MaskData(), s.batch, s.seq_len, s.heads,
-                           s.head_dim, c.options);
-  reference.d_qkv.resize(static_cast<size_t>(s.QkvSize()));
-  AttentionBackward<double>(reference.d_qkv.data(), d_out.data(), qkv.data(),
-                            probs.data(), c.MaskData(), s.batch, s.seq_len,
-                            s.heads, s.head_dim, c.options);
-  reference.logsumexp = ReferenceLogSumExp(c);
-  return reference;
-}
-
 // The largest error / allowed ratio seen per quantity over a test's checks.
 struct WorstRatios {
   double out = 0.0, logsumexp = 0.0, d_qkv = 0.0;
@@ -443,7 +354,9 @@ void CheckAgainstCpu(const Case& c, const Tiling& tiling, WorstRatios* worst) {
                            std::to_string(tiling.query_tile) + "x" +
                            std::to_string(tiling.key_tile);
   const Result result = Emulate(c, tiling);
-  const Reference reference = ComputeReference(c);
+  // The CPU op in double on the case's float inputs.
+  const AttentionReference reference =
+      ComputeAttentionReference(c, c.qkv, c.d_out);
   ExpectClose(name + " out", result.out, reference.out,
               s.head_dim + 2 * s.seq_len, &worst->out);
   ExpectClose(name + " logsumexp", result.logsumexp, reference.logsumexp,
@@ -452,26 +365,14 @@ void CheckAgainstCpu(const Case& c, const Tiling& tiling, WorstRatios* worst) {
               3 * (s.head_dim + s.seq_len), &worst->d_qkv);
 }
 
-// Batch rows: 0 no padding; 1 left padding (keys 0..4) and right padding
-// (from key 30), so under causal attention rows 0..4 have no unmasked key;
-// 2 all padding. (seq_len 37.)
-std::vector<int32_t> Mask37() {
-  std::vector<int32_t> mask(3 * 37, 1);
-  for (int64_t j = 0; j < 37; ++j) {
-    if (j < 5 || j >= 30) mask[37 + j] = 0;
-    mask[2 * 37 + j] = 0;
-  }
-  return mask;
-}
-
 Case MakeCase(const std::string& name, const Shape& shape,
               std::vector<int32_t> mask, bool causal, float dropout_rate,
               uint32_t seed) {
   Case c;
   c.name = name;
   c.shape = shape;
-  c.qkv = RandomFloats(shape.QkvSize(), seed, -2.0f, 2.0f);
-  c.d_out = RandomFloats(shape.OutSize(), seed + 1, -1.0f, 1.0f);
+  c.qkv = RandomUniform(shape.QkvSize(), seed, -2.0f, 2.0f);
+  c.d_out = RandomUniform(shape.OutSize(), seed + 1, -1.0f, 1.0f);
   c.mask = std::move(mask);
   c.options.causal = causal;
   c.options.dropout_rate = dropout_rate;
@@ -481,7 +382,7 @@ Case MakeCase(const std::string& name, const Shape& shape,
 }
 
 // Padding, causal, causal + padding (with rows that have no unmasked key and
-// an all-padding sequence), dropout off and on.
+// an all-padding sequence, PaddingMask), dropout off and on.
 std::vector<Case> Cases37() {
   const Shape shape{3, 37, 2, 20};
   std::vector<Case> cases;
@@ -492,9 +393,9 @@ std::vector<Case> Cases37() {
         const std::string name = std::string(padding ? "padding" : "no mask") +
                                  (causal ? " causal" : "") +
                                  (rate > 0.0f ? " dropout" : "");
-        cases.push_back(MakeCase(name, shape,
-                                 padding ? Mask37() : std::vector<int32_t>{},
-                                 causal, rate, seed));
+        cases.push_back(MakeCase(
+            name, shape, padding ? PaddingMask(shape) : std::vector<int32_t>{},
+            causal, rate, seed));
         seed += 2;
       }
     }
@@ -533,19 +434,15 @@ TEST(FlashAttentionTileTest, SmallHeadsAndShortSequence) {
 // A mask_value far from -10000 makes masked probabilities genuinely non-zero:
 // nothing may be skipped and the emulation still matches the CPU op.
 TEST(FlashAttentionTileTest, SmallMaskValueSkipsNothing) {
-  Case c = MakeCase("mask -1", Shape{3, 37, 2, 20}, Mask37(), /*causal=*/true,
-                    0.2f, 60);
+  const Shape shape{3, 37, 2, 20};
+  Case c =
+      MakeCase("mask -1", shape, PaddingMask(shape), /*causal=*/true, 0.2f, 60);
   c.options.mask_value = -1.0;
   const Result result = Emulate(c, Tiling{8, 8});
   EXPECT_EQ(result.skippable_tiles, 0);
   WorstRatios worst;
   CheckAgainstCpu(c, Tiling{8, 8}, &worst);
   worst.Print("mask -1");
-}
-
-bool BitIdentical(const std::vector<float>& x, const std::vector<float>& y) {
-  return x.size() == y.size() &&
-         std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
 }
 
 // flash_attention_tile.h's claim: leaving out the tiles FlashSkipKeyTile
