@@ -54,54 +54,6 @@ std::string DeviceName() {
   return properties.name;
 }
 
-// The parameters in each precision: FP32 keeps one buffer; BF16 keeps the
-// FP32 master and its bf16 working copy (MixedPrecisionParams).
-template <typename T>
-struct DeviceParams;
-
-template <>
-struct DeviceParams<float> {
-  explicit DeviceParams(const std::vector<float>& host)
-      : params("pretraining.params", host) {}
-  void Load(const std::vector<float>& host, const CudaContext&) {
-    params.CopyFromHost(host);
-  }
-  std::vector<float> Store() const { return params.ToHost(); }
-  const float* working() const { return params.data(); }
-  bool Step(DeviceOptimizer* optimizer, double lr, float* grads,
-            const CudaContext& context) {
-    return optimizer->Step(lr, nullptr, grads, params.data(), context);
-  }
-  DeviceBuffer<float> params;
-};
-
-template <>
-struct DeviceParams<__nv_bfloat16> {
-  DeviceParams(const std::vector<float>& host, const CudaContext& context)
-      : params(host, context) {}
-  void Load(const std::vector<float>& host, const CudaContext& context) {
-    params.CopyMasterFromHost(host, context);
-  }
-  std::vector<float> Store() const { return params.MasterToHost(); }
-  const __nv_bfloat16* working() const { return params.working(); }
-  bool Step(DeviceOptimizer* optimizer, double lr, float* grads,
-            const CudaContext& context) {
-    return optimizer->Step(lr, nullptr, grads, &params, context);
-  }
-  MixedPrecisionParams params;
-};
-
-template <typename T>
-std::unique_ptr<DeviceParams<T>> MakeDeviceParams(
-    const std::vector<float>& host, const CudaContext& context) {
-  if constexpr (std::is_same<T, float>::value) {
-    (void)context;
-    return std::make_unique<DeviceParams<float>>(host);
-  } else {
-    return std::make_unique<DeviceParams<T>>(host, context);
-  }
-}
-
 template <typename T>
 class CudaPretrainingBackend : public PretrainingBackend {
  public:
@@ -181,7 +133,8 @@ class CudaPretrainingBackend : public PretrainingBackend {
 
   void Update(double learning_rate) override {
     CHECK(optimizer_ != nullptr) << "Update before FinishGradients";
-    params_->Step(optimizer_.get(), learning_rate, grads_.data(), context_);
+    params_->Step(optimizer_.get(), learning_rate, nullptr, grads_.data(),
+                  context_);
   }
 
   EvaluationLogits Forward(const EncoderBatch& batch,
@@ -211,7 +164,7 @@ class CudaPretrainingBackend : public PretrainingBackend {
 
   void SyncToHost() override {
     context_.Synchronize();
-    const std::vector<float> params = params_->Store();
+    const std::vector<float> params = params_->ToHost();
     std::copy(params.begin(), params.end(), host_params());
     if (optimizer_ != nullptr) optimizer_->StoreState(host_optimizer());
   }
@@ -220,9 +173,9 @@ class CudaPretrainingBackend : public PretrainingBackend {
     context_.Synchronize();
     const std::vector<float> params(host_params(), host_params() + size_);
     if (params_ == nullptr) {
-      params_ = MakeDeviceParams<T>(params, context_);
+      params_ = std::make_unique<TrainingParams<T>>(params, context_);
     } else {
-      params_->Load(params, context_);
+      params_->CopyFromHost(params, context_);
     }
     if (optimizer_ != nullptr) optimizer_->LoadState(*host_optimizer());
   }
@@ -273,7 +226,7 @@ class CudaPretrainingBackend : public PretrainingBackend {
   std::string device_name_;
   int64_t size_;
   CudaContext context_;
-  std::unique_ptr<DeviceParams<T>> params_;
+  std::unique_ptr<TrainingParams<T>> params_;
   DeviceBuffer<float> grads_;
   DeviceBuffer<double> norm_;
   DeviceBuffer<double> norm_partials_;

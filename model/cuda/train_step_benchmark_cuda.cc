@@ -13,7 +13,10 @@
 //     train_step_cuda.h's MixedPrecisionParams). The master -> bf16 cast runs
 //     inside DeviceOptimizer::Step, so it is part of every timed step.
 //     Targets (the issue's): >= 580 seq/s for LARGE at seq 128 on an A100,
-//     >= 50% MFU_bf16 on an H100 / H200.
+//     >= 50% MFU_bf16 on an H100 / H200;
+//   PretrainingStepFlashBf16 / SquadStepFlashBf16: the BF16 steps with the
+//     encoder's flash attention (cuda::GpuAttention::kFlash), what the cuda
+//     pre-training backend runs; the others use the unfused attention.
 //
 //   bazel run -c opt --config=cuda //model/cuda:train_step_benchmark_cuda --
 //       [--peak_fp32_tflops=X] [--peak_bf16_tflops=Y] [--allow_tf32]
@@ -81,50 +84,6 @@ namespace {
 constexpr double kPretrainingLearningRate = 1e-4;
 constexpr double kSquadLearningRate = 5e-5;
 
-// What a step reads and the optimizer updates. FP32: the float parameters.
-// BF16: MixedPrecisionParams, whose working copy the optimizer step refreshes.
-template <typename T>
-class StepParams;
-
-template <>
-class StepParams<float> {
- public:
-  // params, grads, m, v.
-  static constexpr int64_t kStateBytesPerParameter = 4 * sizeof(float);
-
-  StepParams(const std::vector<float>& host, const CudaContext& /*unused*/)
-      : params_("params", host) {}
-  const float* forward() const { return params_.data(); }
-  bool OptimizerStep(cuda::DeviceOptimizer* optimizer, double learning_rate,
-                     const float* loss, float* grads,
-                     const CudaContext& context) {
-    return optimizer->Step(learning_rate, loss, grads, params_.data(), context);
-  }
-
- private:
-  DeviceBuffer<float> params_;
-};
-
-template <>
-class StepParams<__nv_bfloat16> {
- public:
-  // FP32 master, grads, m, v and the bf16 working copy.
-  static constexpr int64_t kStateBytesPerParameter =
-      4 * sizeof(float) + sizeof(Bf16);
-
-  StepParams(const std::vector<float>& host, const CudaContext& context)
-      : params_(host, context) {}
-  const __nv_bfloat16* forward() const { return params_.working(); }
-  bool OptimizerStep(cuda::DeviceOptimizer* optimizer, double learning_rate,
-                     const float* loss, float* grads,
-                     const CudaContext& context) {
-    return optimizer->Step(learning_rate, loss, grads, &params_, context);
-  }
-
- private:
-  cuda::MixedPrecisionParams params_;
-};
-
 // SetStepCounters, and state_GiB (params, grads, m, v and the bf16 working
 // copy for BF16) and skipped (steps the optimizer skipped).
 template <typename T>
@@ -133,7 +92,7 @@ void SetCounters(benchmark::State& state, double flops_per_step, int64_t batch,
                  int64_t skipped) {
   SetStepCounters<T>(state, flops_per_step, batch, seq_len, activation_bytes);
   state.counters["state_GiB"] =
-      GiB(StepParams<T>::kStateBytesPerParameter * num_params);
+      GiB(cuda::TrainingParams<T>::kStateBytesPerParameter * num_params);
   state.counters["skipped"] = static_cast<double>(skipped);
 }
 
@@ -141,7 +100,8 @@ void SetCounters(benchmark::State& state, double flops_per_step, int64_t batch,
 template <typename T>
 void BM_PretrainingStep(benchmark::State& state, const char* size_name,
                         int64_t batch, int64_t seq_len,
-                        int64_t predictions_per_sequence) {
+                        int64_t predictions_per_sequence,
+                        cuda::GpuAttention attention) {
   const BertConfig config = BenchmarkConfig(size_name);
   CHECK_LE(seq_len, config.max_position_embeddings);
   CHECK_LE(predictions_per_sequence, seq_len - 2);
@@ -170,14 +130,14 @@ void BM_PretrainingStep(benchmark::State& state, const char* size_name,
                                         next_sentence_labels.data()};
 
   CudaContext context(BenchmarkContextOptions());
-  StepParams<T> params_d(params, context);
+  cuda::TrainingParams<T> params_d(params, context);
   DeviceBuffer<float> grads_d("grads", num_params);
   grads_d.Zero(context.stream());
   cuda::DevicePretrainingBatch device_batch(batch, seq_len, m);
   const absl::Status uploaded = device_batch.Upload(
       config, /*next_sentence_head=*/true, host.View(), host_targets, context);
   CHECK(uploaded.ok()) << uploaded.ToString();
-  cuda::PretrainingStepBuffers<T> buffers(config, batch, seq_len, m);
+  cuda::PretrainingStepBuffers<T> buffers(config, batch, seq_len, m, attention);
   cuda::DeviceOptimizer optimizer(model.layout(),
                                   cuda::DeviceOptimizerOptions{});
   DropoutSettings dropout{/*training=*/true, /*seed=*/3, /*step=*/0};
@@ -185,10 +145,10 @@ void BM_PretrainingStep(benchmark::State& state, const char* size_name,
 
   auto step = [&] {
     const float* loss = cuda::PretrainingForwardBackward(
-        model, params_d.forward(), grads_d.data(), device_batch.encoder_batch(),
+        model, params_d.working(), grads_d.data(), device_batch.encoder_batch(),
         device_batch.targets(), dropout, &buffers, context);
-    if (!params_d.OptimizerStep(&optimizer, kPretrainingLearningRate, loss,
-                                grads_d.data(), context)) {
+    if (!params_d.Step(&optimizer, kPretrainingLearningRate, loss,
+                       grads_d.data(), context)) {
       ++skipped;
     }
     context.Synchronize();
@@ -207,7 +167,7 @@ void BM_PretrainingStep(benchmark::State& state, const char* size_name,
 
 template <typename T>
 void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
-                  int64_t seq_len) {
+                  int64_t seq_len, cuda::GpuAttention attention) {
   const BertConfig config = BenchmarkConfig(size_name);
   CHECK_LE(seq_len, config.max_position_embeddings);
   FinetuneModelOptions model_options;
@@ -228,7 +188,7 @@ void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
   }
 
   CudaContext context(BenchmarkContextOptions());
-  StepParams<T> params_d(params, context);
+  cuda::TrainingParams<T> params_d(params, context);
   DeviceBuffer<float> grads_d("grads", num_params);
   grads_d.Zero(context.stream());
   cuda::DeviceSpanBatch device_batch(batch, seq_len);
@@ -236,7 +196,7 @@ void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
       config, host.View(),
       SpanTargets{start_positions.data(), end_positions.data()}, context);
   CHECK(uploaded.ok()) << uploaded.ToString();
-  cuda::SpanFinetuneStepBuffers<T> buffers(model, batch, seq_len);
+  cuda::SpanFinetuneStepBuffers<T> buffers(model, batch, seq_len, attention);
   cuda::DeviceOptimizer optimizer(model.layout(),
                                   cuda::DeviceOptimizerOptions{});
   DropoutSettings dropout{/*training=*/true, /*seed=*/3, /*step=*/0};
@@ -244,10 +204,10 @@ void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
 
   auto step = [&] {
     const float* loss = cuda::SpanFinetuneForwardBackward(
-        model, params_d.forward(), grads_d.data(), device_batch.encoder_batch(),
+        model, params_d.working(), grads_d.data(), device_batch.encoder_batch(),
         device_batch.targets(), dropout, &buffers, context);
-    if (!params_d.OptimizerStep(&optimizer, kSquadLearningRate, loss,
-                                grads_d.data(), context)) {
+    if (!params_d.Step(&optimizer, kSquadLearningRate, loss, grads_d.data(),
+                       context)) {
       ++skipped;
     }
     context.Synchronize();
@@ -288,17 +248,18 @@ constexpr StepShape kSquadShapes[] = {
 
 template <typename T, size_t kCount>
 void RegisterPretraining(const char* prefix,
-                         const PretrainingShape (&shapes)[kCount]) {
+                         const PretrainingShape (&shapes)[kCount],
+                         cuda::GpuAttention attention) {
   for (const PretrainingShape& pretraining : shapes) {
     RegisterStepBenchmark(prefix, pretraining.shape, BM_PretrainingStep<T>,
-                          pretraining.predictions_per_sequence);
+                          pretraining.predictions_per_sequence, attention);
   }
 }
 
 template <typename T>
-void RegisterSquad(const char* prefix) {
+void RegisterSquad(const char* prefix, cuda::GpuAttention attention) {
   for (const StepShape& shape : kSquadShapes) {
-    RegisterStepBenchmark(prefix, shape, BM_SquadStep<T>);
+    RegisterStepBenchmark(prefix, shape, BM_SquadStep<T>, attention);
   }
 }
 
@@ -308,12 +269,22 @@ void RegisterSquad(const char* prefix) {
 int main(int argc, char** argv) {
   const int status = bertlab::InitializeStepBenchmarks(&argc, argv);
   if (status != 0) return status;
-  bertlab::RegisterPretraining<float>("PretrainingStep",
-                                      bertlab::kPretrainingShapes);
-  bertlab::RegisterSquad<float>("SquadStep");
+  using bertlab::cuda::GpuAttention;
+  bertlab::RegisterPretraining<float>(
+      "PretrainingStep", bertlab::kPretrainingShapes, GpuAttention::kUnfused);
+  bertlab::RegisterSquad<float>("SquadStep", GpuAttention::kUnfused);
   bertlab::RegisterPretraining<__nv_bfloat16>("PretrainingStepBf16",
-                                              bertlab::kPretrainingShapesBf16);
-  bertlab::RegisterSquad<__nv_bfloat16>("SquadStepBf16");
+                                              bertlab::kPretrainingShapesBf16,
+                                              GpuAttention::kUnfused);
+  bertlab::RegisterSquad<__nv_bfloat16>("SquadStepBf16",
+                                        GpuAttention::kUnfused);
+  // What the cuda pre-training backend runs: BF16 with flash attention, at
+  // the same shapes (flash needs less memory, so these batches fit easily).
+  bertlab::RegisterPretraining<__nv_bfloat16>("PretrainingStepFlashBf16",
+                                              bertlab::kPretrainingShapesBf16,
+                                              GpuAttention::kFlash);
+  bertlab::RegisterSquad<__nv_bfloat16>("SquadStepFlashBf16",
+                                        GpuAttention::kFlash);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

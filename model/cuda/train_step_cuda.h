@@ -142,6 +142,62 @@ class DeviceOptimizer {
   int64_t step_ = 0;
 };
 
+// The parameters of a training step in its precision, behind one interface:
+// FP32 keeps one float buffer; BF16 keeps MixedPrecisionParams (the FP32
+// master and the bf16 working copy the optimizer step refreshes). working()
+// is what forward / backward read; Step is DeviceOptimizer::Step on them.
+template <typename T>
+class TrainingParams;
+
+template <>
+class TrainingParams<float> {
+ public:
+  // params, grads, m, v.
+  static constexpr int64_t kStateBytesPerParameter = 4 * sizeof(float);
+
+  TrainingParams(const std::vector<float>& host, const CudaContext& /*unused*/)
+      : params_("params", host) {}
+  const float* working() const { return params_.data(); }
+  bool Step(DeviceOptimizer* optimizer, double learning_rate, const float* loss,
+            float* grads, const CudaContext& context) {
+    return optimizer->Step(learning_rate, loss, grads, params_.data(), context);
+  }
+  // Synchronous and device-wide (device_buffer.h).
+  void CopyFromHost(const std::vector<float>& host,
+                    const CudaContext& /*unused*/) {
+    params_.CopyFromHost(host);
+  }
+  std::vector<float> ToHost() const { return params_.ToHost(); }
+
+ private:
+  DeviceBuffer<float> params_;
+};
+
+template <>
+class TrainingParams<__nv_bfloat16> {
+ public:
+  // FP32 master, grads, m, v and the bf16 working copy.
+  static constexpr int64_t kStateBytesPerParameter =
+      4 * sizeof(float) + sizeof(Bf16);
+
+  TrainingParams(const std::vector<float>& host, const CudaContext& context)
+      : params_(host, context) {}
+  const __nv_bfloat16* working() const { return params_.working(); }
+  bool Step(DeviceOptimizer* optimizer, double learning_rate, const float* loss,
+            float* grads, const CudaContext& context) {
+    return optimizer->Step(learning_rate, loss, grads, &params_, context);
+  }
+  void CopyFromHost(const std::vector<float>& host,
+                    const CudaContext& context) {
+    params_.CopyMasterFromHost(host, context);
+  }
+  // The FP32 master.
+  std::vector<float> ToHost() const { return params_.MasterToHost(); }
+
+ private:
+  MixedPrecisionParams params_;
+};
+
 }  // namespace cuda
 }  // namespace bertlab
 

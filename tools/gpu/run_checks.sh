@@ -9,7 +9,7 @@
 #
 # Environment: BUNDLE (default gpu_bundle.tar.xz), BENCHMARK_MIN_TIME (seconds
 # per benchmark case, default 0.5), SKIP_BENCHMARKS=1, TEST_TIMEOUT (s, 300),
-# BENCHMARK_TIMEOUT (s per binary, 240), BENCHMARK_FILTER (regex, all).
+# BENCHMARK_TIMEOUT (s per binary, 300), BENCHMARK_FILTER (regex, all).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-$PWD/gpu_checks_out}"
@@ -79,7 +79,7 @@ if [[ "${SKIP_BENCHMARKS:-0}" != 1 ]]; then
   for binary in "$work"/benchmarks/*; do
     [[ -e "$binary" ]] || continue
     name=$(basename "$binary")
-    run_one "$name" "${BENCHMARK_TIMEOUT:-240}" "${launcher[@]}" "$binary" \
+    run_one "$name" "${BENCHMARK_TIMEOUT:-300}" "${launcher[@]}" "$binary" \
       --benchmark_min_time="${BENCHMARK_MIN_TIME:-0.5}" \
       --benchmark_filter="${BENCHMARK_FILTER:-.}" \
       --benchmark_out="$out/$name.json" --benchmark_out_format=json
