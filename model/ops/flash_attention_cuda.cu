@@ -246,6 +246,23 @@ __device__ __forceinline__ int RoundUp4(int64_t n) {
   return static_cast<int>((n + 3) / 4 * 4);
 }
 
+// Marks which of this thread's four keys first + stride * k (k < 4) are
+// padding (false beyond seq_len) and returns whether every one of them
+// within seq_len is: the block's __syncthreads_and of that says whether a
+// whole key tile is padding (FlashSkipKeyTile).
+__device__ __forceinline__ bool MarkPaddedKeys(const int32_t* key_mask,
+                                               int64_t seq_len, int64_t first,
+                                               int stride, bool padded[4]) {
+  bool all_padding = true;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const int64_t j = first + static_cast<int64_t>(stride) * k;
+    padded[k] = j < seq_len && FlashKeyPadded(key_mask, j);
+    if (j < seq_len && !padded[k]) all_padding = false;
+  }
+  return all_padding;
+}
+
 // ---------------------------------------------------------------------------
 // The two tile products.
 
@@ -416,13 +433,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks(kHeadDimMax))
   for (int64_t j0 = 0; j0 < seq_len; j0 += kTile) {
     const int64_t keys_valid = min(static_cast<int64_t>(kTile), seq_len - j0);
     bool padded[4];
-    bool mine_all_padding = true;
-#pragma unroll
-    for (int cc = 0; cc < 4; ++cc) {
-      const int64_t j = j0 + tx + kGrid * cc;
-      padded[cc] = j < seq_len && FlashKeyPadded(key_mask, j);
-      if (j < seq_len && !padded[cc]) mine_all_padding = false;
-    }
+    const bool mine_all_padding =
+        MarkPaddedKeys(key_mask, seq_len, j0 + tx, kGrid, padded);
     // Also the barrier after the previous tile's reads of k / v / p / keep.
     const bool all_padding = __syncthreads_and(mine_all_padding) != 0;
     if (FlashSkipKeyTile(p.mask_value_skippable, first_unpadded, seq_len,
@@ -558,13 +570,8 @@ __global__ void __launch_bounds__(kThreads, MinBlocks(kHeadDimMax))
   for (int64_t j0 = 0; j0 < seq_len; j0 += kTile) {
     const int64_t keys_valid = min(static_cast<int64_t>(kTile), seq_len - j0);
     bool padded[4];
-    bool mine_all_padding = true;
-#pragma unroll
-    for (int cc = 0; cc < 4; ++cc) {
-      const int64_t j = j0 + tx + kGrid * cc;
-      padded[cc] = j < seq_len && FlashKeyPadded(key_mask, j);
-      if (j < seq_len && !padded[cc]) mine_all_padding = false;
-    }
+    const bool mine_all_padding =
+        MarkPaddedKeys(key_mask, seq_len, j0 + tx, kGrid, padded);
     // Also the barrier after the previous reads of k / v / ds / keep (and
     // of `out` in k_tile before the first tile).
     const bool all_padding = __syncthreads_and(mine_all_padding) != 0;
@@ -649,13 +656,11 @@ __global__ void __launch_bounds__(kThreads, MinBlocks(kHeadDimMax))
   const int64_t first_unpadded = FirstUnpaddedKey(key_mask, seq_len, scratch);
 
   bool padded[4];
-  bool mine_all_padding = true;
+  const bool mine_all_padding =
+      MarkPaddedKeys(key_mask, seq_len, j0 + 4 * ty, 1, padded);
   float dk[4][L::kAccColumns], dv[4][L::kAccColumns];
 #pragma unroll
   for (int rr = 0; rr < 4; ++rr) {
-    const int64_t j = j0 + 4 * ty + rr;
-    padded[rr] = j < seq_len && FlashKeyPadded(key_mask, j);
-    if (j < seq_len && !padded[rr]) mine_all_padding = false;
 #pragma unroll
     for (int c = 0; c < L::kAccColumns; ++c) dk[rr][c] = dv[rr][c] = 0.0f;
   }
