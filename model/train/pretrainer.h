@@ -21,6 +21,10 @@
 //   the norm is still measured); a non-finite loss or gradient norm stops
 //   the run (or skips the update, below); else
 //   AdamW.Step(LearningRateAt(schedule, step)).
+// The arithmetic of a step (and of the evaluation's forward pass) runs on
+// options.device through pretraining_backend.h: "cpu" here, "cuda" where the
+// binary links model/cuda's backend; checkpoints hold the same host state
+// either way, so a run may resume on another device.
 // `step` is the global step, which equals the optimizer's step count unless
 // non-finite steps were skipped; the schedule follows the global step so a
 // run with skipped steps still ends at learning rate 0 on time.
