@@ -12,7 +12,10 @@
 //
 // UNVERIFIED ON A GPU: this compiles for sm_80 / sm_90 but has never run (no
 // device was available when it was written). flash_attention_tile_test.cc
-// checks the algorithm on the CPU, not this code; the GPU checks are
+// checks the algorithm on the CPU; flash_attention_emulated_test.cc runs the
+// kernels' own code (flash_attention_kernels.cuh) on the CPU under a host SIMT
+// emulator, which does not prove GPU rounding, intra-warp ordering or speed;
+// the GPU checks are
 // //model/cuda:flash_attention_parity_test and the benchmark
 // //model/cuda:attention_benchmark_cuda (model/ops/README.md has the commands).
 //
