@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "model/cuda/context.h"
+#include "model/cuda/global_norm_chunk.h"
 
 namespace bertlab {
 namespace cuda {
@@ -46,12 +47,8 @@ void AdamWStep(float* params,       // (size)
                const std::vector<AdamWSpan>& spans, double lr, int64_t step,
                const AdamWStepOptions& options, const CudaContext& context);
 
-// Elements per partial sum, as gradient_clipping.h's kGlobalNormChunk.
-inline constexpr int64_t kGlobalNormChunkCuda = 1 << 14;
-
-inline int64_t GlobalNormScratchSize(int64_t size) {
-  return (size + kGlobalNormChunkCuda - 1) / kGlobalNormChunkCuda;
-}
+// kGlobalNormChunkCuda (elements per partial sum) and GlobalNormScratchSize
+// are global_norm_chunk.h's.
 
 // *norm = sqrt(sum of values[i]^2). partials: (GlobalNormScratchSize(size)).
 void GlobalNorm(double* norm,         // (1), device

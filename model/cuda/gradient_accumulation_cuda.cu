@@ -1,23 +1,16 @@
-// Averaging accumulated gradients; see gradient_accumulation_cuda.h.
+// Averaging accumulated gradients on the GPU, host side: checks and launches;
+// the kernels are gradient_accumulation_kernels.cuh (shared with
+// gradient_accumulation_emulated_test); see gradient_accumulation_cuda.h.
 #include <cstdint>
 
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/gradient_accumulation_cuda.h"
+#include "model/cuda/gradient_accumulation_kernels.cuh"
 #include "model/cuda/kernel_util.cuh"
 
 namespace bertlab {
 namespace cuda {
-namespace {
-
-__global__ void DivideKernel(float* grads, int64_t size, float divisor) {
-  for (int64_t i = cuda_kernels::GlobalThread(); i < size;
-       i += cuda_kernels::GridStride()) {
-    grads[i] = __fdiv_rn(grads[i], divisor);
-  }
-}
-
-}  // namespace
 
 void AverageAccumulatedGradients(int64_t num_micro_batches, int64_t size,
                                  float* grads, const CudaContext& context) {

@@ -1,34 +1,17 @@
-// Clipping by a device-side global norm; see gradient_clipping_cuda.h.
+// Clipping by a device-side global norm, host side: checks and launches; the
+// kernels are gradient_clipping_kernels.cuh (shared with
+// gradient_clipping_emulated_test); see gradient_clipping_cuda.h.
 #include <cmath>
 #include <cstdint>
 
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/gradient_clipping_cuda.h"
+#include "model/cuda/gradient_clipping_kernels.cuh"
 #include "model/cuda/kernel_util.cuh"
 
 namespace bertlab {
 namespace cuda {
-namespace {
-
-// Every thread reads the norm itself (one cached scalar) instead of a second
-// kernel broadcasting it. Rounding as gradient_clipping.cc: the double
-// quotient, rounded to float, times each float gradient.
-__global__ void ClipKernel(float* grads, double* scale, const double* norm,
-                           int64_t size, double clip_norm) {
-  const double value = *norm;
-  const bool clip = isfinite(value) && value > clip_norm;
-  const double factor = clip ? __ddiv_rn(clip_norm, value) : 1.0;
-  if (cuda_kernels::GlobalThread() == 0) *scale = factor;
-  if (!clip) return;
-  const float factor_float = __double2float_rn(factor);
-  for (int64_t i = cuda_kernels::GlobalThread(); i < size;
-       i += cuda_kernels::GridStride()) {
-    grads[i] = __fmul_rn(grads[i], factor_float);
-  }
-}
-
-}  // namespace
 
 void ClipByDeviceGlobalNorm(float* grads, double* scale, const double* norm,
                             int64_t size, double clip_norm,

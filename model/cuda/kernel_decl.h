@@ -2,13 +2,21 @@
 // source compiles under nvcc for the GPU and under g++ for the host SIMT
 // emulator (model/cuda/testing/simt_emulator.h), with no copy:
 //
-//   BERTLAB_KERNEL(max_threads, min_blocks) Name(args...) { ... }
-//     nvcc: __global__ void __launch_bounds__(max_threads, min_blocks)
+//   BERTLAB_KERNEL(max_threads[, min_blocks]) Name(args...) { ... }
+//     nvcc: __global__ void __launch_bounds__(max_threads[, min_blocks])
 //     emulator: void (a host function simt::Launch runs once per thread)
+//   BERTLAB_KERNEL_UNBOUNDED Name(args...) { ... }  (no __launch_bounds__)
+//     nvcc: __global__ void
+//     emulator: void
 //   BERTLAB_DYNAMIC_SHARED_MEMORY(type, name);  (inside a kernel)
 //     nvcc: extern __shared__ type name[]
 //     emulator: type* const name pointing at the running block's dynamic
 //       shared memory (exactly the launch's bytes, NaN-filled)
+//   BERTLAB_STATIC_SHARED_MEMORY(type, name, extents);  (inside a kernel)
+//     e.g. BERTLAB_STATIC_SHARED_MEMORY(float, partials, [128][8]);
+//     nvcc: __shared__ type name extents
+//     emulator: a reference to an array of that type in the running block's
+//       own static shared memory (fresh and NaN-filled for every block)
 //
 // Under nvcc the expansions are exactly the declarations they replace, so the
 // compiled kernels do not change. Every other CUDA name a kernel uses
@@ -19,15 +27,23 @@
 
 #if defined(__CUDACC__)
 
-#define BERTLAB_KERNEL(max_threads, min_blocks) \
-  __global__ void __launch_bounds__(max_threads, min_blocks)
+#define BERTLAB_KERNEL(...) __global__ void __launch_bounds__(__VA_ARGS__)
+#define BERTLAB_KERNEL_UNBOUNDED __global__ void
 #define BERTLAB_DYNAMIC_SHARED_MEMORY(type, name) extern __shared__ type name[]
+#define BERTLAB_STATIC_SHARED_MEMORY(type, name, extents) \
+  __shared__ type name extents
 
 #elif defined(BERTLAB_SIMT_EMULATOR)
 
-#define BERTLAB_KERNEL(max_threads, min_blocks) void
+#define BERTLAB_KERNEL(...) void
+#define BERTLAB_KERNEL_UNBOUNDED void
 #define BERTLAB_DYNAMIC_SHARED_MEMORY(type, name) \
   type* const name = ::bertlab::simt::DynamicSharedMemory<type>()
+// The key's address names the declaration (per template instantiation).
+#define BERTLAB_STATIC_SHARED_MEMORY(type, name, extents)                   \
+  static const char name##_bertlab_shared_key = 0;                          \
+  type(&name) extents = *::bertlab::simt::StaticSharedMemory<type extents>( \
+      &name##_bertlab_shared_key)
 
 #else
 #error \

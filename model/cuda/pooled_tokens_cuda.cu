@@ -1,4 +1,6 @@
-// The pooler's row gather / scatter-add; see pooled_tokens_cuda.h.
+// The pooler's row gather / scatter-add, host side: checks and launches; the
+// kernels are pooled_tokens_kernels.cuh (shared with
+// pooled_tokens_emulated_test); see pooled_tokens_cuda.h.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -7,45 +9,10 @@
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
 #include "model/cuda/pooled_tokens_cuda.h"
+#include "model/cuda/pooled_tokens_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {
-namespace {
-
-__device__ __forceinline__ int64_t PooledRow(const int32_t* positions,
-                                             int64_t b, int64_t seq_len) {
-  const int64_t t = positions == nullptr ? 0 : positions[b];
-  if (t < 0 || t >= seq_len) __trap();
-  return b * seq_len + t;
-}
-
-// One thread per (b, h).
-template <typename T>
-__global__ void GatherKernel(T* rows, const T* sequence,
-                             const int32_t* positions, int64_t batch,
-                             int64_t seq_len, int64_t hidden) {
-  for (int64_t i = cuda_kernels::GlobalThread(); i < batch * hidden;
-       i += cuda_kernels::GridStride()) {
-    const int64_t b = i / hidden;
-    const int64_t h = i % hidden;
-    rows[i] = sequence[PooledRow(positions, b, seq_len) * hidden + h];
-  }
-}
-
-template <typename T>
-__global__ void AddKernel(T* sequence, const T* rows, const int32_t* positions,
-                          int64_t batch, int64_t seq_len, int64_t hidden) {
-  for (int64_t i = cuda_kernels::GlobalThread(); i < batch * hidden;
-       i += cuda_kernels::GridStride()) {
-    const int64_t b = i / hidden;
-    const int64_t h = i % hidden;
-    T& target = sequence[PooledRow(positions, b, seq_len) * hidden + h];
-    target = cuda_kernels::FromFloat<T>(cuda_kernels::ToFloat(target) +
-                                        cuda_kernels::ToFloat(rows[i]));
-  }
-}
-
-}  // namespace
 
 template <typename T>
 void GatherPooledTokens(T* rows, const T* sequence, const int32_t* positions,

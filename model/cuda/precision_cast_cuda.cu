@@ -1,4 +1,6 @@
-// float <-> bf16 casts of whole buffers; see precision_cast_cuda.h.
+// float <-> bf16 casts of whole buffers, host side: checks and launches; the
+// kernels are precision_cast_kernels.cuh (shared with
+// precision_cast_emulated_test); see precision_cast_cuda.h.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -7,18 +9,11 @@
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
 #include "model/cuda/precision_cast_cuda.h"
+#include "model/cuda/precision_cast_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {
 namespace {
-
-template <typename Out, typename In>
-__global__ void CastKernel(Out* out, const In* in, int64_t n) {
-  for (int64_t i = cuda_kernels::GlobalThread(); i < n;
-       i += cuda_kernels::GridStride()) {
-    out[i] = cuda_kernels::FromFloat<Out>(cuda_kernels::ToFloat(in[i]));
-  }
-}
 
 template <typename Out, typename In>
 void Cast(Out* out, const In* in, int64_t n, const char* what,

@@ -1,4 +1,6 @@
-// Inverted dropout on the GPU with the CPU's Philox mask; see dropout_cuda.h.
+// Inverted dropout on the GPU with the CPU's Philox mask, host side: checks and
+// launches; the kernels are dropout_kernels.cuh (shared with
+// dropout_emulated_test); see dropout_cuda.h.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -8,30 +10,11 @@
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
 #include "model/ops/dropout_cuda.h"
+#include "model/ops/dropout_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {
 namespace {
-
-// Thread t handles Philox block t (elements 4t .. 4t + 3), grid-stride.
-template <typename T>
-__global__ void DropoutKernel(T* out, const T* in, int64_t n, float rate,
-                              float scale, PhiloxStream stream) {
-  const int64_t blocks = (n + 3) / 4;
-  for (int64_t block = cuda_kernels::GlobalThread(); block < blocks;
-       block += cuda_kernels::GridStride()) {
-    const PhiloxBlock bits =
-        PhiloxStreamBlock(stream, static_cast<uint64_t>(block));
-    for (int lane = 0; lane < 4; ++lane) {
-      const int64_t i = block * 4 + lane;
-      if (i >= n) break;
-      const bool keep = PhiloxBitsToUniform(bits.v[lane]) >= rate;
-      out[i] = keep ? cuda_kernels::FromFloat<T>(
-                          __fmul_rn(cuda_kernels::ToFloat(in[i]), scale))
-                    : cuda_kernels::FromFloat<T>(0.0f);
-    }
-  }
-}
 
 template <typename T>
 void ApplyMask(T* out, const T* in, int64_t n, float rate,

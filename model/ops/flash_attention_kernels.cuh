@@ -37,6 +37,8 @@
 #include "model/cuda/kernel_util.cuh"
 #else
 #include "model/cuda/testing/simt_emulator.h"
+// (read after the emulator)
+#include "model/cuda/kernel_util_device.cuh"
 #endif
 
 #include <cmath>

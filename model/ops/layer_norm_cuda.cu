@@ -1,4 +1,6 @@
-// LayerNorm on the GPU; see layer_norm_cuda.h.
+// LayerNorm on the GPU, host side: checks and launches; the kernels are
+// layer_norm_kernels.cuh (shared with layer_norm_emulated_test); see
+// layer_norm_cuda.h.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -7,115 +9,10 @@
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
 #include "model/ops/layer_norm_cuda.h"
+#include "model/ops/layer_norm_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {
-namespace {
-
-using cuda_kernels::FromFloat;
-using cuda_kernels::kWarp;
-using cuda_kernels::ToFloat;
-using cuda_kernels::WarpSum;
-
-constexpr int kRowsPerBlock = 8;  // one warp each
-
-template <typename T>
-__global__ void LayerNormForwardKernel(T* out, float* mean, float* rstd,
-                                       const T* in, const T* gamma,
-                                       const T* beta, int64_t rows,
-                                       int64_t channels, double eps) {
-  const int64_t row =
-      static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.y;
-  if (row >= rows) return;
-  const int lane = threadIdx.x;
-  const T* x = in + row * channels;
-  double sum = 0.0;
-  for (int64_t c = lane; c < channels; c += kWarp) sum += ToFloat(x[c]);
-  const double exact_mean = WarpSum(sum) / static_cast<double>(channels);
-  double squares = 0.0;
-  for (int64_t c = lane; c < channels; c += kWarp) {
-    const double centered = ToFloat(x[c]) - exact_mean;
-    squares += centered * centered;
-  }
-  squares = WarpSum(squares);
-  const float row_mean = static_cast<float>(exact_mean);
-  const float row_rstd = static_cast<float>(
-      1.0 / sqrt(squares / static_cast<double>(channels) + eps));
-  T* y = out + row * channels;
-  for (int64_t c = lane; c < channels; c += kWarp) {
-    y[c] =
-        FromFloat<T>((ToFloat(x[c]) - row_mean) * row_rstd * ToFloat(gamma[c]) +
-                     ToFloat(beta[c]));
-  }
-  if (lane == 0) {
-    mean[row] = row_mean;
-    rstd[row] = row_rstd;
-  }
-}
-
-// Row math in float (sums in double) for every T; d_in rounded once to T.
-template <typename T>
-__global__ void LayerNormInputGradientKernel(T* d_in, const T* d_out,
-                                             const T* in, const T* gamma,
-                                             const float* mean,
-                                             const float* rstd, int64_t rows,
-                                             int64_t channels) {
-  const int64_t row =
-      static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.y;
-  if (row >= rows) return;
-  const int lane = threadIdx.x;
-  const T* x = in + row * channels;
-  const T* dy = d_out + row * channels;
-  const float row_mean = mean[row];
-  const float row_rstd = rstd[row];
-  double sum_g = 0.0;
-  double sum_g_xhat = 0.0;
-  for (int64_t c = lane; c < channels; c += kWarp) {
-    const float g = ToFloat(dy[c]) * ToFloat(gamma[c]);
-    sum_g += g;
-    sum_g_xhat +=
-        static_cast<double>(g * ((ToFloat(x[c]) - row_mean) * row_rstd));
-  }
-  const float mean_g =
-      static_cast<float>(WarpSum(sum_g) / static_cast<double>(channels));
-  const float mean_g_xhat =
-      static_cast<float>(WarpSum(sum_g_xhat) / static_cast<double>(channels));
-  T* dx = d_in + row * channels;
-  for (int64_t c = lane; c < channels; c += kWarp) {
-    const float xhat = (ToFloat(x[c]) - row_mean) * row_rstd;
-    dx[c] = FromFloat<T>(row_rstd * (ToFloat(dy[c]) * ToFloat(gamma[c]) -
-                                     mean_g - xhat * mean_g_xhat));
-  }
-}
-
-// d_out * xhat at (row, c), for the d_gamma column sums.
-template <typename T>
-struct GammaTerm {
-  const T* d_out;
-  const T* in;
-  const float* mean;
-  const float* rstd;
-  int64_t channels;
-  __device__ float operator()(int64_t row, int64_t c) const {
-    return ToFloat(d_out[row * channels + c]) *
-           ((ToFloat(in[row * channels + c]) - mean[row]) * rstd[row]);
-  }
-};
-
-template <typename T>
-struct BetaTerm {
-  const T* d_out;
-  int64_t channels;
-  __device__ float operator()(int64_t row, int64_t c) const {
-    return ToFloat(d_out[row * channels + c]);
-  }
-};
-
-unsigned int RowBlocks(int64_t rows) {
-  return static_cast<unsigned int>((rows + kRowsPerBlock - 1) / kRowsPerBlock);
-}
-
-}  // namespace
 
 template <typename T>
 void LayerNormForward(T* out, float* mean, float* rstd, const T* in,

@@ -2,8 +2,8 @@
 // two-pass variance, and backward's mean_c terms) accumulate in double, as on
 // the CPU. mean and rstd are float for every storage type T (equal to the CPU
 // signature for T = float). d_gamma / d_beta column sums: fixed-order
-// two-level sums (model/cuda/kernel_util.cuh ColumnSumsKernel), deterministic
-// but in a different order from the CPU's.
+// two-level sums (model/cuda/kernel_util_device.cuh ColumnSumsKernel),
+// deterministic but in a different order from the CPU's.
 //
 // bf16 (mixed precision): activations, their gradients and gamma / beta (the
 // bf16 working copy of the parameters) are bf16; every value is converted to

@@ -1,4 +1,6 @@
-// Residual add on the GPU; see residual_cuda.h.
+// Residual add on the GPU, host side: checks and launches; the kernels are
+// residual_kernels.cuh (shared with residual_emulated_test); see
+// residual_cuda.h.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -7,21 +9,10 @@
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
 #include "model/ops/residual_cuda.h"
+#include "model/ops/residual_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {
-namespace {
-
-template <typename T>
-__global__ void AddKernel(T* out, const T* a, const T* b, int64_t n) {
-  for (int64_t i = cuda_kernels::GlobalThread(); i < n;
-       i += cuda_kernels::GridStride()) {
-    out[i] = cuda_kernels::FromFloat<T>(cuda_kernels::ToFloat(a[i]) +
-                                        cuda_kernels::ToFloat(b[i]));
-  }
-}
-
-}  // namespace
 
 template <typename T>
 void ResidualAddForward(T* out, const T* a, const T* b, int64_t n,

@@ -1,4 +1,5 @@
-// Elementwise tanh on the GPU; see tanh_cuda.h.
+// Elementwise tanh on the GPU, host side: checks and launches; the kernels are
+// tanh_kernels.cuh (shared with tanh_emulated_test); see tanh_cuda.h.
 #include <cuda_bf16.h>
 
 #include <cstdint>
@@ -7,33 +8,10 @@
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
 #include "model/ops/tanh_cuda.h"
+#include "model/ops/tanh_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {
-namespace {
-
-using cuda_kernels::FromFloat;
-using cuda_kernels::ToFloat;
-
-template <typename T>
-__global__ void TanhKernel(T* out, const T* in, int64_t n) {
-  for (int64_t i = cuda_kernels::GlobalThread(); i < n;
-       i += cuda_kernels::GridStride()) {
-    out[i] = FromFloat<T>(tanhf(ToFloat(in[i])));
-  }
-}
-
-template <typename T>
-__global__ void TanhBackwardKernel(T* d_in, const T* d_out, const T* out,
-                                   int64_t n) {
-  for (int64_t i = cuda_kernels::GlobalThread(); i < n;
-       i += cuda_kernels::GridStride()) {
-    const float y = ToFloat(out[i]);
-    d_in[i] = FromFloat<T>(ToFloat(d_out[i]) * (1.0f - y * y));
-  }
-}
-
-}  // namespace
 
 template <typename T>
 void TanhForward(T* out, const T* in, int64_t n, const CudaContext& context) {

@@ -7,4 +7,10 @@ SIMT_EMULATOR_COPTS = [
     # __nv_bfloat162 pointers, which CUDA allows and g++'s strict aliasing
     # (on from -O2) does not.
     "-fno-strict-aliasing",
+    # The emulated __fmul_rn / __dadd_rn / ... are single host operations;
+    # g++ must not fuse them (or any a * b + c) into an fma after inlining.
+    "-ffp-contract=off",
+    # Kernels compare threadIdx / blockDim (unsigned) with int, as CUDA code
+    # does everywhere and nvcc does not warn about.
+    "-Wno-sign-compare",
 ]

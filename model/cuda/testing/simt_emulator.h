@@ -1,15 +1,21 @@
 // A host SIMT emulator: CUDA kernel source, unchanged, compiled by g++ and
 // run on the CPU, so that plain `bazel test //...` (no GPU, no nvcc) executes
 // the kernels' own code. A kernel declares itself with model/cuda/
-// kernel_decl.h's two macros (BERTLAB_KERNEL, BERTLAB_DYNAMIC_SHARED_MEMORY);
+// kernel_decl.h's macros (BERTLAB_KERNEL(_UNBOUNDED), BERTLAB_DYNAMIC_ /
+// BERTLAB_STATIC_SHARED_MEMORY);
 // everything else it uses comes from here: the function qualifiers, dim3 /
 // uint3 / float2 / float4 / int2 / int4 / uint2 / uint4 and their make_*,
 // threadIdx / blockIdx / blockDim / gridDim / warpSize, __syncthreads(_and /
 // _or / _count), __syncwarp, __shfl(_xor / _up / _down)_sync, atomicAdd /
 // Min / Max, min / max, __nv_bfloat16(2) with cuda_bf16.h's conversions
-// (common/half.h's round-to-nearest-even), and kernel_util.cuh's ToFloat /
-// FromFloat (kernel_util.cuh itself is nvcc-only: it includes the CUDA
-// headers and launches with <<< >>>). Host <cmath> supplies expf, logf, fmaf.
+// (common/half.h's round-to-nearest-even), the _rn arithmetic intrinsics
+// (__fadd_rn ... __ddiv_rn, __dsqrt_rn, __double2float_rn), __trap (aborts
+// naming the thread), global isfinite / isinf / isnan, and the running
+// block's static shared arrays (kernel_decl.h's BERTLAB_STATIC_SHARED_MEMORY).
+// Host <cmath> supplies expf, logf, erfcf, tanhf, sqrt, fmaf. Kernels get
+// ToFloat / FromFloat, the warp / block sums and ColumnSumsKernel from
+// model/cuda/kernel_util_device.cuh, which both compilers read
+// (kernel_util.cuh, nvcc-only, adds the <<< >>> launches).
 //
 //   simt::Launch(grid, block, shared_bytes, &Kernel<...>, args...);
 //
@@ -209,6 +215,32 @@ inline double max(double a, double b) { return fmax(a, b); }
 
 inline constexpr int warpSize = 32;
 
+// ---------------------------------------------------------------------------
+// IEEE round-to-nearest arithmetic intrinsics. nvcc never contracts these into
+// an fma; host float / double arithmetic on x86-64 (SSE2) is exactly
+// round-to-nearest-even, and SIMT_EMULATOR_COPTS has -ffp-contract=off, so
+// each is one correctly rounded host operation and a kernel built from them
+// gives the GPU's bits (e.g. AdamW's step, bit-identical to the CPU's).
+// __double2float_rn is the host double -> float conversion (also to nearest
+// even). Other math (expf, logf, erfcf, tanhf, sqrt, ...) is host <cmath>,
+// whose results may differ from CUDA's by an ulp or so.
+
+// CUDA declares the classification functions globally for float and double.
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __ddiv_rn(double a, double b) { return a / b; }
+inline double __dsqrt_rn(double a) { return std::sqrt(a); }
+inline float __double2float_rn(double a) { return static_cast<float>(a); }
+
 namespace bertlab {
 namespace simt {
 
@@ -283,6 +315,8 @@ struct BlockRun {
   int threads = 0;
   size_t stack_bytes = 0;
   void* shared = nullptr;
+  // Static shared arrays (BERTLAB_STATIC_SHARED_MEMORY) by declaration key.
+  std::vector<std::pair<const void*, void*>> static_shared;
   Barrier block_barrier;
   std::vector<Barrier> warp_barriers;
   std::vector<uint64_t> exchange[2];  // shuffle values by generation parity
@@ -609,6 +643,8 @@ inline void RunBlock(BlockRun& block, const FiberStacks& stacks,
   }
   std::free(shared);
   block.shared = nullptr;
+  for (const auto& array : block.static_shared) std::free(array.second);
+  block.static_shared.clear();
 }
 
 inline void RunGrid(const LaunchOptions& options, dim3 grid, dim3 block_dim,
@@ -660,6 +696,27 @@ T* DynamicSharedMemory() {
   return static_cast<T*>(internal::Block().shared);
 }
 
+// The running block's instance of the static shared array declared with
+// `key` (BERTLAB_STATIC_SHARED_MEMORY): allocated by the first thread that
+// reaches the declaration, 0xFF-filled (NaN) like dynamic shared memory, and
+// freed when the block ends, so no block sees another's values.
+template <typename Array>
+Array* StaticSharedMemory(const void* key) {
+  internal::BlockRun& block = internal::Block();
+  for (const auto& array : block.static_shared) {
+    if (array.first == key) return static_cast<Array*>(array.second);
+  }
+  static_assert(alignof(Array) <= 16, "static shared arrays align to 16");
+  void* memory = nullptr;
+  if (posix_memalign(&memory, 16, sizeof(Array)) != 0) {
+    internal::Fail("cannot allocate %zu bytes of static shared memory",
+                   sizeof(Array));
+  }
+  std::memset(memory, 0xFF, sizeof(Array));
+  block.static_shared.emplace_back(key, memory);
+  return static_cast<Array*>(memory);
+}
+
 // Runs kernel<<<grid, block, shared_bytes>>>(args...) to completion.
 template <typename... Params, typename... Args>
 void Launch(const LaunchOptions& options, dim3 grid, dim3 block,
@@ -683,24 +740,6 @@ void Launch(dim3 grid, dim3 block, size_t shared_bytes,
 
 }  // namespace simt
 
-// kernel_util.cuh's storage conversions (that header is nvcc-only).
-namespace cuda_kernels {
-
-inline float ToFloat(float x) { return x; }
-inline float ToFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <typename T>
-T FromFloat(float x);
-template <>
-inline float FromFloat<float>(float x) {
-  return x;
-}
-template <>
-inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
-
-}  // namespace cuda_kernels
 }  // namespace bertlab
 
 // ---------------------------------------------------------------------------
@@ -710,6 +749,16 @@ inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
 #define blockIdx (::bertlab::simt::internal::Block().block_index)
 #define blockDim (::bertlab::simt::internal::Block().block_dim)
 #define gridDim (::bertlab::simt::internal::Block().grid_dim)
+
+// A kernel's trap (e.g. after printf of a bad argument) aborts the test,
+// naming the thread; printf itself is the host's.
+[[noreturn]] inline void __trap() {
+  const uint3 b = blockIdx, t = threadIdx;
+  std::fflush(stdout);  // the kernel's printf, before the abort
+  ::bertlab::simt::internal::Fail(
+      "__trap() in block (%u, %u, %u), thread (%u, %u, %u)", b.x, b.y, b.z, t.x,
+      t.y, t.z);
+}
 
 inline void __syncthreads(const char* file = __builtin_FILE(),
                           int line = __builtin_LINE()) {

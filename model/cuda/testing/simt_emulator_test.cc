@@ -1,10 +1,12 @@
 // The host SIMT emulator's own checks: built-in variables, per-thread copies
 // of the arguments, barriers with predicates, every shuffle mode against
 // PTX's lane rule, bf16 conversions, NaN-filled shared memory, and that its
-// checks fire: a divergent or skipped barrier aborts naming the block, and a
-// missing barrier makes the two schedule orders disagree.
+// checks fire (static shared arrays per block, _rn intrinsics): a divergent or
+// skipped barrier aborts naming the block, and a missing barrier makes the two
+// schedule orders disagree.
 #include "model/cuda/testing/simt_emulator.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -12,12 +14,26 @@
 #include "common/half.h"
 #include "gtest/gtest.h"
 #include "model/cuda/kernel_decl.h"
+#include "model/cuda/kernel_util_device.cuh"
 
 namespace bertlab {
 namespace {
 
 // ---------------------------------------------------------------------------
 // Kernels.
+
+// Thread 0 reports the static array's first word as found (NaN bits when
+// fresh), then writes the block index into it; the others read it after a
+// barrier: one array per block, shared by its threads.
+BERTLAB_KERNEL(64, 1) StaticSharedKernel(uint32_t* found, uint32_t* seen) {
+  BERTLAB_STATIC_SHARED_MEMORY(uint32_t, words, [2][3]);
+  if (threadIdx.x == 0) {
+    found[blockIdx.x] = words[1][2];
+    words[1][2] = blockIdx.x;
+  }
+  __syncthreads();
+  seen[blockIdx.x * blockDim.x + threadIdx.x] = words[1][2];
+}
 
 // Writes every thread's coordinates: index = linear block * threads + linear
 // thread, four ints per thread.
@@ -63,7 +79,8 @@ BERTLAB_KERNEL(64, 1) ShuffleKernel(int* results, int width, int argument) {
   results[4 * t + 3] = __shfl_xor_sync(0xffffffffu, value, argument, width);
 }
 
-// A warp sum of floats by xor butterflies (as kernel_util.cuh's WarpSum).
+// A warp sum of floats by xor butterflies (as kernel_util_device.cuh's
+// WarpSum).
 BERTLAB_KERNEL(64, 1) WarpSumKernel(const float* values, float* sums) {
   float value = values[threadIdx.x];
   for (int offset = 16; offset > 0; offset /= 2) {
@@ -236,6 +253,31 @@ TEST(SimtEmulatorTest, SharedMemoryStartsAsNaNInEveryBlock) {
   simt::Launch(dim3(2), dim3(32), words * sizeof(uint32_t), &SharedFillKernel,
                seen.data(), words);
   for (int i = 0; i < words; ++i) EXPECT_EQ(seen[i], 0xFFFFFFFFu) << i;
+}
+
+TEST(SimtEmulatorTest, StaticSharedArraysAreFreshAndNaNInEveryBlock) {
+  std::vector<uint32_t> found(3, 7), seen(3 * 64, 7);
+  simt::Launch(dim3(3), dim3(64), 0, &StaticSharedKernel, found.data(),
+               seen.data());
+  for (int b = 0; b < 3; ++b) {
+    EXPECT_EQ(found[b], 0xFFFFFFFFu) << "block " << b;
+    for (int t = 0; t < 64; ++t) EXPECT_EQ(seen[64 * b + t], uint32_t(b));
+  }
+}
+
+TEST(SimtEmulatorTest, RoundToNearestIntrinsicsAreSingleRoundings) {
+  // 1 + 2^-30 squared needs 61 bits: a fused a * a - 1 would keep 2^-60.
+  const double a = 1.0 + std::ldexp(1.0, -30);
+  EXPECT_EQ(__dsub_rn(__dmul_rn(a, a), 1.0), std::ldexp(1.0, -29));
+  EXPECT_EQ(__ddiv_rn(1.0, 3.0), 1.0 / 3.0);
+  EXPECT_EQ(__dsqrt_rn(2.0), std::sqrt(2.0));
+  EXPECT_EQ(__double2float_rn(1.0 + std::ldexp(1.0, -24)), 1.0f);  // tie
+  EXPECT_EQ(__double2float_rn(1.0 + 3 * std::ldexp(1.0, -24)),
+            1.0f + std::ldexp(1.0f, -22));
+  const float f = 1.0f + std::ldexp(1.0f, -12);
+  EXPECT_EQ(__fsub_rn(__fmul_rn(f, f), 1.0f), std::ldexp(1.0f, -11));
+  EXPECT_EQ(__fdiv_rn(1.0f, 3.0f), 1.0f / 3.0f);
+  EXPECT_EQ(__fadd_rn(1.0f, std::ldexp(1.0f, -24)), 1.0f);
 }
 
 TEST(SimtEmulatorTest, AMissingBarrierMakesTheScheduleOrdersDisagree) {
