@@ -30,24 +30,13 @@
 #ifndef BERTLAB_MODEL_OPS_FLASH_ATTENTION_KERNELS_CUH_
 #define BERTLAB_MODEL_OPS_FLASH_ATTENTION_KERNELS_CUH_
 
-#ifdef __CUDACC__
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
-
-#include "model/cuda/kernel_util.cuh"
-#else
-#include "model/cuda/testing/simt_emulator.h"
-// (read after the emulator)
-#include "model/cuda/kernel_util_device.cuh"
-#endif
-
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 
 #include "common/philox.h"
-#include "model/cuda/kernel_decl.h"
+#include "model/cuda/kernel_source.cuh"
 #include "model/ops/attention.h"
 #include "model/ops/flash_attention_tile.h"
 

@@ -9,21 +9,11 @@
 #ifndef BERTLAB_MODEL_OPS_GELU_CUDA_KERNELS_CUH_
 #define BERTLAB_MODEL_OPS_GELU_CUDA_KERNELS_CUH_
 
-#ifdef __CUDACC__
-#include <cuda_bf16.h>
-
-#include "model/cuda/kernel_util.cuh"
-#else
-#include "model/cuda/testing/simt_emulator.h"
-// (read after the emulator)
-#include "model/cuda/kernel_util_device.cuh"
-#endif
-
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 
-#include "model/cuda/kernel_decl.h"
+#include "model/cuda/kernel_source.cuh"
 
 namespace bertlab {
 namespace cuda {
