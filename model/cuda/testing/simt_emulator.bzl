@@ -14,3 +14,38 @@ SIMT_EMULATOR_COPTS = [
     # does everywhere and nvcc does not warn about.
     "-Wno-sign-compare",
 ]
+
+def emulated_kernel_test(name, deps = [], kernels = None, kernel_deps = [], size = "small"):
+    """A test that runs a kernel source's own code on the CPU under simt_emulator.h.
+
+    Declares the kernel source as a testonly g++ library (nvcc compiles the
+    same .cuh through its .cu) and the cc_test `name` from `name`.cc.
+
+    Args:
+      name: the test, "<op>_emulated_test"; its source is name + ".cc".
+      deps: the test's own deps (the CPU twin, comparators, ...), beside the
+        emulator, emulated_test_util and gtest_main.
+      kernels: the kernel source; default "<op>_kernels.cuh".
+      kernel_deps: what the kernel source includes beyond kernel_source.cuh.
+      size: the test size.
+    """
+    op = name[:-len("_emulated_test")]
+    library = op + "_kernels_emulated"
+    native.cc_library(
+        name = library,
+        testonly = True,
+        hdrs = [kernels or op + "_kernels.cuh"],
+        deps = ["//model/cuda:kernel_source"] + kernel_deps,
+    )
+    native.cc_test(
+        name = name,
+        size = size,
+        srcs = [name + ".cc"],
+        copts = SIMT_EMULATOR_COPTS,
+        deps = [
+            ":" + library,
+            "//model/cuda/testing:emulated_test_util",
+            "//model/cuda/testing:simt_emulator",
+            "@gtest//:gtest_main",
+        ] + deps,
+    )
