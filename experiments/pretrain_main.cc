@@ -46,6 +46,7 @@
 #include "common/status_macros.h"
 #include "common/user_path.h"
 #include "experiments/config_loader.h"
+#include "experiments/device_flags.h"
 #include "experiments/experiment.pb.h"
 #include "experiments/pretraining_options.h"
 #include "model/bert/parameter_layout.h"
@@ -73,12 +74,6 @@ ABSL_FLAG(int, threads, 0,
 ABSL_FLAG(int64_t, stop_after_step, 0,
           "end this invocation after this step with a checkpoint (0: run to "
           "total_steps); rerun to continue");
-ABSL_FLAG(std::string, device, "cpu",
-          "where the step runs: cpu, or cuda in a binary built with "
-          "--config=cuda");
-ABSL_FLAG(std::string, precision, "fp32",
-          "fp32, or bf16 (mixed precision: BF16 math inputs and "
-          "activations, FP32 master weights and optimizer state; cuda only)");
 ABSL_FLAG(std::string, progress, "auto",
           "auto (a live line on a terminal, else periodic lines), live, "
           "periodic or off");
@@ -137,9 +132,7 @@ absl::Status Run() {
                    _.Prepend(config_path, ", run ", chosen->name, ": "));
   options.output_dir = ResolveUserPath(output_dir);
   options.stop_after_step = absl::GetFlag(FLAGS_stop_after_step);
-  options.device = absl::GetFlag(FLAGS_device);
-  ASSIGN_OR_RETURN(options.precision,
-                   ParseBackendPrecision(absl::GetFlag(FLAGS_precision)));
+  RETURN_IF_ERROR(ReadDeviceFlags(&options.device, &options.precision));
   options.progress_interval_seconds = absl::GetFlag(FLAGS_progress_seconds);
   const std::string progress = absl::GetFlag(FLAGS_progress);
   if (progress == "auto") {

@@ -31,6 +31,7 @@
 #include "common/status_macros.h"
 #include "common/user_path.h"
 #include "experiments/config_loader.h"
+#include "experiments/device_flags.h"
 #include "experiments/runner.h"
 
 ABSL_FLAG(std::string, scale, "mini",
@@ -48,11 +49,6 @@ ABSL_FLAG(std::string, cache_dir, "",
 ABSL_FLAG(int, threads, 0,
           "threads (0: $BERTLAB_NUM_THREADS or all cores); numbers are "
           "reproducible for a given thread count");
-ABSL_FLAG(std::string, device, "cpu",
-          "where pre-training runs: cpu, or cuda in a binary built with "
-          "--config=cuda (fine-tuning runs on the CPU)");
-ABSL_FLAG(std::string, precision, "fp32",
-          "pre-training arithmetic: fp32, or bf16 mixed precision (cuda)");
 ABSL_FLAG(bool, progress, true, "progress lines on stderr");
 ABSL_FLAG(std::string, report_date, "",
           "the report's date line (default: now)");
@@ -103,9 +99,8 @@ absl::Status Run() {
   }
   RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
   experiments::RunnerOptions options;
-  options.pretraining_device = absl::GetFlag(FLAGS_device);
-  ASSIGN_OR_RETURN(options.pretraining_precision,
-                   ParseBackendPrecision(absl::GetFlag(FLAGS_precision)));
+  RETURN_IF_ERROR(ReadDeviceFlags(&options.pretraining_device,
+                                  &options.pretraining_precision));
   options.experiment_path = ResolveUserPath(experiment);
   ASSIGN_OR_RETURN(const experiments::Experiment loaded,
                    experiments::LoadExperiment(options.experiment_path));

@@ -1,0 +1,20 @@
+// --device and --precision, shared by //experiments:pretrain and
+// //experiments:run_experiment: where pre-training's arithmetic runs
+// (model/train/pretraining_backend.h) and in which precision.
+#ifndef BERTLAB_EXPERIMENTS_DEVICE_FLAGS_H_
+#define BERTLAB_EXPERIMENTS_DEVICE_FLAGS_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "model/train/pretraining_backend.h"
+
+namespace bertlab {
+
+// The flags' values; an error naming the flag for a bad precision. Whether
+// the binary has the device is checked when the backend is made.
+absl::Status ReadDeviceFlags(std::string* device, BackendPrecision* precision);
+
+}  // namespace bertlab
+
+#endif  // BERTLAB_EXPERIMENTS_DEVICE_FLAGS_H_
