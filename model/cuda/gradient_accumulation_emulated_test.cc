@@ -3,7 +3,7 @@
 // under the host SIMT emulator, launched as the .cu launches it, against
 // AverageAccumulatedGradients (model/optim/gradient_accumulation.h): one
 // correctly rounded float division per element (__fdiv_rn), bit for bit, in
-// both schedule orders. 1000 elements cover a partial block.
+// every emulator schedule. 1000 elements cover a partial block.
 #include <cstdint>
 #include <vector>
 

@@ -5,7 +5,7 @@
 // rounding (double quotient, rounded to float, times each float gradient),
 // so gradients and scale must match bit for bit. Cases: clipped, not clipped
 // (nothing written), an infinite norm (not clipped), size 0 (the scale is
-// still written); both schedule orders.
+// still written); every emulator schedule.
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -4,7 +4,7 @@
 // pooled_tokens_cuda.h's formula (encoder.cc's loops): row b of rows is
 // sequence row b * seq_len + t_b, t_b = positions[b] or 0; the add-back is
 // one float add per element (bf16: rounded once). Bit for bit, f32 and
-// bf16, with and without positions, both schedule orders. A position out of
+// bf16, with and without positions, every emulator schedule. A position out of
 // range traps.
 #include <cstdint>
 #include <string>

@@ -4,7 +4,7 @@
 // bit: float -> bf16 rounds to nearest even (ties, subnormals, overflow to
 // inf, -0), bf16 -> float is exact. NaN is left out: the emulator keeps its
 // payload where CUDA returns the canonical 0x7FFF (simt_emulator.h). Outputs
-// NaN-prefilled; both schedule orders.
+// NaN-prefilled; every emulator schedule.
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -4,7 +4,7 @@
 // span_logits_cuda.h's formulas (span_head.cc's loops), bit for bit: the
 // (tokens, 2) split and join, positions to labels (>= seq_len and
 // ignore_label -> ignore_label, 0 kept), the mean of the two losses. Outputs
-// NaN / -1-prefilled; both schedule orders. A negative position traps.
+// NaN / -1-prefilled; every emulator schedule. A negative position traps.
 #include <cmath>
 #include <cstdint>
 #include <vector>

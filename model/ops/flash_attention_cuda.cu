@@ -83,7 +83,7 @@ template <typename T, int kHeadDimMax>
 void LaunchForward(T* out, float* logsumexp, const T* qkv,
                    const int32_t* attention_mask, const Problem& p,
                    const CudaContext& context) {
-  const size_t bytes = ForwardSharedBytes<kHeadDimMax>();
+  const size_t bytes = ForwardSharedBytes<T, kHeadDimMax>();
   auto* kernel = &FlashForwardKernel<T, kHeadDimMax>;
   RequestSharedMemory(kernel, bytes, "FlashAttentionForward");
   kernel<<<KernelGrid(p), kThreads, bytes, context.stream()>>>(
@@ -96,7 +96,7 @@ void LaunchBackward(T* d_qkv, const T* d_out, const T* qkv, const T* out,
                     const float* logsumexp, const int32_t* attention_mask,
                     float* row_terms, const Problem& p,
                     const CudaContext& context) {
-  const size_t bytes = BackwardSharedBytes<kHeadDimMax>();
+  const size_t bytes = BackwardSharedBytes<T, kHeadDimMax>();
   const dim3 grid = KernelGrid(p);
   auto* query_kernel = &FlashBackwardQueryKernel<T, kHeadDimMax>;
   RequestSharedMemory(query_kernel, bytes, "FlashAttentionBackward");

@@ -19,8 +19,12 @@
 // //model/cuda:flash_attention_parity_test and the benchmark
 // //model/cuda:attention_benchmark_cuda (model/ops/README.md has the commands).
 //
-// Kernels (SIMT, FP32 math and accumulation in registers; T = float or
-// __nv_bfloat16 storage, converted to float when a tile is loaded):
+// Kernels (T = float or __nv_bfloat16 storage; softmax, masks, dropout and
+// every accumulator in FP32 registers). The tile products
+// (flash_attention_products.cuh) are CUDA-core FP32 FMAs on float tiles for
+// float storage, and tensor cores (nvcuda::wmma, bf16 in, FP32 accumulate) on
+// bf16 tiles for bf16 storage, where P and dS are rounded to bf16 as the
+// products' inputs (as FlashAttention-2 does):
 //   forward   one block per (64 query rows, head, sequence) walks the 64-key
 //             tiles: S = Q K^T, online softmax, O += dropout(P) V.
 //   backward  (1) one block per (64 query rows, head, sequence): the row term
@@ -33,9 +37,9 @@
 //   floating-point atomics are used, so results are bit-identical run to run
 //   (dQ is recomputed in its own pass rather than accumulated atomically
 //   across key tiles, at the cost of computing S and dP twice).
-// Tiles live in shared memory as float: 71 KB (forward) / 89 KB (backward)
-// per block for head_dim <= 64, 120 KB / 155 KB for head_dim <= 128, within
-// the opt-in limit of sm_80 (163 KB) and sm_90 (227 KB).
+// Shared memory per block (forward / backward), float storage: 71 / 89 KB
+// for head_dim <= 64, 120 / 155 KB for head_dim <= 128; bf16: 56 / 65 KB and
+// 97 / 115 KB; within the opt-in limit of sm_80 (163 KB) and sm_90 (227 KB).
 //
 // Differences from attention.h's CPU op: no probs output (logsumexp instead);
 // the backward needs out, logsumexp and a float workspace; a row whose every

@@ -23,18 +23,22 @@
 // storage's eps (float 2^-23, bf16 2^-7). The worst ratio error / allowed is
 // printed per test, with the worst |error| / (|reference| + rms): when this
 // was written, f32 0.12 (|error| <= 6e-6 of |reference| + rms) and bf16 0.02
-// (out 3e-3; d_qkv 2e-2, where the backward's row term reads the bf16-rounded
-// out: in a row with one key dS = P (dP - D) is that rounding alone).
+// (out 5e-3, with P rounded to bf16 for the tensor cores; d_qkv 2e-2, where
+// the backward's row term reads the bf16-rounded out: in a row with one key
+// dS = P (dP - D) is that rounding alone).
+//
+// The bf16 cases run the tensor-core products (flash_attention_products.cuh)
+// through the emulator's wmma (model/cuda/testing/simt_wmma.h).
 //
 // Also checked: every element of out, logsumexp, d_qkv and the workspace is
 // written (all start as NaN), nothing is written around them (guard
 // elements), each case takes the load path it claims (vector or
-// element-wise), and running blocks and threads in reverse order gives the
-// same bits. When this was written, deleting any one of the kernels'
-// __syncthreads failed this test (or deadlocked loudly, for the
-// __syncthreads_and ones) except the forward's between writing the P tile and
-// P V: its readers are the writers' own half-warp, ordered here by the row-sum
-// shuffle, and the emulator does not see intra-warp races.
+// element-wise), and every other emulator schedule (reverse order; warp by
+// warp, both ways) gives the same bits. When this was written, deleting any
+// one of the kernels' or products' __syncthreads failed this test (or
+// deadlocked loudly, for the __syncthreads_and ones) except the tensor-core
+// Accumulate's first one, which every caller's barrier after writing the
+// weights tile already covers.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -47,6 +51,7 @@
 #include "gtest/gtest.h"
 #include "model/cuda/parity_comparator.h"
 #include "model/cuda/parity_test_util.h"
+#include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/ops/attention.h"
 #include "model/ops/flash_attention_kernels.cuh"
@@ -226,11 +231,11 @@ struct EmulatedRun {
   void Launch(const int32_t* mask, const simt::LaunchOptions& options) {
     const cuda::Problem& f = forward_problem;
     simt::Launch(options, cuda::KernelGrid(f), cuda::kThreads,
-                 cuda::ForwardSharedBytes<kHeadDimMax>(),
+                 cuda::ForwardSharedBytes<T, kHeadDimMax>(),
                  &cuda::FlashForwardKernel<T, kHeadDimMax>, out.data(),
                  logsumexp.data(), qkv.data(), mask, f);
     const cuda::Problem& b = backward_problem;
-    const size_t bytes = cuda::BackwardSharedBytes<kHeadDimMax>();
+    const size_t bytes = cuda::BackwardSharedBytes<T, kHeadDimMax>();
     simt::Launch(options, cuda::KernelGrid(b), cuda::kThreads, bytes,
                  &cuda::FlashBackwardQueryKernel<T, kHeadDimMax>, d_qkv.data(),
                  workspace.data(), d_out.data(), qkv.data(), out.data(),
@@ -325,15 +330,20 @@ void ExpectCasesMatchTheCpuOp(const std::vector<CaseSpec>& specs,
             3 * (s.head_dim + s.seq_len), &worst.d_qkv);
 
     // The schedule decides which thread reaches a shared-memory word first,
-    // so with a barrier missing the two orders read different values (or
-    // the NaN fill).
-    const EmulatedRun<T> reverse(c, qkv, d_out, simt::Schedule::kReverse);
-    ExpectBitIdentical("out in reverse order", reverse.out.Values(), out);
-    ExpectBitIdentical("logsumexp in reverse order", reverse.logsumexp.Values(),
-                       logsumexp);
-    ExpectBitIdentical("row terms in reverse order", reverse.workspace.Values(),
-                       run.workspace.Values());
-    ExpectBitIdentical("d_qkv in reverse order", reverse.d_qkv.Values(), d_qkv);
+    // so with a barrier missing the schedules read different values (or the
+    // NaN fill).
+    for (simt::Schedule schedule : emulated::kSchedules) {
+      if (schedule == simt::Schedule::kForward) continue;  // `run`
+      const EmulatedRun<T> other(c, qkv, d_out, schedule);
+      const std::string order =
+          " in schedule " + std::to_string(static_cast<int>(schedule));
+      ExpectBitIdentical("out" + order, other.out.Values(), out);
+      ExpectBitIdentical("logsumexp" + order, other.logsumexp.Values(),
+                         logsumexp);
+      ExpectBitIdentical("row terms" + order, other.workspace.Values(),
+                         run.workspace.Values());
+      ExpectBitIdentical("d_qkv" + order, other.d_qkv.Values(), d_qkv);
+    }
   }
   worst.Print(test);
 }

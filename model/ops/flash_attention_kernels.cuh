@@ -22,11 +22,10 @@
 //   share a half-warp, so row max / sum are 4-step xor shuffles.
 //   Output-shaped accumulators (64 x head_dim, e.g. O): rows 4 ty + rr and
 //   columns 4 tx + 64 g + u (u < 4, g < kHeadDimMax / 64), float4-contiguous.
-// Shared-memory tiles are float with padded row strides (head_dim tiles:
-// kHeadDimMax + 4; score tiles: 64 + 4) so the float4 reads of both products
-// below are conflict-free: a warp reads two rows 4 apart (16 banks apart) of
-// the left operand and 16 consecutive rows (stride = 4 mod 32 words, i.e. odd
-// in 16-byte units) or 16 consecutive float4 of the right operand.
+// The tile products S = L R^T and acc += W V are
+// flash_attention_products.cuh's: CUDA-core FMAs on float tiles for f32
+// storage, tensor cores (wmma) on bf16 tiles for bf16 storage, both delivering
+// this register layout.
 #ifndef BERTLAB_MODEL_OPS_FLASH_ATTENTION_KERNELS_CUH_
 #define BERTLAB_MODEL_OPS_FLASH_ATTENTION_KERNELS_CUH_
 
@@ -38,6 +37,7 @@
 #include "common/philox.h"
 #include "model/cuda/kernel_source.cuh"
 #include "model/ops/attention.h"
+#include "model/ops/flash_attention_products.cuh"
 #include "model/ops/flash_attention_tile.h"
 
 namespace bertlab {
@@ -47,15 +47,9 @@ namespace {
 using cuda_kernels::FromFloat;
 using cuda_kernels::ToFloat;
 
-constexpr int kTile = 64;  // query rows and keys per tile
-constexpr int kGrid = 16;  // threads per side of the thread grid
-constexpr int kThreads = kGrid * kGrid;
-constexpr int kPerThread = kTile / kGrid;  // rows (and columns) per thread: 4
-constexpr int kScoreStride = kTile + 4;    // row stride of score tiles
-constexpr int kKeepGroups = kTile / 16;    // 16-bit keep words per tile row
+constexpr int kKeepGroups = kTile / 16;       // 16-bit keep words per tile row
 constexpr int kKeepStride = kKeepGroups + 1;  // odd: conflict-free reads
 static_assert(kThreads == kTile * kKeepGroups, "one keep word per thread");
-static_assert(kPerThread == 4, "the products below assume 4 x 4 per thread");
 
 // Everything a kernel needs to know about the problem (passed by value).
 struct Problem {
@@ -63,7 +57,7 @@ struct Problem {
   int64_t seq_len;
   int64_t heads;
   int64_t head_dim;
-  int head_dim_padded;  // head_dim rounded up to a multiple of 4
+  int head_dim_padded;  // head_dim rounded up to HeadDimPad<T>() (4 or 16)
   float scale;          // 1 / sqrt(head_dim), rounded as the float CPU op
   float mask_value;
   bool mask_value_skippable;
@@ -84,24 +78,54 @@ struct Problem {
 // registers at 128 per thread.
 constexpr int MinBlocks(int head_dim_max) { return head_dim_max <= 64 ? 2 : 1; }
 
-template <int kHeadDimMax>
+// A kernel's dynamic shared memory for storage T, in this order: the
+// products' float scratch, `row_tiles` head_dim tiles, one weight tile (P or
+// dS), the keep bits, `row_vectors` arrays of kTile floats and one int.
+// Every part but the last two is a multiple of 32 bytes long, so the wmma
+// tiles stay 256-bit aligned.
+template <typename T, int kHeadDimMax>
 struct Layout {
-  static_assert(kHeadDimMax % 64 == 0, "column groups of 64");
-  // Row stride of (64, head_dim) tiles; = 4 (mod 32) words.
-  static constexpr int kStride = kHeadDimMax + 4;
-  static constexpr int kRowTile = kTile * kStride;  // floats per such tile
-  static constexpr int kColumnGroups = kHeadDimMax / (4 * kGrid);
-  static constexpr int kAccColumns = 4 * kColumnGroups;  // per thread
-  static constexpr int kScoreTile = kTile * kScoreStride;
+  using Products = typename ProductsFor<T, kHeadDimMax>::Type;
+  using Tile = typename Products::Tile;
+  static constexpr int kStride = Products::kStride;
+  static constexpr int kRowTile = kTile * kStride;  // elements per such tile
+  static constexpr int kWeightTile = kTile * Products::kWeightStride;
   static constexpr int kKeepWords = kTile * kKeepStride;
-  // Words of dynamic shared memory of a kernel with `row_tiles` head_dim
-  // tiles, one score tile, the keep bits, `row_vectors` arrays of kTile
-  // floats and one int.
+  static_assert((sizeof(Tile) * kRowTile) % 32 == 0 &&
+                    (sizeof(Tile) * kWeightTile) % 32 == 0 &&
+                    (sizeof(float) * Products::kScratchFloats) % 32 == 0 &&
+                    (sizeof(uint32_t) * kKeepWords) % 32 == 0,
+                "parts of 32-byte multiples");
   static constexpr size_t Bytes(int row_tiles, int row_vectors) {
-    return sizeof(float) *
-           (static_cast<size_t>(row_tiles) * kRowTile + kScoreTile +
-            kKeepWords + static_cast<size_t>(row_vectors) * kTile + 1);
+    return sizeof(float) * Products::kScratchFloats +
+           sizeof(Tile) *
+               (static_cast<size_t>(row_tiles) * kRowTile + kWeightTile) +
+           sizeof(uint32_t) * kKeepWords +
+           sizeof(float) * static_cast<size_t>(row_vectors) * kTile +
+           sizeof(int);
   }
+};
+
+// The element type the kernels declare their dynamic shared memory with:
+// its alignment is the base's, which the wmma tiles need 256-bit aligned.
+struct alignas(128) SharedBase {
+  unsigned char bytes[128];
+};
+
+// Hands out consecutive parts of the dynamic shared memory, in Layout's order.
+class SharedParts {
+ public:
+  __device__ explicit SharedParts(void* base)
+      : next_(static_cast<unsigned char*>(base)) {}
+  template <typename U>
+  __device__ U* Take(int64_t count) {
+    U* part = reinterpret_cast<U*>(next_);
+    next_ += sizeof(U) * count;
+    return part;
+  }
+
+ private:
+  unsigned char* next_;
 };
 
 // ---------------------------------------------------------------------------
@@ -166,12 +190,23 @@ __device__ __forceinline__ void Store4(__nv_bfloat16* target, float4 value,
   if (valid > 3) target[3] = FromFloat<__nv_bfloat16>(value.w);
 }
 
+// Stores four elements into a shared tile (bf16 tiles hold bf16 storage
+// only, so the round trip through float is exact).
+__device__ __forceinline__ void StoreTile4(float* target, float4 value) {
+  *reinterpret_cast<float4*>(target) = value;
+}
+
+__device__ __forceinline__ void StoreTile4(__nv_bfloat16* target,
+                                           float4 value) {
+  Store4(target, value, 4, /*vector=*/true);
+}
+
 // Rows [0, kTile) of a (rows, head_dim) slab (row r at source + r * stride)
-// into a shared tile (row stride kStride) as float, columns [0,
-// head_dim_padded): zeros for rows >= rows_valid and columns >= head_dim.
-// Consecutive threads take consecutive 4-element chunks of a row (coalesced).
-template <int kStride, typename T>
-__device__ void LoadTile(float* tile, const T* source, int64_t stride,
+// into a shared tile (row stride kStride), columns [0, head_dim_padded):
+// zeros for rows >= rows_valid and columns >= head_dim. Consecutive threads
+// take consecutive 4-element chunks of a row (coalesced).
+template <int kStride, typename Tile, typename T>
+__device__ void LoadTile(Tile* tile, const T* source, int64_t stride,
                          int64_t rows_valid, const Problem& p) {
   const int chunks = p.head_dim_padded / 4;
   for (int index = threadIdx.x; index < kTile * chunks; index += kThreads) {
@@ -182,7 +217,7 @@ __device__ void LoadTile(float* tile, const T* source, int64_t stride,
       value = Load4(source + row * stride + column, p.head_dim - column,
                     p.vector_io);
     }
-    *reinterpret_cast<float4*>(tile + row * kStride + column) = value;
+    StoreTile4(tile + row * kStride + column, value);
   }
 }
 
@@ -249,14 +284,6 @@ __device__ __forceinline__ float HalfWarpSum(float value) {
   return value;
 }
 
-__device__ __forceinline__ float Component(const float4& v, int k) {
-  return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
-}
-
-__device__ __forceinline__ int RoundUp4(int64_t n) {
-  return static_cast<int>((n + 3) / 4 * 4);
-}
-
 // Marks which of this thread's four keys first + stride * k (k < 4) are
 // padding (false beyond seq_len) and returns whether every one of them
 // within seq_len is: the block's __syncthreads_and of that says whether a
@@ -274,96 +301,15 @@ __device__ __forceinline__ bool MarkPaddedKeys(const int32_t* key_mask,
   return all_padding;
 }
 
-// ---------------------------------------------------------------------------
-// The two tile products.
-
-// s[rr][cc] = sum_d left[4 ty + rr][d] * right[tx + 16 cc][d] over d in
-// [0, depth) (a multiple of 4), in d order.
-template <int kStride>
-__device__ __forceinline__ void ProductTransposed(float (&s)[4][4],
-                                                  const float* left,
-                                                  const float* right, int depth,
-                                                  int ty, int tx) {
-#pragma unroll
-  for (int rr = 0; rr < 4; ++rr) {
-#pragma unroll
-    for (int cc = 0; cc < 4; ++cc) s[rr][cc] = 0.0f;
-  }
-#pragma unroll 2
-  for (int d = 0; d < depth; d += 4) {
-    float4 l[4], r[4];
-#pragma unroll
-    for (int rr = 0; rr < 4; ++rr) {
-      l[rr] =
-          *reinterpret_cast<const float4*>(left + (4 * ty + rr) * kStride + d);
-    }
-#pragma unroll
-    for (int cc = 0; cc < 4; ++cc) {
-      r[cc] = *reinterpret_cast<const float4*>(right +
-                                               (tx + kGrid * cc) * kStride + d);
-    }
-#pragma unroll
-    for (int rr = 0; rr < 4; ++rr) {
-#pragma unroll
-      for (int cc = 0; cc < 4; ++cc) {
-        float sum = s[rr][cc];
-        sum = fmaf(l[rr].x, r[cc].x, sum);
-        sum = fmaf(l[rr].y, r[cc].y, sum);
-        sum = fmaf(l[rr].z, r[cc].z, sum);
-        sum = fmaf(l[rr].w, r[cc].w, sum);
-        s[rr][cc] = sum;
-      }
-    }
-  }
-}
-
-// acc[rr][4 g + u] += sum_k weights[4 ty + rr][k] * values[k][4 tx + 64 g + u]
-// over k in [0, depth) (a multiple of 4), in k order; column groups at or past
-// columns (head_dim rounded up to 4) are left alone. weights is a score tile,
-// values a head_dim tile.
-template <int kHeadDimMax>
-__device__ __forceinline__ void ProductAccumulate(
-    float (&acc)[4][Layout<kHeadDimMax>::kAccColumns], const float* weights,
-    const float* values, int depth, int columns, int ty, int tx) {
-  using L = Layout<kHeadDimMax>;
-#pragma unroll 2
-  for (int k = 0; k < depth; k += 4) {
-    float4 w[4];
-#pragma unroll
-    for (int rr = 0; rr < 4; ++rr) {
-      w[rr] = *reinterpret_cast<const float4*>(
-          weights + (4 * ty + rr) * kScoreStride + k);
-    }
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-#pragma unroll
-      for (int g = 0; g < L::kColumnGroups; ++g) {
-        const int column = 4 * tx + 4 * kGrid * g;
-        if (column >= columns) continue;
-        const float4 v = *reinterpret_cast<const float4*>(
-            values + (k + kk) * L::kStride + column);
-#pragma unroll
-        for (int rr = 0; rr < 4; ++rr) {
-          const float weight = Component(w[rr], kk);
-          acc[rr][4 * g + 0] = fmaf(weight, v.x, acc[rr][4 * g + 0]);
-          acc[rr][4 * g + 1] = fmaf(weight, v.y, acc[rr][4 * g + 1]);
-          acc[rr][4 * g + 2] = fmaf(weight, v.z, acc[rr][4 * g + 2]);
-          acc[rr][4 * g + 3] = fmaf(weight, v.w, acc[rr][4 * g + 3]);
-        }
-      }
-    }
-  }
-}
-
 // Writes rows 4 ty + rr of an accumulator, times row_factor[rr] * factor, to
 // target + (row0 + 4 ty + rr) * stride (rows < seq_len, columns < head_dim).
 template <int kHeadDimMax, typename T>
 __device__ void StoreAccumulator(
     T* target, int64_t stride, int64_t row0,
-    const float (&acc)[4][Layout<kHeadDimMax>::kAccColumns],
+    const float (&acc)[4][AccumulatorLayout<kHeadDimMax>::kAccColumns],
     const float (&row_factor)[4], float factor, const Problem& p, int ty,
     int tx) {
-  using L = Layout<kHeadDimMax>;
+  using L = AccumulatorLayout<kHeadDimMax>;
 #pragma unroll
   for (int rr = 0; rr < 4; ++rr) {
     const int64_t row = row0 + 4 * ty + rr;
@@ -380,6 +326,23 @@ __device__ void StoreAccumulator(
              p.vector_io);
     }
   }
+}
+
+// FlashRowTerm over two tile rows of either tile type (bf16 converts
+// exactly), in the same order.
+__device__ __forceinline__ float RowTerm(const float* d_out, const float* out,
+                                         int64_t head_dim) {
+  return FlashRowTerm(d_out, out, head_dim);
+}
+
+__device__ __forceinline__ float RowTerm(const __nv_bfloat16* d_out,
+                                         const __nv_bfloat16* out,
+                                         int64_t head_dim) {
+  float sum = 0.0f;
+  for (int64_t k = 0; k < head_dim; ++k) {
+    sum += ToFloat(d_out[k]) * ToFloat(out[k]);
+  }
+  return sum;
 }
 
 // Pointers of one (sequence b, head a) in the fused QKV layout.
@@ -407,14 +370,18 @@ template <typename T, int kHeadDimMax>
 BERTLAB_KERNEL(kThreads, MinBlocks(kHeadDimMax))
 FlashForwardKernel(T* out, float* logsumexp, const T* qkv,
                    const int32_t* attention_mask, Problem p) {
-  using L = Layout<kHeadDimMax>;
-  BERTLAB_DYNAMIC_SHARED_MEMORY(float4, shared_memory);
-  float* q_tile = reinterpret_cast<float*>(shared_memory);
-  float* k_tile = q_tile + L::kRowTile;
-  float* v_tile = k_tile + L::kRowTile;
-  float* p_tile = v_tile + L::kRowTile;
-  uint32_t* keep = reinterpret_cast<uint32_t*>(p_tile + L::kScoreTile);
-  int* scratch = reinterpret_cast<int*>(keep + L::kKeepWords);
+  using L = Layout<T, kHeadDimMax>;
+  using M = typename L::Products;
+  using Tile = typename L::Tile;
+  BERTLAB_DYNAMIC_SHARED_MEMORY(SharedBase, shared_memory);
+  SharedParts parts(shared_memory);
+  float* product = parts.Take<float>(M::kScratchFloats);
+  Tile* q_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* k_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* v_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* p_tile = parts.Take<Tile>(L::kWeightTile);
+  uint32_t* keep = parts.Take<uint32_t>(L::kKeepWords);
+  int* scratch = parts.Take<int>(1);
 
   // Causal blocks with later query rows have more key tiles: start them first.
   const int64_t i0 = (gridDim.x - 1 - blockIdx.x) * static_cast<int64_t>(kTile);
@@ -431,14 +398,14 @@ FlashForwardKernel(T* out, float* logsumexp, const T* qkv,
 
   bool row_unmasked[4];
   FlashRowState state[4];
-  float acc[4][L::kAccColumns];
+  float acc[4][M::kAccColumns];
 #pragma unroll
   for (int rr = 0; rr < 4; ++rr) {
     row_unmasked[rr] = FlashRowHasUnmaskedKey(first_unpadded, seq_len, p.causal,
                                               i0 + 4 * ty + rr);
     state[rr] = FlashRowStart();
 #pragma unroll
-    for (int c = 0; c < L::kAccColumns; ++c) acc[rr][c] = 0.0f;
+    for (int c = 0; c < M::kAccColumns; ++c) acc[rr][c] = 0.0f;
   }
 
   for (int64_t j0 = 0; j0 < seq_len; j0 += kTile) {
@@ -458,7 +425,7 @@ FlashForwardKernel(T* out, float* logsumexp, const T* qkv,
     __syncthreads();
 
     float s[4][4];
-    ProductTransposed<L::kStride>(s, q_tile, k_tile, p.head_dim_padded, ty, tx);
+    M::Scores(s, q_tile, k_tile, p.head_dim_padded, ty, tx, product);
 #pragma unroll
     for (int rr = 0; rr < 4; ++rr) {
       const int r = 4 * ty + rr;
@@ -477,22 +444,22 @@ FlashForwardKernel(T* out, float* logsumexp, const T* qkv,
       tile_max = HalfWarpMax(tile_max);
       const float factor = FlashRowRescale(&state[rr], tile_max);
 #pragma unroll
-      for (int c = 0; c < L::kAccColumns; ++c) acc[rr][c] *= factor;
+      for (int c = 0; c < M::kAccColumns; ++c) acc[rr][c] *= factor;
       float tile_sum = 0.0f;
 #pragma unroll
       for (int cc = 0; cc < 4; ++cc) {
         const int c = tx + kGrid * cc;
         const float weight = FlashWeight(s[rr][cc], state[rr].max);
         tile_sum += weight;
-        p_tile[r * kScoreStride + c] =
+        p_tile[r * M::kWeightStride + c] = FromFloat<Tile>(
             p.dropout ? FlashDropped(weight, Kept(keep, r, c), p.dropout_scale)
-                      : weight;
+                      : weight);
       }
       FlashRowAdd(&state[rr], HalfWarpSum(tile_sum));
     }
     __syncthreads();
-    ProductAccumulate<kHeadDimMax>(acc, p_tile, v_tile, RoundUp4(keys_valid),
-                                   p.head_dim_padded, ty, tx);
+    M::Accumulate(acc, p_tile, v_tile, keys_valid, p.head_dim_padded, ty, tx,
+                  product);
   }
 
   float inverse_sum[4];
@@ -517,17 +484,21 @@ BERTLAB_KERNEL(kThreads, MinBlocks(kHeadDimMax))
 FlashBackwardQueryKernel(T* d_qkv, float* row_terms, const T* d_out,
                          const T* qkv, const T* out, const float* logsumexp,
                          const int32_t* attention_mask, Problem p) {
-  using L = Layout<kHeadDimMax>;
-  BERTLAB_DYNAMIC_SHARED_MEMORY(float4, shared_memory);
-  float* q_tile = reinterpret_cast<float*>(shared_memory);
-  float* do_tile = q_tile + L::kRowTile;
-  float* k_tile = do_tile + L::kRowTile;
-  float* v_tile = k_tile + L::kRowTile;
-  float* ds_tile = v_tile + L::kRowTile;
-  uint32_t* keep = reinterpret_cast<uint32_t*>(ds_tile + L::kScoreTile);
-  float* lse_rows = reinterpret_cast<float*>(keep + L::kKeepWords);
-  float* term_rows = lse_rows + kTile;
-  int* scratch = reinterpret_cast<int*>(term_rows + kTile);
+  using L = Layout<T, kHeadDimMax>;
+  using M = typename L::Products;
+  using Tile = typename L::Tile;
+  BERTLAB_DYNAMIC_SHARED_MEMORY(SharedBase, shared_memory);
+  SharedParts parts(shared_memory);
+  float* product = parts.Take<float>(M::kScratchFloats);
+  Tile* q_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* do_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* k_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* v_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* ds_tile = parts.Take<Tile>(L::kWeightTile);
+  uint32_t* keep = parts.Take<uint32_t>(L::kKeepWords);
+  float* lse_rows = parts.Take<float>(kTile);
+  float* term_rows = parts.Take<float>(kTile);
+  int* scratch = parts.Take<int>(1);
 
   const int64_t i0 = (gridDim.x - 1 - blockIdx.x) * static_cast<int64_t>(kTile);
   const int64_t a = blockIdx.y, b = blockIdx.z;
@@ -554,8 +525,8 @@ FlashBackwardQueryKernel(T* d_qkv, float* row_terms, const T* d_out,
     const int r = threadIdx.x;
     float term = 0.0f, lse = 0.0f;
     if (r < rows_valid) {
-      term = FlashRowTerm(do_tile + r * L::kStride, k_tile + r * L::kStride,
-                          p.head_dim);
+      term = RowTerm(do_tile + r * L::kStride, k_tile + r * L::kStride,
+                     p.head_dim);
       lse = logsumexp[lse_row0 + r];
       row_terms[lse_row0 + r] = term;
     }
@@ -566,7 +537,7 @@ FlashBackwardQueryKernel(T* d_qkv, float* row_terms, const T* d_out,
 
   bool row_unmasked[4];
   float row_term[4], row_lse[4];
-  float acc[4][L::kAccColumns];
+  float acc[4][M::kAccColumns];
 #pragma unroll
   for (int rr = 0; rr < 4; ++rr) {
     const int r = 4 * ty + rr;
@@ -575,7 +546,7 @@ FlashBackwardQueryKernel(T* d_qkv, float* row_terms, const T* d_out,
     row_term[rr] = term_rows[r];
     row_lse[rr] = lse_rows[r];
 #pragma unroll
-    for (int c = 0; c < L::kAccColumns; ++c) acc[rr][c] = 0.0f;
+    for (int c = 0; c < M::kAccColumns; ++c) acc[rr][c] = 0.0f;
   }
 
   for (int64_t j0 = 0; j0 < seq_len; j0 += kTile) {
@@ -596,9 +567,8 @@ FlashBackwardQueryKernel(T* d_qkv, float* row_terms, const T* d_out,
     __syncthreads();
 
     float s[4][4], dp[4][4];
-    ProductTransposed<L::kStride>(s, q_tile, k_tile, p.head_dim_padded, ty, tx);
-    ProductTransposed<L::kStride>(dp, do_tile, v_tile, p.head_dim_padded, ty,
-                                  tx);
+    M::Scores(s, q_tile, k_tile, p.head_dim_padded, ty, tx, product);
+    M::Scores(dp, do_tile, v_tile, p.head_dim_padded, ty, tx, product);
 #pragma unroll
     for (int rr = 0; rr < 4; ++rr) {
       const int r = 4 * ty + rr;
@@ -615,13 +585,13 @@ FlashBackwardQueryKernel(T* d_qkv, float* row_terms, const T* d_out,
           prob = FlashRecomputedProb(score, row_lse[rr]);
         }
         const bool kept = !p.dropout || Kept(keep, r, c);
-        ds_tile[r * kScoreStride + c] = FlashScoreGradient(
-            prob, dp[rr][cc], kept, p.dropout_scale, row_term[rr]);
+        ds_tile[r * M::kWeightStride + c] = FromFloat<Tile>(FlashScoreGradient(
+            prob, dp[rr][cc], kept, p.dropout_scale, row_term[rr]));
       }
     }
     __syncthreads();
-    ProductAccumulate<kHeadDimMax>(acc, ds_tile, k_tile, RoundUp4(keys_valid),
-                                   p.head_dim_padded, ty, tx);
+    M::Accumulate(acc, ds_tile, k_tile, keys_valid, p.head_dim_padded, ty, tx,
+                  product);
   }
 
   const float ones[4] = {1.0f, 1.0f, 1.0f, 1.0f};
@@ -639,17 +609,21 @@ BERTLAB_KERNEL(kThreads, MinBlocks(kHeadDimMax))
 FlashBackwardKeyKernel(T* d_qkv, const T* d_out, const T* qkv,
                        const float* logsumexp, const float* row_terms,
                        const int32_t* attention_mask, Problem p) {
-  using L = Layout<kHeadDimMax>;
-  BERTLAB_DYNAMIC_SHARED_MEMORY(float4, shared_memory);
-  float* k_tile = reinterpret_cast<float*>(shared_memory);
-  float* v_tile = k_tile + L::kRowTile;
-  float* q_tile = v_tile + L::kRowTile;
-  float* do_tile = q_tile + L::kRowTile;
-  float* w_tile = do_tile + L::kRowTile;  // dropped P^T, then dS^T
-  uint32_t* keep = reinterpret_cast<uint32_t*>(w_tile + L::kScoreTile);
-  float* lse_rows = reinterpret_cast<float*>(keep + L::kKeepWords);
-  float* term_rows = lse_rows + kTile;
-  int* scratch = reinterpret_cast<int*>(term_rows + kTile);
+  using L = Layout<T, kHeadDimMax>;
+  using M = typename L::Products;
+  using Tile = typename L::Tile;
+  BERTLAB_DYNAMIC_SHARED_MEMORY(SharedBase, shared_memory);
+  SharedParts parts(shared_memory);
+  float* product = parts.Take<float>(M::kScratchFloats);
+  Tile* k_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* v_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* q_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* do_tile = parts.Take<Tile>(L::kRowTile);
+  Tile* w_tile = parts.Take<Tile>(L::kWeightTile);  // dropped P^T, then dS^T
+  uint32_t* keep = parts.Take<uint32_t>(L::kKeepWords);
+  float* lse_rows = parts.Take<float>(kTile);
+  float* term_rows = parts.Take<float>(kTile);
+  int* scratch = parts.Take<int>(1);
 
   const int64_t j0 = blockIdx.x * static_cast<int64_t>(kTile);
   const int64_t a = blockIdx.y, b = blockIdx.z;
@@ -669,11 +643,11 @@ FlashBackwardKeyKernel(T* d_qkv, const T* d_out, const T* qkv,
   bool padded[4];
   const bool mine_all_padding =
       MarkPaddedKeys(key_mask, seq_len, j0 + 4 * ty, 1, padded);
-  float dk[4][L::kAccColumns], dv[4][L::kAccColumns];
+  float dk[4][M::kAccColumns], dv[4][M::kAccColumns];
 #pragma unroll
   for (int rr = 0; rr < 4; ++rr) {
 #pragma unroll
-    for (int c = 0; c < L::kAccColumns; ++c) dk[rr][c] = dv[rr][c] = 0.0f;
+    for (int c = 0; c < M::kAccColumns; ++c) dk[rr][c] = dv[rr][c] = 0.0f;
   }
   // Also makes the k / v tiles visible.
   const bool all_padding = __syncthreads_and(mine_all_padding) != 0;
@@ -699,10 +673,8 @@ FlashBackwardKeyKernel(T* d_qkv, const T* d_out, const T* qkv,
 
     // st[rr][cc]: key 4 ty + rr against query tx + 16 cc.
     float st[4][4], dpt[4][4], ds[4][4];
-    ProductTransposed<L::kStride>(st, k_tile, q_tile, p.head_dim_padded, ty,
-                                  tx);
-    ProductTransposed<L::kStride>(dpt, v_tile, do_tile, p.head_dim_padded, ty,
-                                  tx);
+    M::Scores(st, k_tile, q_tile, p.head_dim_padded, ty, tx, product);
+    M::Scores(dpt, v_tile, do_tile, p.head_dim_padded, ty, tx, product);
 #pragma unroll
     for (int rr = 0; rr < 4; ++rr) {
       const int r = 4 * ty + rr;  // key within the tile
@@ -720,26 +692,27 @@ FlashBackwardKeyKernel(T* d_qkv, const T* d_out, const T* qkv,
           prob = FlashRecomputedProb(score, lse_rows[c]);
         }
         const bool kept = !p.dropout || Kept(keep, c, r);
-        w_tile[r * kScoreStride + c] =
-            FlashDropped(prob, kept, p.dropout_scale);
+        w_tile[r * M::kWeightStride + c] =
+            FromFloat<Tile>(FlashDropped(prob, kept, p.dropout_scale));
         ds[rr][cc] = FlashScoreGradient(prob, dpt[rr][cc], kept,
                                         p.dropout_scale, term_rows[c]);
       }
     }
     __syncthreads();
-    ProductAccumulate<kHeadDimMax>(dv, w_tile, do_tile, RoundUp4(rows_valid),
-                                   p.head_dim_padded, ty, tx);
+    M::Accumulate(dv, w_tile, do_tile, rows_valid, p.head_dim_padded, ty, tx,
+                  product);
     __syncthreads();
 #pragma unroll
     for (int rr = 0; rr < 4; ++rr) {
 #pragma unroll
       for (int cc = 0; cc < 4; ++cc) {
-        w_tile[(4 * ty + rr) * kScoreStride + tx + kGrid * cc] = ds[rr][cc];
+        w_tile[(4 * ty + rr) * M::kWeightStride + tx + kGrid * cc] =
+            FromFloat<Tile>(ds[rr][cc]);
       }
     }
     __syncthreads();
-    ProductAccumulate<kHeadDimMax>(dk, w_tile, q_tile, RoundUp4(rows_valid),
-                                   p.head_dim_padded, ty, tx);
+    M::Accumulate(dk, w_tile, q_tile, rows_valid, p.head_dim_padded, ty, tx,
+                  product);
   }
 
   const float ones[4] = {1.0f, 1.0f, 1.0f, 1.0f};
@@ -768,7 +741,8 @@ Problem MakeProblem(int64_t batch, int64_t seq_len, int64_t heads,
   p.seq_len = seq_len;
   p.heads = heads;
   p.head_dim = head_dim;
-  p.head_dim_padded = static_cast<int>((head_dim + 3) / 4 * 4);
+  constexpr int pad = HeadDimPad<T>();
+  p.head_dim_padded = static_cast<int>((head_dim + pad - 1) / pad * pad);
   // As attention_cpu.cc's ScoreScale<float> and AddMask.
   p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(head_dim)));
   p.mask_value = static_cast<float>(options.mask_value);
@@ -793,14 +767,14 @@ inline dim3 KernelGrid(const Problem& p) {
 
 // The forward's q, k and v tiles; the backward kernels' four head_dim tiles
 // and their logsumexp and row-term rows.
-template <int kHeadDimMax>
+template <typename T, int kHeadDimMax>
 constexpr size_t ForwardSharedBytes() {
-  return Layout<kHeadDimMax>::Bytes(/*row_tiles=*/3, /*row_vectors=*/0);
+  return Layout<T, kHeadDimMax>::Bytes(/*row_tiles=*/3, /*row_vectors=*/0);
 }
 
-template <int kHeadDimMax>
+template <typename T, int kHeadDimMax>
 constexpr size_t BackwardSharedBytes() {
-  return Layout<kHeadDimMax>::Bytes(/*row_tiles=*/4, /*row_vectors=*/2);
+  return Layout<T, kHeadDimMax>::Bytes(/*row_tiles=*/4, /*row_vectors=*/2);
 }
 
 }  // namespace

@@ -117,14 +117,16 @@ void CheckCase(int64_t rows, int64_t channels, ParityDtype dtype) {
   ExpectParity("d_gamma", forward.d_gamma, d_gamma, kF32, rows);
   ExpectParity("d_beta", forward.d_beta, d_beta, kF32, rows);
 
-  const Outputs reverse = RunKernels(simt::Schedule::kReverse, rows, channels,
-                                     in, gamma, beta, d_out, eps);
-  ExpectBitIdentical("out", reverse.out, forward.out);
-  ExpectBitIdentical("mean", reverse.mean, forward.mean);
-  ExpectBitIdentical("rstd", reverse.rstd, forward.rstd);
-  ExpectBitIdentical("d_in", reverse.d_in, forward.d_in);
-  ExpectBitIdentical("d_gamma", reverse.d_gamma, forward.d_gamma);
-  ExpectBitIdentical("d_beta", reverse.d_beta, forward.d_beta);
+  for (simt::Schedule schedule : emulated::kOtherSchedules) {
+    const Outputs other =
+        RunKernels(schedule, rows, channels, in, gamma, beta, d_out, eps);
+    ExpectBitIdentical("out", other.out, forward.out);
+    ExpectBitIdentical("mean", other.mean, forward.mean);
+    ExpectBitIdentical("rstd", other.rstd, forward.rstd);
+    ExpectBitIdentical("d_in", other.d_in, forward.d_in);
+    ExpectBitIdentical("d_gamma", other.d_gamma, forward.d_gamma);
+    ExpectBitIdentical("d_beta", other.d_beta, forward.d_beta);
+  }
 }
 
 TEST(LayerNormEmulatedTest, Float) {

@@ -3,7 +3,7 @@
 // emulator, launched as the .cu launches it, against the CPU op
 // (residual.h): one float add, so float output is bit-identical (bf16: the
 // float sum of the bf16 inputs, rounded once). n = 1001, output
-// NaN-prefilled, both schedule orders.
+// NaN-prefilled, every emulator schedule.
 #include <cstdint>
 #include <vector>
 

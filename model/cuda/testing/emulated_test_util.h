@@ -1,7 +1,8 @@
 // Helpers of the emulated kernel tests (model/*/*_emulated_test.cc): storage
 // conversions between float and the kernels' element types, NaN-filled
 // outputs (an element a kernel never writes stays NaN and fails the
-// comparator), and running one launch sequence in both schedule orders.
+// comparator), and the schedules (simt::Schedule) every launch sequence runs
+// in, whose outputs must agree bit for bit.
 // Test-only, g++ only: include after simt_emulator.h.
 #ifndef BERTLAB_MODEL_CUDA_TESTING_EMULATED_TEST_UTIL_H_
 #define BERTLAB_MODEL_CUDA_TESTING_EMULATED_TEST_UTIL_H_
@@ -69,8 +70,15 @@ inline simt::LaunchOptions Order(simt::Schedule schedule) {
   return options;
 }
 
-inline constexpr simt::Schedule kSchedules[] = {simt::Schedule::kForward,
-                                                simt::Schedule::kReverse};
+// The schedules after kForward: a test runs kForward, checks its results,
+// then expects these to give the same bits.
+inline constexpr simt::Schedule kOtherSchedules[] = {
+    simt::Schedule::kReverse, simt::Schedule::kWarpByWarp,
+    simt::Schedule::kWarpByWarpReverse};
+
+inline constexpr simt::Schedule kSchedules[] = {
+    simt::Schedule::kForward, simt::Schedule::kReverse,
+    simt::Schedule::kWarpByWarp, simt::Schedule::kWarpByWarpReverse};
 
 }  // namespace emulated
 }  // namespace bertlab

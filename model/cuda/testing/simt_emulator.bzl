@@ -15,7 +15,7 @@ SIMT_EMULATOR_COPTS = [
     "-Wno-sign-compare",
 ]
 
-def emulated_kernel_test(name, deps = [], kernels = None, kernel_deps = [], size = "small"):
+def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kernel_deps = [], size = "small"):
     """A test that runs a kernel source's own code on the CPU under simt_emulator.h.
 
     Declares the kernel source as a testonly g++ library (nvcc compiles the
@@ -26,6 +26,7 @@ def emulated_kernel_test(name, deps = [], kernels = None, kernel_deps = [], size
       deps: the test's own deps (the CPU twin, comparators, ...), beside the
         emulator, emulated_test_util and gtest_main.
       kernels: the kernel source; default "<op>_kernels.cuh".
+      kernel_hdrs: further kernel headers it includes from the same package.
       kernel_deps: what the kernel source includes beyond kernel_source.cuh.
       size: the test size.
     """
@@ -34,7 +35,7 @@ def emulated_kernel_test(name, deps = [], kernels = None, kernel_deps = [], size
     native.cc_library(
         name = library,
         testonly = True,
-        hdrs = [kernels or op + "_kernels.cuh"],
+        hdrs = [kernels or op + "_kernels.cuh"] + kernel_hdrs,
         deps = ["//model/cuda:kernel_source"] + kernel_deps,
     )
     native.cc_test(

@@ -42,13 +42,17 @@
 //   - Schedule::kReverse runs blocks and threads in the opposite order. A
 //     missing barrier between a write and another thread's read makes the
 //     reader see the value, or the NaN fill, depending on which of the two ran
-//     first: compare the two orders' outputs bit for bit.
+//     first: compare the two orders' outputs bit for bit. The sweeps stop
+//     every thread at every barrier, so a warp barrier (a shuffle, a wmma
+//     call) between another warp's write and the read hides a missing
+//     __syncthreads; Schedule::kWarpByWarp(Reverse) runs each warp alone up
+//     to its next block barrier and shows it: compare those outputs too.
 //   - Fiber stacks (LaunchOptions::stack_bytes, 64 KiB by default: the
 //     kernels keep register tiles on the stack) sit above PROT_NONE guard
 //     pages, so an overflow faults instead of corrupting a neighbour.
 //
 // What it does NOT catch:
-//   - Races between barriers that the two orders happen to agree on, and
+//   - Races between barriers that the schedules happen to agree on, and
 //     intra-warp races: a warp shuffle here orders every lane's earlier
 //     shared-memory writes before the other lanes' later reads, which on a
 //     GPU only __syncwarp / __syncthreads guarantee, and nothing tracks which
@@ -64,7 +68,9 @@
 //   - __launch_bounds__, register limits, occupancy, shared-memory limits of a
 //     real device, bank conflicts, and anything about speed.
 //   - Partial-warp masks (a mask other than 0xffffffff aborts), cooperative
-//     groups, warp-level matrix ops, texture / constant memory.
+//     groups, texture / constant memory. Warp matrix ops (nvcuda::wmma) are
+//     simt_wmma.h's, the 16 x 16 x 16 bf16 shape only, and hide the GPU's
+//     fragment layout (see there).
 //   - Two calls of one helper (e.g. a warp-sum function) from different places
 //     look alike to the call-site check: the site is the barrier call itself.
 //
@@ -244,9 +250,22 @@ inline float __double2float_rn(double a) { return static_cast<float>(a); }
 namespace bertlab {
 namespace simt {
 
-// The order in which the scheduler sweeps the blocks of a grid and the
-// threads of a block.
-enum class Schedule { kForward, kReverse };
+// The order in which the scheduler runs the blocks of a grid and the threads
+// of a block:
+//   kForward / kReverse: blocks in (reverse) order; each block's threads swept
+//     in (reverse) order, every thread running until its next barrier, so
+//     all threads reach a barrier before any passes its next one.
+//   kWarpByWarp / kWarpByWarpReverse: blocks in (reverse) order; the first
+//     (last) warp runs through its warp barriers (shuffles, __syncwarp, wmma)
+//     until it waits at a block barrier or returns, then the next warp. A
+//     warp thus reads what other warps write only where a block barrier
+//     orders it; in the sweeps, a warp barrier alone also orders it.
+enum class Schedule { kForward, kReverse, kWarpByWarp, kWarpByWarpReverse };
+
+inline bool Reversed(Schedule schedule) {
+  return schedule == Schedule::kReverse ||
+         schedule == Schedule::kWarpByWarpReverse;
+}
 
 struct LaunchOptions {
   Schedule schedule = Schedule::kForward;
@@ -591,8 +610,10 @@ class FiberStacks {
 // barriers and fibers, then sweeps until every thread has returned.
 inline void RunBlock(BlockRun& block, const FiberStacks& stacks,
                      size_t shared_bytes, Schedule schedule) {
+  // 128-byte aligned, at least the GPU's dynamic shared memory base (wmma
+  // loads and stores need 256-bit aligned tiles).
   void* shared = nullptr;
-  if (posix_memalign(&shared, 16, shared_bytes) != 0) {
+  if (posix_memalign(&shared, 128, shared_bytes) != 0) {
     Fail("cannot allocate %zu bytes of shared memory", shared_bytes);
   }
   std::memset(shared, 0xFF, shared_bytes);
@@ -622,11 +643,14 @@ inline void RunBlock(BlockRun& block, const FiberStacks& stacks,
     fiber.context.uc_link = nullptr;
     makecontext(&fiber.context, &FiberMain, 0);
   }
+  // Runs threads [first, last) (in the schedule's direction) once each, as
+  // far as each can; returns whether any ran.
   int returned = 0;
-  while (returned < block.threads) {
+  const bool reversed = Reversed(schedule);
+  auto sweep = [&](int first, int last) {
     bool progressed = false;
-    for (int k = 0; k < block.threads; ++k) {
-      const int t = schedule == Schedule::kForward ? k : block.threads - 1 - k;
+    for (int k = first; k < last; ++k) {
+      const int t = reversed ? first + last - 1 - k : k;
       Fiber& fiber = block.fibers[static_cast<size_t>(t)];
       if (fiber.state == FiberState::kDone) continue;
       if (fiber.state == FiberState::kWaiting &&
@@ -638,6 +662,23 @@ inline void RunBlock(BlockRun& block, const FiberStacks& stacks,
       SwitchToFiber(block, fiber);
       progressed = true;
       if (fiber.state == FiberState::kDone) ++returned;
+    }
+    return progressed;
+  };
+  const bool warp_by_warp = schedule == Schedule::kWarpByWarp ||
+                            schedule == Schedule::kWarpByWarpReverse;
+  const int warps = (block.threads + 31) / 32;
+  while (returned < block.threads) {
+    bool progressed = false;
+    if (warp_by_warp) {
+      for (int k = 0; k < warps; ++k) {
+        const int w = reversed ? warps - 1 - k : k;
+        const int last =
+            w * 32 + 32 < block.threads ? w * 32 + 32 : block.threads;
+        while (sweep(w * 32, last)) progressed = true;
+      }
+    } else {
+      progressed = sweep(0, block.threads);
     }
     if (!progressed) ReportDeadlock(block);
   }
@@ -673,8 +714,7 @@ inline void RunGrid(const LaunchOptions& options, dim3 grid, dim3 block_dim,
   const uint64_t blocks = static_cast<uint64_t>(grid.x) * grid.y * grid.z;
   current_block = &block;
   for (uint64_t k = 0; k < blocks; ++k) {
-    const uint64_t b =
-        options.schedule == Schedule::kForward ? k : blocks - 1 - k;
+    const uint64_t b = Reversed(options.schedule) ? blocks - 1 - k : k;
     block.block_index = uint3{static_cast<unsigned int>(b % grid.x),
                               static_cast<unsigned int>(b / grid.x % grid.y),
                               static_cast<unsigned int>(b / grid.x / grid.y)};

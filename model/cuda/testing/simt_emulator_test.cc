@@ -113,6 +113,18 @@ BERTLAB_KERNEL(64, 1) NeighbourKernel(float* seen, bool barrier) {
   seen[t] = shared[(t + 1) % threads];
 }
 
+// Thread t publishes t + 1, then every warp shuffles (a warp barrier, not a
+// block one) and, optionally, __syncthreads; thread t reads the value of
+// thread t + 32 (the next warp's).
+BERTLAB_KERNEL(64, 1) NextWarpKernel(float* seen, bool barrier) {
+  BERTLAB_DYNAMIC_SHARED_MEMORY(float, shared);
+  const int t = static_cast<int>(threadIdx.x);
+  shared[t] = static_cast<float>(t + 1);
+  const float lane = __shfl_xor_sync(0xffffffffu, static_cast<float>(t), 1);
+  if (barrier) __syncthreads();
+  seen[t] = shared[(t + 32) % 64] + 0.0f * lane;
+}
+
 // Threads below `returning` return before the barrier the others wait at.
 BERTLAB_KERNEL(64, 1) EarlyReturnKernel(int returning) {
   if (static_cast<int>(threadIdx.x) < returning) return;
@@ -142,7 +154,8 @@ TEST(SimtEmulatorTest, BuiltInVariablesCoverTheGrid) {
   const dim3 grid(2, 3, 2), block(4, 2, 3);
   const int threads = 4 * 2 * 3, blocks = 2 * 3 * 2;
   for (simt::Schedule schedule :
-       {simt::Schedule::kForward, simt::Schedule::kReverse}) {
+       {simt::Schedule::kForward, simt::Schedule::kReverse,
+        simt::Schedule::kWarpByWarp, simt::Schedule::kWarpByWarpReverse}) {
     std::vector<int> coordinates(static_cast<size_t>(4 * threads * blocks), -1);
     simt::LaunchOptions options;
     options.schedule = schedule;
@@ -294,6 +307,35 @@ TEST(SimtEmulatorTest, AMissingBarrierMakesTheScheduleOrdersDisagree) {
     EXPECT_EQ(same, barrier) << (barrier ? "with" : "without") << " barrier";
     if (barrier) {
       EXPECT_EQ(forward[63], 1.0f);
+    }
+  }
+}
+
+TEST(SimtEmulatorTest, WarpByWarpShowsAMissingBlockBarrierThatSweepsHide) {
+  constexpr simt::Schedule kAll[] = {
+      simt::Schedule::kForward, simt::Schedule::kReverse,
+      simt::Schedule::kWarpByWarp, simt::Schedule::kWarpByWarpReverse};
+  for (bool barrier : {true, false}) {
+    for (simt::Schedule schedule : kAll) {
+      std::vector<float> seen(64);
+      simt::LaunchOptions options;
+      options.schedule = schedule;
+      simt::Launch(options, dim3(1), dim3(64), 64 * sizeof(float),
+                   &NextWarpKernel, seen.data(), barrier);
+      // The warp that runs first reads the other's words before they exist
+      // unless a block barrier orders them; in the sweeps the shuffle does.
+      const bool warp_by_warp = schedule == simt::Schedule::kWarpByWarp ||
+                                schedule == simt::Schedule::kWarpByWarpReverse;
+      const int first_warp =
+          schedule == simt::Schedule::kWarpByWarpReverse ? 1 : 0;
+      for (int t = 0; t < 64; ++t) {
+        const bool unordered = !barrier && warp_by_warp && t / 32 == first_warp;
+        if (unordered) {
+          EXPECT_TRUE(std::isnan(seen[t])) << t;
+        } else {
+          EXPECT_EQ(seen[t], static_cast<float>((t + 32) % 64 + 1)) << t;
+        }
+      }
     }
   }
 }
