@@ -10,7 +10,11 @@
 # Environment: BUNDLE (default gpu_bundle.tar.xz), BENCHMARK_MIN_TIME (seconds
 # per benchmark case where the case sets none, default 0.5; the step
 # benchmarks set 1 s themselves), SKIP_BENCHMARKS=1, TEST_TIMEOUT (s, 300),
-# BENCHMARK_TIMEOUT (s per binary, 300), BENCHMARK_FILTER (regex, all).
+# BENCHMARK_TIMEOUT (s per binary, 300), BENCHMARK_FILTER (regex, all),
+# SANITIZE_TESTS (tests rerun under compute-sanitizer's racecheck and
+# synccheck when the machine has it; default flash_attention_parity_test,
+# whose intra-warp shared-memory ordering no host emulation can check; empty
+# to skip), SANITIZE_TIMEOUT (s per run, 240).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-$PWD/gpu_checks_out}"
@@ -74,6 +78,18 @@ for binary in "$work"/tests/*; do
   [[ -e "$binary" ]] || continue
   name=$(basename "$binary")
   run_one "$name" "${TEST_TIMEOUT:-300}" "${launcher[@]}" "$binary" --gtest_color=no
+done
+
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+for name in ${SANITIZE_TESTS-flash_attention_parity_test}; do
+  if [[ -z "$sanitizer" ]]; then
+    echo "no compute-sanitizer on this machine: $name not race-checked" | tee -a "$log"
+    continue
+  fi
+  for tool in racecheck synccheck; do
+    run_one "$name ($tool)" "${SANITIZE_TIMEOUT:-240}" "$sanitizer" --tool "$tool" \
+      --error-exitcode 1 "${launcher[@]}" "$work/tests/$name" --gtest_color=no
+  done
 done
 
 if [[ "${SKIP_BENCHMARKS:-0}" != 1 ]]; then
