@@ -78,11 +78,7 @@ struct Problem {
 // registers at 128 per thread.
 constexpr int MinBlocks(int head_dim_max) { return head_dim_max <= 64 ? 2 : 1; }
 
-// A kernel's dynamic shared memory for storage T, in this order: the
-// products' float scratch, `row_tiles` head_dim tiles, one weight tile (P or
-// dS), the keep bits, `row_vectors` arrays of kTile floats and one int.
-// Every part but the last two is a multiple of 32 bytes long, so the wmma
-// tiles stay 256-bit aligned.
+// Element counts of the shared-memory tiles for storage T.
 template <typename T, int kHeadDimMax>
 struct Layout {
   using Products = typename ProductsFor<T, kHeadDimMax>::Type;
@@ -96,14 +92,6 @@ struct Layout {
                     (sizeof(float) * Products::kScratchFloats) % 32 == 0 &&
                     (sizeof(uint32_t) * kKeepWords) % 32 == 0,
                 "parts of 32-byte multiples");
-  static constexpr size_t Bytes(int row_tiles, int row_vectors) {
-    return sizeof(float) * Products::kScratchFloats +
-           sizeof(Tile) *
-               (static_cast<size_t>(row_tiles) * kRowTile + kWeightTile) +
-           sizeof(uint32_t) * kKeepWords +
-           sizeof(float) * static_cast<size_t>(row_vectors) * kTile +
-           sizeof(int);
-  }
 };
 
 // The element type the kernels declare their dynamic shared memory with:
@@ -112,21 +100,59 @@ struct alignas(128) SharedBase {
   unsigned char bytes[128];
 };
 
-// Hands out consecutive parts of the dynamic shared memory, in Layout's order.
-class SharedParts {
- public:
-  __device__ explicit SharedParts(void* base)
-      : next_(static_cast<unsigned char*>(base)) {}
+// A kernel's dynamic shared memory, in this order: the products' float
+// scratch, kRowTiles head_dim tiles, one weight tile (P or dS), the keep
+// bits, kRowVectors arrays of kTile floats and one int. Every part but the
+// last two is a multiple of 32 bytes long, so the wmma tiles stay 256-bit
+// aligned. Bytes() is what the launch asks for.
+template <typename T, int kHeadDimMax, int kRowTiles, int kRowVectors>
+struct SharedTiles {
+  using L = Layout<T, kHeadDimMax>;
+  using Tile = typename L::Tile;
+
+  static constexpr size_t Bytes() {
+    return sizeof(float) * L::Products::kScratchFloats +
+           sizeof(Tile) *
+               (static_cast<size_t>(kRowTiles) * L::kRowTile + L::kWeightTile) +
+           sizeof(uint32_t) * L::kKeepWords +
+           sizeof(float) * static_cast<size_t>(kRowVectors) * kTile +
+           sizeof(int);
+  }
+
+  __device__ explicit SharedTiles(SharedBase* base) {
+    unsigned char* next = base->bytes;
+    product = Take<float>(&next, L::Products::kScratchFloats);
+    for (int t = 0; t < kRowTiles; ++t)
+      rows[t] = Take<Tile>(&next, L::kRowTile);
+    weights = Take<Tile>(&next, L::kWeightTile);
+    keep = Take<uint32_t>(&next, L::kKeepWords);
+    for (int v = 0; v < kRowVectors; ++v)
+      vectors[v] = Take<float>(&next, kTile);
+    scratch = Take<int>(&next, 1);
+  }
+
+  // The next `count` elements of type U.
   template <typename U>
-  __device__ U* Take(int64_t count) {
-    U* part = reinterpret_cast<U*>(next_);
-    next_ += sizeof(U) * count;
+  static __device__ U* Take(unsigned char** next, int64_t count) {
+    U* part = reinterpret_cast<U*>(*next);
+    *next += sizeof(U) * count;
     return part;
   }
 
- private:
-  unsigned char* next_;
+  float* product;
+  Tile* rows[kRowTiles];
+  Tile* weights;
+  uint32_t* keep;
+  float* vectors[kRowVectors > 0 ? kRowVectors : 1];
+  int* scratch;
 };
+
+// The forward's q, k and v tiles; the backward kernels' four head_dim tiles
+// and their logsumexp and row-term rows.
+template <typename T, int kHeadDimMax>
+using ForwardShared = SharedTiles<T, kHeadDimMax, 3, 0>;
+template <typename T, int kHeadDimMax>
+using BackwardShared = SharedTiles<T, kHeadDimMax, 4, 2>;
 
 // ---------------------------------------------------------------------------
 // Loads and stores of four consecutive elements of a row.
@@ -374,14 +400,14 @@ FlashForwardKernel(T* out, float* logsumexp, const T* qkv,
   using M = typename L::Products;
   using Tile = typename L::Tile;
   BERTLAB_DYNAMIC_SHARED_MEMORY(SharedBase, shared_memory);
-  SharedParts parts(shared_memory);
-  float* product = parts.Take<float>(M::kScratchFloats);
-  Tile* q_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* k_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* v_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* p_tile = parts.Take<Tile>(L::kWeightTile);
-  uint32_t* keep = parts.Take<uint32_t>(L::kKeepWords);
-  int* scratch = parts.Take<int>(1);
+  const ForwardShared<T, kHeadDimMax> shared(shared_memory);
+  float* product = shared.product;
+  Tile* q_tile = shared.rows[0];
+  Tile* k_tile = shared.rows[1];
+  Tile* v_tile = shared.rows[2];
+  Tile* p_tile = shared.weights;
+  uint32_t* keep = shared.keep;
+  int* scratch = shared.scratch;
 
   // Causal blocks with later query rows have more key tiles: start them first.
   const int64_t i0 = (gridDim.x - 1 - blockIdx.x) * static_cast<int64_t>(kTile);
@@ -488,17 +514,17 @@ FlashBackwardQueryKernel(T* d_qkv, float* row_terms, const T* d_out,
   using M = typename L::Products;
   using Tile = typename L::Tile;
   BERTLAB_DYNAMIC_SHARED_MEMORY(SharedBase, shared_memory);
-  SharedParts parts(shared_memory);
-  float* product = parts.Take<float>(M::kScratchFloats);
-  Tile* q_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* do_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* k_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* v_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* ds_tile = parts.Take<Tile>(L::kWeightTile);
-  uint32_t* keep = parts.Take<uint32_t>(L::kKeepWords);
-  float* lse_rows = parts.Take<float>(kTile);
-  float* term_rows = parts.Take<float>(kTile);
-  int* scratch = parts.Take<int>(1);
+  const BackwardShared<T, kHeadDimMax> shared(shared_memory);
+  float* product = shared.product;
+  Tile* q_tile = shared.rows[0];
+  Tile* do_tile = shared.rows[1];
+  Tile* k_tile = shared.rows[2];
+  Tile* v_tile = shared.rows[3];
+  Tile* ds_tile = shared.weights;
+  uint32_t* keep = shared.keep;
+  float* lse_rows = shared.vectors[0];
+  float* term_rows = shared.vectors[1];
+  int* scratch = shared.scratch;
 
   const int64_t i0 = (gridDim.x - 1 - blockIdx.x) * static_cast<int64_t>(kTile);
   const int64_t a = blockIdx.y, b = blockIdx.z;
@@ -613,17 +639,17 @@ FlashBackwardKeyKernel(T* d_qkv, const T* d_out, const T* qkv,
   using M = typename L::Products;
   using Tile = typename L::Tile;
   BERTLAB_DYNAMIC_SHARED_MEMORY(SharedBase, shared_memory);
-  SharedParts parts(shared_memory);
-  float* product = parts.Take<float>(M::kScratchFloats);
-  Tile* k_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* v_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* q_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* do_tile = parts.Take<Tile>(L::kRowTile);
-  Tile* w_tile = parts.Take<Tile>(L::kWeightTile);  // dropped P^T, then dS^T
-  uint32_t* keep = parts.Take<uint32_t>(L::kKeepWords);
-  float* lse_rows = parts.Take<float>(kTile);
-  float* term_rows = parts.Take<float>(kTile);
-  int* scratch = parts.Take<int>(1);
+  const BackwardShared<T, kHeadDimMax> shared(shared_memory);
+  float* product = shared.product;
+  Tile* k_tile = shared.rows[0];
+  Tile* v_tile = shared.rows[1];
+  Tile* q_tile = shared.rows[2];
+  Tile* do_tile = shared.rows[3];
+  Tile* w_tile = shared.weights;  // dropped P^T, then dS^T
+  uint32_t* keep = shared.keep;
+  float* lse_rows = shared.vectors[0];
+  float* term_rows = shared.vectors[1];
+  int* scratch = shared.scratch;
 
   const int64_t j0 = blockIdx.x * static_cast<int64_t>(kTile);
   const int64_t a = blockIdx.y, b = blockIdx.z;
@@ -765,16 +791,14 @@ inline dim3 KernelGrid(const Problem& p) {
               static_cast<unsigned int>(p.batch));
 }
 
-// The forward's q, k and v tiles; the backward kernels' four head_dim tiles
-// and their logsumexp and row-term rows.
 template <typename T, int kHeadDimMax>
 constexpr size_t ForwardSharedBytes() {
-  return Layout<T, kHeadDimMax>::Bytes(/*row_tiles=*/3, /*row_vectors=*/0);
+  return ForwardShared<T, kHeadDimMax>::Bytes();
 }
 
 template <typename T, int kHeadDimMax>
 constexpr size_t BackwardSharedBytes() {
-  return Layout<T, kHeadDimMax>::Bytes(/*row_tiles=*/4, /*row_vectors=*/2);
+  return BackwardShared<T, kHeadDimMax>::Bytes();
 }
 
 }  // namespace
