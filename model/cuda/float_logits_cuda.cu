@@ -16,17 +16,6 @@ namespace bertlab {
 namespace cuda {
 namespace {
 
-// logits[r, c] = float(bias[c]): exact, so the GEMM's beta = 1 adds the bf16
-// bias without a second rounding.
-__global__ void BroadcastBiasKernel(float* logits, const __nv_bfloat16* bias,
-                                    int64_t rows, int64_t columns) {
-  const int64_t total = rows * columns;
-  for (int64_t i = cuda_kernels::GlobalThread(); i < total;
-       i += cuda_kernels::GridStride()) {
-    logits[i] = __bfloat162float(bias[i % columns]);
-  }
-}
-
 struct FloatMatrixTerm {
   const float* matrix;
   int64_t columns;
@@ -52,9 +41,10 @@ void FloatLogitsForward(float* logits, const __nv_bfloat16* in,
                        "FloatLogitsForward: negative size");
   if (rows == 0 || out_features == 0) return;
   if (bias != nullptr) {
-    BroadcastBiasKernel<<<cuda_kernels::GridFor(rows * out_features),
-                          cuda_kernels::kThreads, 0, context.stream()>>>(
-        logits, bias, rows, out_features);
+    // float(bias[c]) is exact, so the GEMM's beta = 1 adds the bf16 bias
+    // without a second rounding.
+    cuda_kernels::LaunchBroadcastRows(logits, bias, rows, out_features,
+                                      context.stream());
     BERTLAB_CUDA_CHECK_LAUNCH();
   }
   // logits (rows, out) = in (rows, in) * weight^T (in, out) [+ logits].

@@ -40,10 +40,13 @@
 #define BERTLAB_DYNAMIC_SHARED_MEMORY(type, name) \
   type* const name = ::bertlab::simt::DynamicSharedMemory<type>()
 // The key's address names the declaration (per template instantiation).
-#define BERTLAB_STATIC_SHARED_MEMORY(type, name, extents)                   \
-  static const char name##_bertlab_shared_key = 0;                          \
-  type(&name) extents = *::bertlab::simt::StaticSharedMemory<type extents>( \
-      &name##_bertlab_shared_key)
+// (extents may be empty: a scalar such as a CUB TempStorage.)
+#define BERTLAB_STATIC_SHARED_MEMORY(type, name, extents)               \
+  static const char name##_bertlab_shared_key = 0;                      \
+  using name##_bertlab_shared_type = type extents;                      \
+  name##_bertlab_shared_type& name =                                    \
+      *::bertlab::simt::StaticSharedMemory<name##_bertlab_shared_type>( \
+          &name##_bertlab_shared_key)
 
 #else
 #error \

@@ -1,7 +1,8 @@
 // Host-side launch helpers of the CUDA ops (nvcc only), over the device
 // helpers of kernel_util_device.cuh (which g++ also compiles, under the host
 // SIMT emulator): ToFloat / FromFloat, GridFor, WarpSum / BlockSum, and
-// ColumnSumsKernel, launched here by LaunchColumnSums.
+// ColumnSumsKernel and BroadcastRowsKernel, launched here by LaunchColumnSums
+// and LaunchBroadcastRows.
 #ifndef BERTLAB_MODEL_CUDA_KERNEL_UTIL_CUH_
 #define BERTLAB_MODEL_CUDA_KERNEL_UTIL_CUH_
 
@@ -23,6 +24,16 @@ void LaunchColumnSums(Out* sums, int64_t rows, int64_t columns,
   const unsigned int grid = static_cast<unsigned int>(
       (columns + kColumnSumColumns - 1) / kColumnSumColumns);
   ColumnSumsKernel<<<grid, block, 0, stream>>>(sums, rows, columns, value);
+}
+
+// BroadcastRowsKernel over a (rows, columns) out, enqueued on `stream`.
+template <typename Out, typename In>
+void LaunchBroadcastRows(Out* out, const In* bias, int64_t rows,
+                         int64_t columns, cudaStream_t stream) {
+  const int64_t total = rows * columns;
+  if (total == 0) return;
+  BroadcastRowsKernel<<<GridFor(total), kThreads, 0, stream>>>(out, bias, rows,
+                                                               columns);
 }
 
 }  // namespace cuda_kernels

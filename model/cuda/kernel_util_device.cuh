@@ -1,8 +1,8 @@
 // Device helpers shared by the CUDA ops: float <-> storage type conversions
 // for float and bf16 tensors, launch sizes, grid-stride indices, warp / block
-// sums and the column-sum kernel. Reductions here combine lanes in a fixed
-// tree order, so a kernel using them gives the same bits on every run for a
-// fixed launch shape.
+// sums, the column-sum and the row-broadcast kernels. Reductions here combine
+// lanes in a fixed tree order, so a kernel using them gives the same bits on
+// every run for a fixed launch shape.
 //
 // One source for two compilers: nvcc reads it through kernel_util.cuh (which
 // adds the host-side launch of ColumnSumsKernel), g++ reads it after
@@ -117,6 +117,17 @@ __device__ A BlockMax(A value, A* scratch, A lowest) {
 // every row, so blocks never combine (no scratch) and the grid has
 // ceil(columns / 8) blocks, 96 for hidden 768: 8 floats are one 32-byte
 // sector, the narrowest slice that still reads whole sectors of a float row.
+// out[r][c] = bias[c] for a (rows, columns) out, converted through float
+// (bf16 -> float is exact): the bias a GEMM with beta = 1 then adds to.
+template <typename Out, typename In>
+BERTLAB_KERNEL_UNBOUNDED BroadcastRowsKernel(Out* out, const In* bias,
+                                             int64_t rows, int64_t columns) {
+  const int64_t total = rows * columns;
+  for (int64_t i = GlobalThread(); i < total; i += GridStride()) {
+    out[i] = FromFloat<Out>(ToFloat(bias[i % columns]));
+  }
+}
+
 // Thread (x, y) sums rows y, y + 128, ... in increasing order (loads issued
 // kColumnSumUnroll at a time to keep enough bytes in flight; the adds stay in
 // row order), then the 128 partials of a column are combined by a fixed

@@ -15,16 +15,6 @@ namespace cuda {
 namespace {
 
 template <typename T>
-__global__ void BroadcastRowsKernel(T* out, const T* bias, int64_t rows,
-                                    int64_t columns) {
-  const int64_t total = rows * columns;
-  for (int64_t i = cuda_kernels::GlobalThread(); i < total;
-       i += cuda_kernels::GridStride()) {
-    out[i] = bias[i % columns];
-  }
-}
-
-template <typename T>
 struct MatrixTerm {
   const T* matrix;
   int64_t columns;
@@ -41,9 +31,8 @@ void LinearForwardImpl(T* out, const T* in, const T* weight, const T* bias,
                        "LinearForward: negative size");
   if (rows == 0 || out_features == 0) return;
   if (bias != nullptr) {
-    BroadcastRowsKernel<<<cuda_kernels::GridFor(rows * out_features),
-                          cuda_kernels::kThreads, 0, context.stream()>>>(
-        out, bias, rows, out_features);
+    cuda_kernels::LaunchBroadcastRows(out, bias, rows, out_features,
+                                      context.stream());
     BERTLAB_CUDA_CHECK_LAUNCH();
   }
   // out (rows, out) = in (rows, in) * weight^T (in, out) [+ out].
