@@ -70,7 +70,8 @@
 //   - Partial-warp masks (a mask other than 0xffffffff aborts), cooperative
 //     groups, texture / constant memory. Warp matrix ops (nvcuda::wmma) are
 //     simt_wmma.h's, the 16 x 16 x 16 bf16 shape only, and hide the GPU's
-//     fragment layout (see there).
+//     fragment layout (see there); CUB's BlockRadixSort / BlockScan are
+//     simt_cub.h's, by their contract, not CUB's code.
 //   - Two calls of one helper (e.g. a warp-sum function) from different places
 //     look alike to the call-site check: the site is the barrier call itself.
 //
