@@ -13,7 +13,9 @@
 // and we call cuBLAS with the operands swapped (B first, then A), m and n
 // swapped, and each operand's own transpose flag unchanged: op(B)^T of the
 // column-major view of B is exactly "B as stored, transposed iff
-// transpose_b". No data moves.
+// transpose_b". No data moves. The arguments are gemm_cuda_call.h's
+// MakeCublasGemmCall, which gemm_cuda_call_test checks on the CPU against a
+// column-major reference of cuBLAS's documented semantics.
 //
 // Types (A and B share one type):
 //   float x float -> float            CUBLAS_COMPUTE_32F (true FP32, unless
