@@ -26,9 +26,9 @@ void AdamWStep(float* params, float* m, float* v, const float* grads,
     BERTLAB_CUDA_REQUIRE(span.begin <= span.end, "AdamWStep: bad span");
     if (span.begin == span.end) continue;
     k.decay = span.decay ? options.weight_decay : 0.0;
-    AdamWKernel<<<cuda_kernels::GridFor(span.end - span.begin),
-                  cuda_kernels::kThreads, 0, context.stream()>>>(
-        params, m, v, grads, span.begin, span.end, k);
+    BERTLAB_LAUNCH(cuda_kernels::GridFor(span.end - span.begin),
+                   cuda_kernels::kThreads, 0, context.stream(), AdamWKernel)
+    (params, m, v, grads, span.begin, span.end, k);
     BERTLAB_CUDA_CHECK_LAUNCH();
   }
 }
@@ -39,12 +39,13 @@ void GlobalNorm(double* norm, double* partials, const float* values,
   const int64_t chunks = GlobalNormScratchSize(size);
   BERTLAB_CUDA_REQUIRE(chunks <= INT32_MAX, "GlobalNorm: too many chunks");
   if (chunks > 0) {
-    ChunkSquaresKernel<<<static_cast<unsigned int>(chunks),
-                         cuda_kernels::kThreads, 0, context.stream()>>>(
-        partials, values, size);
+    BERTLAB_LAUNCH(static_cast<unsigned int>(chunks), cuda_kernels::kThreads, 0,
+                   context.stream(), ChunkSquaresKernel)
+    (partials, values, size);
     BERTLAB_CUDA_CHECK_LAUNCH();
   }
-  SumPartialsKernel<<<1, 1, 0, context.stream()>>>(norm, partials, chunks);
+  BERTLAB_LAUNCH(1, 1, 0, context.stream(), SumPartialsKernel)
+  (norm, partials, chunks);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

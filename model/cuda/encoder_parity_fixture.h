@@ -205,14 +205,20 @@ class GpuEncoder {
 
 // Every named parameter gradient of `gpu` against `cpu` (the layout's flat
 // buffers) through CompareParity(dtype, reduction_length), as gtest
-// expectations. Except the attention key biases: their gradient is
-// analytically zero (b_k adds q_i . b_k to every score of row i, a constant
-// the softmax ignores), so both sides hold rounding noise that a comparison
-// relative to the reference's own size cannot judge. A key bias is instead
-// checked against zero at the size of its terms, those of the same layer's
-// query bias gradient (the same column sums over rows of d_qkv):
-//   max |gpu d key.bias| <= ParityRelativeBound(dtype, K) * rms(cpu d
-//   query.bias)
+// expectations. Except the analytically zero ones, where both sides hold
+// rounding noise that a comparison relative to the reference's own size
+// cannot judge; each is checked against zero at the size of its terms, a
+// related gradient's (the same sums over rows with other weights):
+//   max |gpu d zero| <= ParityRelativeBound(dtype, K) * rms(cpu d reference)
+// They are:
+//   - every attention key bias (b_k adds q_i . b_k to every score of row i,
+//     a constant the softmax ignores); reference: that layer's query bias;
+//   - with a span head (qa_outputs): its bias (sum over positions of
+//     softmax - one-hot = 0 for the start and the end logits of every
+//     sequence); reference: qa_outputs.weight;
+//   - with a span head, the last layer's output LayerNorm bias (the head is
+//     linear in the sequence output, so that bias's gradient is the head's
+//     bias gradient times its weight); reference: that LayerNorm's weight.
 void ExpectGradientParity(const ParameterLayout& layout,
                           const std::vector<float>& gpu,
                           const std::vector<float>& cpu, ParityDtype dtype,

@@ -18,9 +18,9 @@ void AverageAccumulatedGradients(int64_t num_micro_batches, int64_t size,
                        "AverageAccumulatedGradients: num_micro_batches < 1");
   BERTLAB_CUDA_REQUIRE(size >= 0, "AverageAccumulatedGradients: size < 0");
   if (num_micro_batches == 1 || size == 0) return;
-  DivideKernel<<<cuda_kernels::GridFor(size), cuda_kernels::kThreads, 0,
-                 context.stream()>>>(grads, size,
-                                     static_cast<float>(num_micro_batches));
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(size), cuda_kernels::kThreads, 0,
+                 context.stream(), DivideKernel)
+  (grads, size, static_cast<float>(num_micro_batches));
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

@@ -20,8 +20,9 @@ void ClipByDeviceGlobalNorm(float* grads, double* scale, const double* norm,
                        "ClipByDeviceGlobalNorm: clip_norm must be > 0");
   BERTLAB_CUDA_REQUIRE(size >= 0, "ClipByDeviceGlobalNorm: size < 0");
   // At least one block even for size 0, so that *scale is written.
-  ClipKernel<<<cuda_kernels::GridFor(size), cuda_kernels::kThreads, 0,
-               context.stream()>>>(grads, scale, norm, size, clip_norm);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(size), cuda_kernels::kThreads, 0,
+                 context.stream(), ClipKernel)
+  (grads, scale, norm, size, clip_norm);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

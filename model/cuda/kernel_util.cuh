@@ -23,7 +23,8 @@ void LaunchColumnSums(Out* sums, int64_t rows, int64_t columns,
   const dim3 block(kColumnSumColumns, kColumnSumLanes);
   const unsigned int grid = static_cast<unsigned int>(
       (columns + kColumnSumColumns - 1) / kColumnSumColumns);
-  ColumnSumsKernel<<<grid, block, 0, stream>>>(sums, rows, columns, value);
+  BERTLAB_LAUNCH(grid, block, 0, stream, ColumnSumsKernel)
+  (sums, rows, columns, value);
 }
 
 // BroadcastRowsKernel over a (rows, columns) out, enqueued on `stream`.
@@ -32,8 +33,8 @@ void LaunchBroadcastRows(Out* out, const In* bias, int64_t rows,
                          int64_t columns, cudaStream_t stream) {
   const int64_t total = rows * columns;
   if (total == 0) return;
-  BroadcastRowsKernel<<<GridFor(total), kThreads, 0, stream>>>(out, bias, rows,
-                                                               columns);
+  BERTLAB_LAUNCH(GridFor(total), kThreads, 0, stream, BroadcastRowsKernel)
+  (out, bias, rows, columns);
 }
 
 }  // namespace cuda_kernels

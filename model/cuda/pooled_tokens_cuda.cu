@@ -21,9 +21,9 @@ void GatherPooledTokens(T* rows, const T* sequence, const int32_t* positions,
   BERTLAB_CUDA_REQUIRE(batch >= 0 && seq_len > 0 && hidden >= 0,
                        "GatherPooledTokens: bad shape");
   if (batch * hidden == 0) return;
-  GatherKernel<<<cuda_kernels::GridFor(batch * hidden), cuda_kernels::kThreads,
-                 0, context.stream()>>>(rows, sequence, positions, batch,
-                                        seq_len, hidden);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(batch * hidden), cuda_kernels::kThreads,
+                 0, context.stream(), GatherKernel)
+  (rows, sequence, positions, batch, seq_len, hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -34,9 +34,9 @@ void AddToPooledTokens(T* sequence, const T* rows, const int32_t* positions,
   BERTLAB_CUDA_REQUIRE(batch >= 0 && seq_len > 0 && hidden >= 0,
                        "AddToPooledTokens: bad shape");
   if (batch * hidden == 0) return;
-  AddKernel<<<cuda_kernels::GridFor(batch * hidden), cuda_kernels::kThreads, 0,
-              context.stream()>>>(sequence, rows, positions, batch, seq_len,
-                                  hidden);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(batch * hidden), cuda_kernels::kThreads,
+                 0, context.stream(), AddKernel)
+  (sequence, rows, positions, batch, seq_len, hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

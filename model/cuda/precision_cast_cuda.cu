@@ -20,8 +20,9 @@ void Cast(Out* out, const In* in, int64_t n, const char* what,
           const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(n >= 0, what);
   if (n == 0) return;
-  CastKernel<<<cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
-               context.stream()>>>(out, in, n);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
+                 context.stream(), CastKernel)
+  (out, in, n);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

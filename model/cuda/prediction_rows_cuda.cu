@@ -22,9 +22,9 @@ void GatherPredictionRows(T* rows, const T* sequence, const int32_t* positions,
   BERTLAB_CUDA_REQUIRE(num_predictions >= 0 && sequence_rows > 0 && hidden > 0,
                        "GatherPredictionRows: bad shape");
   if (num_predictions == 0) return;
-  GatherKernel<<<cuda_kernels::GridFor(num_predictions * hidden),
-                 cuda_kernels::kThreads, 0, context.stream()>>>(
-      rows, sequence, positions, num_predictions, sequence_rows, hidden);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(num_predictions * hidden),
+                 cuda_kernels::kThreads, 0, context.stream(), GatherKernel)
+  (rows, sequence, positions, num_predictions, sequence_rows, hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -46,15 +46,15 @@ void ScatterPredictionRows(T* sequence, int32_t* first_contributor,
                                      context.stream()));
   BERTLAB_CUDA_CHECK(cudaMemsetAsync(
       contributor_count, 0, sizeof(int32_t) * sequence_rows, context.stream()));
-  CountKernel<<<cuda_kernels::GridFor(num_predictions), cuda_kernels::kThreads,
-                0, context.stream()>>>(first_contributor, contributor_count,
-                                       positions, num_predictions,
-                                       sequence_rows);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(num_predictions), cuda_kernels::kThreads,
+                 0, context.stream(), CountKernel)
+  (first_contributor, contributor_count, positions, num_predictions,
+   sequence_rows);
   BERTLAB_CUDA_CHECK_LAUNCH();
-  PlaceKernel<<<cuda_kernels::GridFor(num_predictions * hidden),
-                cuda_kernels::kThreads, 0, context.stream()>>>(
-      sequence, first_contributor, contributor_count, rows, positions,
-      num_predictions, hidden);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(num_predictions * hidden),
+                 cuda_kernels::kThreads, 0, context.stream(), PlaceKernel)
+  (sequence, first_contributor, contributor_count, rows, positions,
+   num_predictions, hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

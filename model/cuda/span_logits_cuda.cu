@@ -18,8 +18,9 @@ void SplitSpanLogits(float* start_logits, float* end_logits,
                      const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(tokens >= 0, "SplitSpanLogits: tokens < 0");
   if (tokens == 0) return;
-  SplitKernel<<<cuda_kernels::GridFor(tokens), cuda_kernels::kThreads, 0,
-                context.stream()>>>(start_logits, end_logits, logits, tokens);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(tokens), cuda_kernels::kThreads, 0,
+                 context.stream(), SplitKernel)
+  (start_logits, end_logits, logits, tokens);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -28,9 +29,9 @@ void JoinSpanLogitGradients(float* d_logits, const float* d_start_logits,
                             const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(tokens >= 0, "JoinSpanLogitGradients: tokens < 0");
   if (tokens == 0) return;
-  JoinKernel<<<cuda_kernels::GridFor(tokens), cuda_kernels::kThreads, 0,
-               context.stream()>>>(d_logits, d_start_logits, d_end_logits,
-                                   tokens);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(tokens), cuda_kernels::kThreads, 0,
+                 context.stream(), JoinKernel)
+  (d_logits, d_start_logits, d_end_logits, tokens);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -40,15 +41,16 @@ void SpanPositionsToLabels(int32_t* labels, const int32_t* positions,
   BERTLAB_CUDA_REQUIRE(batch >= 0 && seq_len > 0,
                        "SpanPositionsToLabels: bad shape");
   if (batch == 0) return;
-  LabelsKernel<<<cuda_kernels::GridFor(batch), cuda_kernels::kThreads, 0,
-                 context.stream()>>>(labels, positions, batch, seq_len,
-                                     ignore_label);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(batch), cuda_kernels::kThreads, 0,
+                 context.stream(), LabelsKernel)
+  (labels, positions, batch, seq_len, ignore_label);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
 void MeanOfSpanLosses(float* loss, const float* start_loss,
                       const float* end_loss, const CudaContext& context) {
-  MeanKernel<<<1, 1, 0, context.stream()>>>(loss, start_loss, end_loss);
+  BERTLAB_LAUNCH(1, 1, 0, context.stream(), MeanKernel)
+  (loss, start_loss, end_loss);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

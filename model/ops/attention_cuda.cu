@@ -78,18 +78,18 @@ void AttentionForwardImpl(T* out, T* probs, T* scratch, float* scores,
         strides.square, batch, context);
   }
   const int64_t rows = batch * heads * seq_len;
-  MaskedSoftmaxKernel<<<RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
-                        context.stream()>>>(
-      probs, scores, attention_mask, rows, heads, seq_len, options.causal,
-      static_cast<float>(options.mask_value));
+  BERTLAB_LAUNCH(RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
+                 context.stream(), MaskedSoftmaxKernel)
+  (probs, scores, attention_mask, rows, heads, seq_len, options.causal,
+   static_cast<float>(options.mask_value));
   BERTLAB_CUDA_CHECK_LAUNCH();
   const T* weights = probs;
   if (dropout) {
     const int64_t count = rows * seq_len;
-    DropProbsKernel<<<cuda_kernels::GridFor(count), cuda_kernels::kThreads, 0,
-                      context.stream()>>>(
-        scratch, probs, count, options.dropout_rate,
-        1.0f / (1.0f - options.dropout_rate), options.dropout_stream);
+    BERTLAB_LAUNCH(cuda_kernels::GridFor(count), cuda_kernels::kThreads, 0,
+                   context.stream(), DropProbsKernel)
+    (scratch, probs, count, options.dropout_rate,
+     1.0f / (1.0f - options.dropout_rate), options.dropout_stream);
     BERTLAB_CUDA_CHECK_LAUNCH();
     weights = scratch;
   }
@@ -125,10 +125,10 @@ void AttentionBackwardImpl(T* d_qkv, T* scratch, float* d_probs, const T* d_out,
   // d_value = dropped^T d_context (dropped recomputed into scratch).
   const T* weights = probs;
   if (dropout) {
-    DropProbsKernel<<<cuda_kernels::GridFor(rows * seq_len),
-                      cuda_kernels::kThreads, 0, context.stream()>>>(
-        scratch, probs, rows * seq_len, options.dropout_rate, keep_scale,
-        options.dropout_stream);
+    BERTLAB_LAUNCH(cuda_kernels::GridFor(rows * seq_len),
+                   cuda_kernels::kThreads, 0, context.stream(), DropProbsKernel)
+    (scratch, probs, rows * seq_len, options.dropout_rate, keep_scale,
+     options.dropout_stream);
     BERTLAB_CUDA_CHECK_LAUNCH();
     weights = scratch;
   }
@@ -148,10 +148,10 @@ void AttentionBackwardImpl(T* d_qkv, T* scratch, float* d_probs, const T* d_out,
         qkv + 2 * hidden + a * head_dim, qkv_width, strides.qkv, 0.0f,
         d_probs + a * square, seq_len, strides.square, batch, context);
   }
-  SoftmaxBackwardKernel<<<RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
-                          context.stream()>>>(
-      scratch, d_probs, probs, rows, seq_len, dropout, options.dropout_rate,
-      keep_scale, options.dropout_stream);
+  BERTLAB_LAUNCH(RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
+                 context.stream(), SoftmaxBackwardKernel)
+  (scratch, d_probs, probs, rows, seq_len, dropout, options.dropout_rate,
+   keep_scale, options.dropout_stream);
   BERTLAB_CUDA_CHECK_LAUNCH();
   // d_query = d_scores k / sqrt(d); d_key = d_scores^T q / sqrt(d).
   for (int64_t a = 0; a < heads; ++a) {

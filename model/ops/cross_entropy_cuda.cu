@@ -23,13 +23,13 @@ void SoftmaxCrossEntropyForward(float* loss, float* probs, double* row_terms,
   BERTLAB_CUDA_REQUIRE(rows <= cuda_kernels::kMaxBlocks * 1024,
                        "SoftmaxCrossEntropyForward: too many rows");
   if (rows > 0) {
-    ForwardRowKernel<<<static_cast<unsigned int>(rows), kThreads, 0,
-                       context.stream()>>>(probs, row_terms, logits, labels,
-                                           weights, classes, ignore_index);
+    BERTLAB_LAUNCH(static_cast<unsigned int>(rows), kThreads, 0,
+                   context.stream(), ForwardRowKernel)
+    (probs, row_terms, logits, labels, weights, classes, ignore_index);
     BERTLAB_CUDA_CHECK_LAUNCH();
   }
-  FinalizeLossKernel<<<1, kThreads, 0, context.stream()>>>(
-      loss, row_terms, labels, weights, rows, ignore_index);
+  BERTLAB_LAUNCH(1, kThreads, 0, context.stream(), FinalizeLossKernel)
+  (loss, row_terms, labels, weights, rows, ignore_index);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -41,9 +41,9 @@ void SoftmaxCrossEntropyBackward(float* d_logits, const float* probs,
   BERTLAB_CUDA_REQUIRE(classes > 0 && rows >= 0,
                        "SoftmaxCrossEntropyBackward: bad sizes");
   if (rows == 0) return;
-  BackwardRowKernel<<<static_cast<unsigned int>(rows), kThreads, 0,
-                      context.stream()>>>(d_logits, probs, labels, weights,
-                                          rows, classes, ignore_index, d_loss);
+  BERTLAB_LAUNCH(static_cast<unsigned int>(rows), kThreads, 0, context.stream(),
+                 BackwardRowKernel)
+  (d_logits, probs, labels, weights, rows, classes, ignore_index, d_loss);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

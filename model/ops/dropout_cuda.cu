@@ -32,8 +32,9 @@ void ApplyMask(T* out, const T* in, int64_t n, float rate,
   }
   // As dropout_cpu.cc: T(1) / (T(1) - T(rate)) in float.
   const float scale = 1.0f / (1.0f - rate);
-  DropoutKernel<<<cuda_kernels::GridFor((n + 3) / 4), cuda_kernels::kThreads, 0,
-                  context.stream()>>>(out, in, n, rate, scale, stream);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor((n + 3) / 4), cuda_kernels::kThreads, 0,
+                 context.stream(), DropoutKernel)
+  (out, in, n, rate, scale, stream);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

@@ -28,10 +28,10 @@ void EmbeddingForward(T* out, const int32_t* input_ids,
                        "sequence longer than the position table");
   const int64_t total = batch * seq_len * hidden;
   if (total == 0) return;
-  EmbeddingForwardKernel<<<cuda_kernels::GridFor(total), cuda_kernels::kThreads,
-                           0, context.stream()>>>(
-      out, input_ids, token_type_ids, word, position, token_type,
-      batch * seq_len, seq_len, hidden);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(total), cuda_kernels::kThreads, 0,
+                 context.stream(), EmbeddingForwardKernel)
+  (out, input_ids, token_type_ids, word, position, token_type, batch * seq_len,
+   seq_len, hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -59,13 +59,14 @@ void EmbeddingBackward(float* d_word, float* d_position, float* d_token_type,
   const TableGradient token_type{d_token_type, token_type_ids,
                                  static_cast<uint32_t>(type_vocab_size),
                                  KeyBits(type_vocab_size)};
-  TableGradientKernel<<<TableGradientGrid(hidden), kTableThreads, 0,
-                        context.stream()>>>(word, token_type, d_out, rows,
-                                            hidden);
+  BERTLAB_LAUNCH(TableGradientGrid(hidden), kTableThreads, 0, context.stream(),
+                 TableGradientKernel)
+  (word, token_type, d_out, rows, hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
-  PositionGradientKernel<<<cuda_kernels::GridFor(seq_len * hidden),
-                           cuda_kernels::kThreads, 0, context.stream()>>>(
-      d_position, d_out, batch, seq_len, hidden);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(seq_len * hidden),
+                 cuda_kernels::kThreads, 0, context.stream(),
+                 PositionGradientKernel)
+  (d_position, d_out, batch, seq_len, hidden);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

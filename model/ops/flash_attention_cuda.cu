@@ -86,8 +86,8 @@ void LaunchForward(T* out, float* logsumexp, const T* qkv,
   const size_t bytes = ForwardSharedBytes<T, kHeadDimMax>();
   auto* kernel = &FlashForwardKernel<T, kHeadDimMax>;
   RequestSharedMemory(kernel, bytes, "FlashAttentionForward");
-  kernel<<<KernelGrid(p), kThreads, bytes, context.stream()>>>(
-      out, logsumexp, qkv, attention_mask, p);
+  BERTLAB_LAUNCH(KernelGrid(p), kThreads, bytes, context.stream(), kernel)
+  (out, logsumexp, qkv, attention_mask, p);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -100,14 +100,14 @@ void LaunchBackward(T* d_qkv, const T* d_out, const T* qkv, const T* out,
   const dim3 grid = KernelGrid(p);
   auto* query_kernel = &FlashBackwardQueryKernel<T, kHeadDimMax>;
   RequestSharedMemory(query_kernel, bytes, "FlashAttentionBackward");
-  query_kernel<<<grid, kThreads, bytes, context.stream()>>>(
-      d_qkv, row_terms, d_out, qkv, out, logsumexp, attention_mask, p);
+  BERTLAB_LAUNCH(grid, kThreads, bytes, context.stream(), query_kernel)
+  (d_qkv, row_terms, d_out, qkv, out, logsumexp, attention_mask, p);
   BERTLAB_CUDA_CHECK_LAUNCH();
   // Stream order: the row terms are written before this pass reads them.
   auto* key_kernel = &FlashBackwardKeyKernel<T, kHeadDimMax>;
   RequestSharedMemory(key_kernel, bytes, "FlashAttentionBackward");
-  key_kernel<<<grid, kThreads, bytes, context.stream()>>>(
-      d_qkv, d_out, qkv, logsumexp, row_terms, attention_mask, p);
+  BERTLAB_LAUNCH(grid, kThreads, bytes, context.stream(), key_kernel)
+  (d_qkv, d_out, qkv, logsumexp, row_terms, attention_mask, p);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

@@ -20,8 +20,9 @@ void GeluForward(T* out, const T* in, int64_t n, GeluForm form,
                  const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(n >= 0, "GeluForward: n < 0");
   if (n == 0) return;
-  GeluForwardKernel<<<cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
-                      context.stream()>>>(out, in, n, form == GeluForm::kTanh);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
+                 context.stream(), GeluForwardKernel)
+  (out, in, n, form == GeluForm::kTanh);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -30,9 +31,9 @@ void GeluBackward(T* d_in, const T* d_out, const T* in, int64_t n,
                   GeluForm form, const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(n >= 0, "GeluBackward: n < 0");
   if (n == 0) return;
-  GeluBackwardKernel<<<cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
-                       context.stream()>>>(d_in, d_out, in, n,
-                                           form == GeluForm::kTanh);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
+                 context.stream(), GeluBackwardKernel)
+  (d_in, d_out, in, n, form == GeluForm::kTanh);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

@@ -22,9 +22,9 @@ void LayerNormForward(T* out, float* mean, float* rstd, const T* in,
   BERTLAB_CUDA_REQUIRE(rows >= 0 && channels > 0 && eps > 0.0,
                        "LayerNormForward: bad sizes or eps");
   if (rows == 0) return;
-  LayerNormForwardKernel<<<RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
-                           context.stream()>>>(out, mean, rstd, in, gamma, beta,
-                                               rows, channels, eps);
+  BERTLAB_LAUNCH(RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
+                 context.stream(), LayerNormForwardKernel)
+  (out, mean, rstd, in, gamma, beta, rows, channels, eps);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -41,9 +41,9 @@ void LayerNormBackwardImpl(T* d_in, float* d_gamma, float* d_beta,
                        "LayerNormBackward: null parameter gradient");
   if (rows == 0) return;
   if (d_in != nullptr) {
-    LayerNormInputGradientKernel<<<RowBlocks(rows), dim3(kWarp, kRowsPerBlock),
-                                   0, context.stream()>>>(
-        d_in, d_out, in, gamma, mean, rstd, rows, channels);
+    BERTLAB_LAUNCH(RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
+                   context.stream(), LayerNormInputGradientKernel)
+    (d_in, d_out, in, gamma, mean, rstd, rows, channels);
     BERTLAB_CUDA_CHECK_LAUNCH();
   }
   cuda_kernels::LaunchColumnSums(d_gamma, rows, channels,

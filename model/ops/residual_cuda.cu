@@ -19,8 +19,9 @@ void ResidualAddForward(T* out, const T* a, const T* b, int64_t n,
                         const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(n >= 0, "ResidualAddForward: n < 0");
   if (n == 0) return;
-  AddKernel<<<cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
-              context.stream()>>>(out, a, b, n);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
+                 context.stream(), AddKernel)
+  (out, a, b, n);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

@@ -17,8 +17,9 @@ template <typename T>
 void TanhForward(T* out, const T* in, int64_t n, const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(n >= 0, "TanhForward: n < 0");
   if (n == 0) return;
-  TanhKernel<<<cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
-               context.stream()>>>(out, in, n);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
+                 context.stream(), TanhKernel)
+  (out, in, n);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 
@@ -27,8 +28,9 @@ void TanhBackward(T* d_in, const T* d_out, const T* out, int64_t n,
                   const CudaContext& context) {
   BERTLAB_CUDA_REQUIRE(n >= 0, "TanhBackward: n < 0");
   if (n == 0) return;
-  TanhBackwardKernel<<<cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
-                       context.stream()>>>(d_in, d_out, out, n);
+  BERTLAB_LAUNCH(cuda_kernels::GridFor(n), cuda_kernels::kThreads, 0,
+                 context.stream(), TanhBackwardKernel)
+  (d_in, d_out, out, n);
   BERTLAB_CUDA_CHECK_LAUNCH();
 }
 

@@ -779,6 +779,39 @@ void Launch(dim3 grid, dim3 block, size_t shared_bytes,
          std::forward<Args>(args)...);
 }
 
+// What kernel_decl.h's BERTLAB_LAUNCH(grid, block, shared, stream, kernel)
+// (args...) is under the emulator: `call` calls the kernel with the launch's
+// arguments (a generic lambda, so template arguments are deduced as nvcc
+// deduces them); the grid runs to completion at once (the stream is
+// ignored: work is synchronous, in issue order). Every thread calls it with
+// its own copy of the arguments.
+template <typename Call>
+class Launcher {
+ public:
+  Launcher(dim3 grid, dim3 block, size_t shared_bytes, Call call)
+      : grid_(grid), block_(block), shared_bytes_(shared_bytes), call_(call) {}
+
+  template <typename... Args>
+  void operator()(Args&&... args) const {
+    const std::tuple<std::decay_t<Args>...> arguments(
+        std::forward<Args>(args)...);
+    auto bound = [&] {
+      std::tuple<std::decay_t<Args>...> copy = arguments;
+      std::apply(call_, copy);
+    };
+    internal::RunGrid(LaunchOptions(), grid_, block_, shared_bytes_,
+                      &internal::RunBound<decltype(bound)>, &bound);
+  }
+
+ private:
+  dim3 grid_, block_;
+  size_t shared_bytes_;
+  Call call_;
+};
+
+template <typename Call>
+Launcher(dim3, dim3, size_t, Call) -> Launcher<Call>;
+
 }  // namespace simt
 
 }  // namespace bertlab
