@@ -1,0 +1,40 @@
+"""The .cu files the host CUDA build (//model/cuda/host) compiles with g++.
+
+model/cuda/BUILD and model/ops/BUILD check at load time that their package's
+.cu files are exactly the ones listed here (check_host_cu_sources), so a new
+.cu cannot be left out of the host build silently.
+"""
+
+CU_SOURCES = [
+    "//model/cuda:adamw_cuda.cu",
+    "//model/cuda:context.cu",
+    "//model/cuda:float_logits_cuda.cu",
+    "//model/cuda:gradient_accumulation_cuda.cu",
+    "//model/cuda:gradient_clipping_cuda.cu",
+    "//model/cuda:pooled_tokens_cuda.cu",
+    "//model/cuda:precision_cast_cuda.cu",
+    "//model/cuda:prediction_rows_cuda.cu",
+    "//model/cuda:span_logits_cuda.cu",
+    "//model/ops:attention_cuda.cu",
+    "//model/ops:cross_entropy_cuda.cu",
+    "//model/ops:dropout_cuda.cu",
+    "//model/ops:embedding_cuda.cu",
+    "//model/ops:flash_attention_cuda.cu",
+    "//model/ops:gelu_cuda.cu",
+    "//model/ops:gemm_cuda.cu",
+    "//model/ops:layer_norm_cuda.cu",
+    "//model/ops:linear_cuda.cu",
+    "//model/ops:residual_cuda.cu",
+    "//model/ops:tanh_cuda.cu",
+]
+
+def check_host_cu_sources(package, files):
+    """Fails the loading of `package` unless `files` (its glob of *.cu) are CU_SOURCES' entries for it.
+
+    Args:
+      package: the package path, e.g. "model/ops".
+      files: glob(["*.cu"]) of that package.
+    """
+    listed = sorted([s.split(":")[1] for s in CU_SOURCES if s.startswith("//" + package + ":")])
+    if sorted(files) != listed:
+        fail("%s: the .cu files %s differ from model/cuda/host/host_sources.bzl's %s: add or remove them there, so the host CUDA build compiles every one" % (package, sorted(files), listed))
