@@ -644,10 +644,10 @@ inline void RunBlock(BlockRun& block, const FiberStacks& stacks,
     fiber.context.uc_link = nullptr;
     makecontext(&fiber.context, &FiberMain, 0);
   }
-  // Runs threads [first, last) (in the schedule's direction) once each, as
-  // far as each can; returns whether any ran.
   int returned = 0;
   const bool reversed = Reversed(schedule);
+  // Runs threads [first, last) (in the schedule's direction) once each, as
+  // far as each can; returns whether any ran.
   auto sweep = [&](int first, int last) {
     bool progressed = false;
     for (int k = first; k < last; ++k) {
