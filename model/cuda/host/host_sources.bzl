@@ -1,9 +1,15 @@
-"""The .cu files the host CUDA build (//model/cuda/host) compiles with g++.
+"""The host CUDA build's .cu files, copts and test macro (//model/cuda/host).
 
 model/cuda/BUILD and model/ops/BUILD check at load time that their package's
 .cu files are exactly the ones listed here (check_host_cu_sources), so a new
 .cu cannot be left out of the host build silently.
 """
+
+load("//model/cuda/testing:simt_emulator.bzl", "SIMT_EMULATOR_COPTS")
+
+# Optimised even in fastbuild: the emulated kernels of a whole training step
+# are slow at -O0 (the bf16 flash parity test: 190 s at -O0, 85 s at -O2).
+HOST_CUDA_COPTS = SIMT_EMULATOR_COPTS + ["-O2"]
 
 CU_SOURCES = [
     "//model/cuda:adamw_cuda.cu",
@@ -38,3 +44,20 @@ def check_host_cu_sources(package, files):
     listed = sorted([s.split(":")[1] for s in CU_SOURCES if s.startswith("//" + package + ":")])
     if sorted(files) != listed:
         fail("%s: the .cu files %s differ from model/cuda/host/host_sources.bzl's %s: add or remove them there, so the host CUDA build compiles every one" % (package, sorted(files), listed))
+
+def host_cuda_test(name, deps, size = "medium"):
+    """host_<name>: the GPU test //model/cuda:<name>.cc linked against the host CUDA build.
+
+    Args:
+      name: the GPU test's name (its source is //model/cuda:<name>.cc).
+      deps: its deps other than the CUDA libraries (which :host_cuda replaces)
+        and gtest_main.
+      size: the test size.
+    """
+    native.cc_test(
+        name = "host_" + name,
+        size = size,
+        srcs = ["//model/cuda:%s.cc" % name],
+        copts = HOST_CUDA_COPTS,
+        deps = [":host_cuda", "@gtest//:gtest_main"] + deps,
+    )
