@@ -12,7 +12,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tasks/shared_data_for_test.h"
 
 namespace bertlab {
 namespace experiments {
@@ -28,11 +27,10 @@ std::string Fresh(const std::string& name) {
   return dir;
 }
 
+// A vocabulary trained from the embedded default corpus (tasks/testdata).
 FullTokenizer UncasedTokenizer() {
-  const std::string data =
-      FindSharedDataDir("tasks/swag/testdata/train.csv").value();
-  return FullTokenizer::FromVocabFile(
-             data + "/vocab/bert-base-uncased/vocab.txt", UncasedOptions())
+  return FullTokenizer::FromVocabFile("tasks/testdata/web_vocab_uncased.txt",
+                                      UncasedOptions())
       .value();
 }
 

@@ -5,7 +5,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tasks/shared_data_for_test.h"
 
 namespace bertlab {
 namespace {
@@ -87,72 +86,6 @@ TEST(FullTokenizerTest, SurvivesMoves) {
   many.push_back(ToyTokenizer(CasedOptions()));
   EXPECT_THAT(many[0].Tokenize("unwanted"),
               ElementsAre("un", "##want", "##ed"));
-}
-
-// The released vocabularies, from ../shared/data.
-absl::StatusOr<FullTokenizer> RealTokenizer(const std::string& model,
-                                            FullTokenizerOptions options) {
-  absl::StatusOr<std::string> shared =
-      FindSharedDataDir("tasks/testdata/tokenizer_golden_input.txt");
-  if (!shared.ok()) return shared.status();
-  return FullTokenizer::FromVocabFile(
-      *shared + "/vocab/" + model + "/vocab.txt", std::move(options));
-}
-
-TEST(RealVocabularyTest, BertBaseUncased) {
-  absl::StatusOr<FullTokenizer> loaded =
-      RealTokenizer("bert-base-uncased", UncasedOptions());
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  const FullTokenizer& tokenizer = *loaded;
-  EXPECT_EQ(tokenizer.vocab().size(), 30522);
-  // PAPER.md 4d: "hello world" -> [CLS] 7592 2088 [SEP].
-  EXPECT_THAT(tokenizer.TokenizeToIds("hello world"), ElementsAre(7592, 2088));
-  EXPECT_THAT(tokenizer.TokenizeToIds("[CLS] Hello World! [SEP]"),
-              ElementsAre(101, 7592, 2088, 999, 102));
-  EXPECT_THAT(tokenizer.Tokenize("unaffable"),
-              ElementsAre("una", "##ffa", "##ble"));
-  EXPECT_THAT(tokenizer.Tokenize("The caf\xC3\xA9 na\xC3\xAFve"),
-              ElementsAre("the", "cafe", "naive"));
-  EXPECT_THAT(tokenizer.Tokenize("emoji \xF0\x9F\x98\x80 here"),
-              ElementsAre("em", "##oj", "##i", "[UNK]", "here"));
-  EXPECT_THAT(tokenizer.Tokenize(std::string(101, 'x')), ElementsAre("[UNK]"));
-  // Greek with final sigma: ΟΔΟΣ -> οδος.
-  EXPECT_THAT(tokenizer.Tokenize("\xCE\x9F\xCE\x94\xCE\x9F\xCE\xA3"),
-              ElementsAre("\xCE\xBF", "##\xCE\xB4", "##\xCE\xBF\xCF\x82"));
-}
-
-TEST(RealVocabularyTest, BertBaseCased) {
-  absl::StatusOr<FullTokenizer> loaded =
-      RealTokenizer("bert-base-cased", CasedOptions());
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  const FullTokenizer& tokenizer = *loaded;
-  EXPECT_EQ(tokenizer.vocab().size(), 28996);
-  EXPECT_THAT(tokenizer.TokenizeToIds("Hello, World!"),
-              ElementsAre(8667, 117, 1291, 106));
-  EXPECT_THAT(tokenizer.Tokenize("unaffable"),
-              ElementsAre("un", "##af", "##fa", "##ble"));
-  EXPECT_THAT(tokenizer.Tokenize("na\xC3\xAFve"),
-              ElementsAre("na", "##\xC3\xAF", "##ve"));
-  EXPECT_THAT(tokenizer.Tokenize("[MASK] [mask]"),
-              ElementsAre("[MASK]", "[", "mask", "]"));
-}
-
-TEST(RealVocabularyTest, EveryIdRoundTrips) {
-  for (const auto& [model, options] :
-       {std::pair{"bert-base-uncased", UncasedOptions()},
-        std::pair{"bert-base-cased", CasedOptions()}}) {
-    absl::StatusOr<FullTokenizer> loaded = RealTokenizer(model, options);
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
-    const FullTokenizer& tokenizer = *loaded;
-    std::vector<int> ids(static_cast<size_t>(tokenizer.vocab().size()));
-    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i);
-    absl::StatusOr<std::vector<std::string>> tokens =
-        tokenizer.IdsToTokens(ids);
-    ASSERT_TRUE(tokens.ok()) << tokens.status();
-    absl::StatusOr<std::vector<int>> back = tokenizer.TokensToIds(*tokens);
-    ASSERT_TRUE(back.ok()) << back.status();
-    EXPECT_EQ(*back, ids) << model;
-  }
 }
 
 }  // namespace

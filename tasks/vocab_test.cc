@@ -5,7 +5,6 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tasks/shared_data_for_test.h"
 
 namespace bertlab {
 namespace {
@@ -94,47 +93,6 @@ TEST(VocabDeathTest, IdOutOfRangeIsABug) {
   ASSERT_TRUE(vocab.ok());
   EXPECT_DEATH(vocab->IdToToken(1), "token id 1 outside \\[0, 1\\)");
   EXPECT_DEATH(vocab->IdToToken(-1), "token id -1");
-}
-
-// The released vocabularies, from ../shared/data.
-class RealVocabTest : public ::testing::Test {
- protected:
-  static std::string VocabPath(const std::string& model) {
-    absl::StatusOr<std::string> shared =
-        FindSharedDataDir("tasks/testdata/tokenizer_golden_input.txt");
-    EXPECT_TRUE(shared.ok()) << shared.status();
-    if (!shared.ok()) return "";
-    return *shared + "/vocab/" + model + "/vocab.txt";
-  }
-};
-
-TEST_F(RealVocabTest, BertBaseUncased) {
-  absl::StatusOr<Vocab> vocab = Vocab::LoadFile(VocabPath("bert-base-uncased"));
-  ASSERT_TRUE(vocab.ok()) << vocab.status();
-  EXPECT_EQ(vocab->size(), 30522);
-  EXPECT_EQ(vocab->TokenToId("[PAD]"), 0);
-  EXPECT_EQ(vocab->TokenToId("[unused0]"), 1);
-  EXPECT_EQ(vocab->TokenToId("[UNK]"), 100);
-  EXPECT_EQ(vocab->TokenToId("[CLS]"), 101);
-  EXPECT_EQ(vocab->TokenToId("[SEP]"), 102);
-  EXPECT_EQ(vocab->TokenToId("[MASK]"), 103);
-  EXPECT_EQ(vocab->TokenToId("the"), 1996);
-  EXPECT_EQ(vocab->IdToToken(30521), "##\xEF\xBD\x9E");  // ##～
-  EXPECT_EQ(vocab->ContentHashHex(), "1a8955ef43215668");
-}
-
-TEST_F(RealVocabTest, BertBaseCased) {
-  absl::StatusOr<Vocab> vocab = Vocab::LoadFile(VocabPath("bert-base-cased"));
-  ASSERT_TRUE(vocab.ok()) << vocab.status();
-  EXPECT_EQ(vocab->size(), 28996);
-  EXPECT_EQ(vocab->TokenToId("[PAD]"), 0);
-  EXPECT_EQ(vocab->TokenToId("[UNK]"), 100);
-  EXPECT_EQ(vocab->TokenToId("[CLS]"), 101);
-  EXPECT_EQ(vocab->TokenToId("[SEP]"), 102);
-  EXPECT_EQ(vocab->TokenToId("[MASK]"), 103);
-  EXPECT_TRUE(vocab->Contains("The"));
-  EXPECT_EQ(vocab->IdToToken(28995), "##\xEF\xBC\x9A");  // ##：
-  EXPECT_EQ(vocab->ContentHashHex(), "829ab1269f3e4ba3");
 }
 
 }  // namespace

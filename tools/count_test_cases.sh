@@ -2,16 +2,19 @@
 # Counts test cases in Bazel's test.xml files and prints "N passed, N failed"
 # (", N skipped" when any were skipped).
 #
-# Usage: tools/count_test_cases.sh BAZEL_TEST_LOG
-# Reads the targets that the `bazel test` run in BAZEL_TEST_LOG reported
-# (its --test_summary lines) and, for each, every test.xml under
+# Usage: tools/count_test_cases.sh BAZEL_TEST_LOG...
+# Reads the targets that the `bazel test` runs in the logs reported (their
+# --test_summary lines; a target reported by several runs counts once, with
+# its last status unless an earlier one was not PASSED) and, for each, every
+# test.xml under
 # bazel-testlogs/<package>/<name>/ (one per shard). A gtest binary writes one
 # <testcase> per TEST(); when a binary dies before writing its XML, Bazel writes
 # one <testcase> for the whole target with a <failure>, so a crash still counts.
 # A target that failed without any test.xml (e.g. it did not build) counts as
 # one failed case.
 set -euo pipefail
-log=$1
+logs=("$@")
+[ ${#logs[@]} -gt 0 ] || { echo "usage: $0 BAZEL_TEST_LOG..." >&2; exit 2; }
 cd "$(dirname "$0")/.."
 
 passed=0 failed=0 skipped=0
@@ -39,8 +42,10 @@ while read -r target status; do
   # A target Bazel calls failed (timeout, crash after the XML) never counts as clean.
   if [ "$status" != PASSED ] && [ "$f" -eq 0 ]; then f=1; fi
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-done < <(grep -oE '^//[^ ]+ +(\(cached\) )?(PASSED|FAILED|TIMEOUT|FLAKY|INCOMPLETE|NO STATUS)' "$log" |
-         sed -E 's/ +\(cached\)//; s/ +/ /')
+done < <(grep -hoE '^//[^ ]+ +(\(cached\) )?(PASSED|FAILED|TIMEOUT|FLAKY|INCOMPLETE|NO STATUS)' "${logs[@]}" |
+         sed -E 's/ +\(cached\)//; s/ +/ /' |
+         awk '{ if (!($1 in status) || status[$1] == "PASSED") status[$1] = $2 }
+              END { for (t in status) print t, status[t] }' | sort)
 
 line="${passed} passed, ${failed} failed"
 [ "$skipped" -gt 0 ] && line+=", ${skipped} skipped"

@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
 #include "common/status_macros.h"
-#include "tasks/shared_data_for_test.h"
 
 namespace bertlab {
 
@@ -56,13 +55,6 @@ absl::StatusOr<std::vector<Document>> ReadAllDocuments(DocumentReader& reader) {
     if (!more) return documents;
     documents.push_back(std::move(document));
   }
-}
-
-absl::StatusOr<std::string> SharedCorpusDir() {
-  ASSIGN_OR_RETURN(
-      const std::string shared,
-      FindSharedDataDir("tasks/corpus/testdata/shared_data_anchor.txt"));
-  return absl::StrCat(shared, "/corpus");
 }
 
 int64_t PeakResidentBytes() {

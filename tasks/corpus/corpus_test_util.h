@@ -22,10 +22,6 @@ std::string WriteSingleLineFile(const std::string& name, int64_t bytes);
 // Reads every document of `reader`.
 absl::StatusOr<std::vector<Document>> ReadAllDocuments(DocumentReader& reader);
 
-// The shared corpora: ../shared/data/corpus, found through
-// tasks/corpus/testdata/shared_data_anchor.txt (in the test's data).
-absl::StatusOr<std::string> SharedCorpusDir();
-
 // The peak resident memory of this process so far, in bytes.
 int64_t PeakResidentBytes();
 

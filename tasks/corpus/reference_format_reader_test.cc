@@ -128,22 +128,5 @@ TEST(ReferenceFormatReaderTest, OpenChecksEveryInput) {
   EXPECT_FALSE(ReferenceFormatReader::Open({good}, limits).ok());
 }
 
-// The sample of google-research/bert: 3 documents.
-TEST(ReferenceFormatReaderTest, BertSampleText) {
-  absl::StatusOr<std::string> corpus = SharedCorpusDir();
-  ASSERT_TRUE(corpus.ok()) << corpus.status();
-  absl::StatusOr<std::vector<Document>> documents =
-      ReadFiles({*corpus + "/bert-sample-text/sample_text.txt"});
-  ASSERT_TRUE(documents.ok()) << documents.status();
-  ASSERT_THAT(*documents, SizeIs(3));
-  EXPECT_THAT((*documents)[0].sentences, SizeIs(3));
-  EXPECT_TRUE(absl::StartsWith((*documents)[0].sentences[0],
-                               "This text is included to make sure Unicode"));
-  EXPECT_THAT((*documents)[1].sentences, SizeIs(13));
-  EXPECT_EQ((*documents)[1].sentences[12],
-            "Like most of his fellow gold-seekers, Cass was superstitious.");
-  EXPECT_THAT((*documents)[2].sentences, SizeIs(15));
-}
-
 }  // namespace
 }  // namespace bertlab

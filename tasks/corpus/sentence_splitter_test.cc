@@ -6,8 +6,6 @@
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tasks/corpus/line_reader.h"
-#include "tasks/shared_data_for_test.h"
 
 namespace bertlab {
 namespace {
@@ -143,90 +141,6 @@ TEST(SentenceSplitterTest, IllFormedUtf8PassesThrough) {
   EXPECT_THAT(SplitSentences(text),
               ElementsAre("Bad \xFF\xFE bytes. \xC3 Next. \x80Last."));
   EXPECT_THAT(SplitSentences("End. \xE2\x80"), ElementsAre("End. \xE2\x80"));
-}
-
-// Paragraphs of the real Wikipedia sample.
-class WikiParagraphTest : public ::testing::Test {
- protected:
-  // The line of wiki_00 that starts with `prefix`.
-  std::string FindParagraph(const std::string& prefix) {
-    absl::StatusOr<std::string> shared =
-        FindSharedDataDir("tasks/corpus/testdata/shared_data_anchor.txt");
-    EXPECT_TRUE(shared.ok()) << shared.status();
-    if (!shared.ok()) return "";
-    auto reader = LineReader::Open(
-        *shared + "/corpus/wikipedia-en-2015-wikiextractor/AA/wiki_00",
-        ReaderLimits().max_line_bytes);
-    EXPECT_TRUE(reader.ok()) << reader.status();
-    if (!reader.ok()) return "";
-    std::string line;
-    while (true) {
-      absl::StatusOr<bool> more = (*reader)->Next(&line);
-      EXPECT_TRUE(more.ok()) << more.status();
-      if (!more.ok() || !*more) break;
-      if (absl::StartsWith(line, prefix)) return line;
-    }
-    ADD_FAILURE() << "no line of wiki_00 starts with " << prefix;
-    return "";
-  }
-};
-
-TEST_F(WikiParagraphTest, AnarchismLead) {
-  EXPECT_THAT(
-      SplitSentences(FindParagraph("As an anti-dogmatic philosophy")),
-      ElementsAre(
-          "As an anti-dogmatic philosophy, anarchism draws on many currents "
-          "of thought and strategy.",
-          "Anarchism does not offer a fixed body of doctrine from a single "
-          "particular world view, instead fluxing and flowing as a "
-          "philosophy.",
-          "There are many types and traditions of anarchism, not all of "
-          "which are mutually exclusive.",
-          "Anarchist schools of thought can differ fundamentally, supporting "
-          "anything from extreme individualism to complete collectivism.",
-          "Strains of anarchism have often been divided into the categories "
-          "of social and individualist anarchism or similar dual "
-          "classifications.",
-          "Anarchism is usually considered a radical left-wing ideology, and "
-          "much of anarchist economics and anarchist legal philosophy reflect "
-          "anti-authoritarian interpretations of communism, collectivism, "
-          "syndicalism, mutualism, or participatory economics."));
-}
-
-TEST_F(WikiParagraphTest, Initials) {
-  const std::vector<std::string> sentences =
-      SplitSentences(FindParagraph("A more recent libertarian tradition"));
-  ASSERT_EQ(sentences.size(), 4u);
-  EXPECT_EQ(sentences[1],
-            "Experiments in Germany led to A. S. Neill founding what became "
-            "Summerhill School in 1921.");
-  EXPECT_THAT(SplitSentences(FindParagraph("R. S. P. Beekes")),
-              ElementsAre("R. S. P. Beekes has suggested a Pre-Greek origin "
-                          "of the name."));
-}
-
-TEST_F(WikiParagraphTest, CaseNamesAndGluedSentences) {
-  const std::vector<std::string> sentences =
-      SplitSentences(FindParagraph("African Americans continued to press"));
-  ASSERT_EQ(sentences.size(), 4u);
-  EXPECT_EQ(sentences[1],
-            "In 1954, the US Supreme Court ruled in \"Brown v. Board of "
-            "Education\" that public schools had to be desegregated, but "
-            "Alabama was slow to comply.");
-  // "desegregation.The" has no space in the source: not split.
-  EXPECT_TRUE(absl::StartsWith(sentences[2], "During the 1960s"));
-  EXPECT_TRUE(absl::StrContains(sentences[2], "desegregation.The civil"));
-  EXPECT_TRUE(absl::EndsWith(sentences[3], "by the U.S. Congress."));
-}
-
-TEST_F(WikiParagraphTest, SentenceEndingInUsRunsOn) {
-  // The documented limit of rule 2c: "... in the U.S. About three-fifths"
-  // is one sentence.
-  const std::vector<std::string> sentences =
-      SplitSentences(FindParagraph("Alabama is the thirtieth-largest state"));
-  ASSERT_EQ(sentences.size(), 2u);
-  EXPECT_TRUE(absl::StrContains(sentences[0], "in the U.S. About three"));
-  EXPECT_TRUE(absl::StartsWith(sentences[1], "The North Alabama region"));
 }
 
 }  // namespace

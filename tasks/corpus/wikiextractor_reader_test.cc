@@ -146,59 +146,5 @@ TEST(WikiExtractorReaderTest, BadInput) {
   EXPECT_LT(PeakResidentBytes() - peak_before, kOverlongLinePeakGrowthBytes);
 }
 
-// The number of "<doc " lines of `path`.
-int64_t CountDocLines(const std::string& path) {
-  auto lines = LineReader::Open(path, ReaderLimits().max_line_bytes);
-  EXPECT_TRUE(lines.ok()) << lines.status();
-  if (!lines.ok()) return -1;
-  int64_t count = 0;
-  std::string line;
-  while (true) {
-    absl::StatusOr<bool> more = (*lines)->Next(&line);
-    EXPECT_TRUE(more.ok()) << more.status();
-    if (!more.ok() || !*more) return count;
-    if (absl::StartsWith(line, "<doc ")) ++count;
-  }
-}
-
-TEST(WikiExtractorReaderTest, RealWikipediaSample) {
-  absl::StatusOr<std::string> corpus = SharedCorpusDir();
-  ASSERT_TRUE(corpus.ok()) << corpus.status();
-  const std::string dir = *corpus + "/wikipedia-en-2015-wikiextractor/AA/wiki_";
-  const std::string wiki_00 = dir + "00";
-  absl::StatusOr<std::vector<Document>> documents = ReadFiles({wiki_00});
-  ASSERT_TRUE(documents.ok()) << documents.status();
-  EXPECT_EQ(static_cast<int64_t>(documents->size()), CountDocLines(wiki_00));
-  EXPECT_THAT(*documents, SizeIs(38));
-  const Document& anarchism = (*documents)[0];
-  EXPECT_EQ(anarchism.source, wiki_00 + ":4");
-  EXPECT_EQ(anarchism.sentences[0],
-            "Anarchism is a political philosophy that advocates stateless "
-            "societies often defined as self-governed voluntary institutions, "
-            "but that several authors have defined as more specific "
-            "institutions based on non-hierarchical free associations.");
-  EXPECT_EQ(anarchism.sentences[1],
-            "Anarchism holds the state to be undesirable, unnecessary, or "
-            "harmful.");
-  for (const Document& document : *documents) {
-    for (const std::string& sentence : document.sentences) {
-      EXPECT_FALSE(absl::StartsWith(sentence, "<doc")) << document.source;
-      EXPECT_NE(sentence, "</dl>") << document.source;
-    }
-  }
-
-  // All 32 files: 2,116 articles, none of them empty.
-  std::vector<std::string> all;
-  int64_t doc_lines = 0;
-  for (int i = 0; i < 32; ++i) {
-    all.push_back(absl::StrCat(dir, i < 10 ? "0" : "", i));
-    doc_lines += CountDocLines(all.back());
-  }
-  documents = ReadFiles(all);
-  ASSERT_TRUE(documents.ok()) << documents.status();
-  EXPECT_EQ(static_cast<int64_t>(documents->size()), doc_lines);
-  EXPECT_EQ(doc_lines, 2116);
-}
-
 }  // namespace
 }  // namespace bertlab

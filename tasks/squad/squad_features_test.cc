@@ -1,17 +1,13 @@
 #include "tasks/squad/squad_features.h"
 
-#include <iostream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
-#include "eval/squad_eval.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tasks/full_tokenizer.h"
-#include "tasks/shared_data_for_test.h"
+#include "tasks/squad/squad_checks_for_test.h"
 #include "tasks/squad/squad_reader.h"
 #include "tasks/vocab.h"
 
@@ -19,8 +15,6 @@ namespace bertlab {
 namespace {
 
 using ::testing::ElementsAre;
-
-constexpr char kAnchor[] = "tasks/squad/testdata/shared_data_anchor.txt";
 
 FullTokenizer TinyTokenizer() {
   auto vocab = Vocab::FromTokens(
@@ -134,131 +128,32 @@ TEST(SquadFeaturesTest, BadOptions) {
       ConvertSquadExamplesToFeatures(dataset, tokenizer, options).ok());
 }
 
-// Real data: the first 6 articles of the v1.1 train subset with
-// bert-base-uncased, training mode, the reference's settings.
-TEST(SquadFeaturesTest, RealV11AnswersMapBackToTheirText) {
-  auto shared = FindSharedDataDir(kAnchor);
-  ASSERT_TRUE(shared.ok()) << shared.status();
+// The derived SQuAD v1.1 task (//tasks/default_tasks) with a vocabulary
+// trained from the same corpus; released_squad_test runs the same checks on
+// the real files with bert-base-uncased.
+FullTokenizer DefaultCorpusTokenizer() {
   auto tokenizer = FullTokenizer::FromVocabFile(
-      absl::StrCat(*shared, "/vocab/bert-base-uncased/vocab.txt"),
-      UncasedOptions());
-  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
-  SquadReadOptions training;
-  training.is_training = true;
-  auto dataset = ReadSquadFile(
-      absl::StrCat(*shared,
-                   "/squad/v1.1/train-v1.1.first-44-articles.sortedkeys.json"),
-      training);
-  ASSERT_TRUE(dataset.ok()) << dataset.status();
-  // A sample: the questions of the first 150 paragraphs.
-  std::vector<SquadExample> sample;
-  for (SquadExample& example : dataset->examples) {
-    if (example.paragraph_index < 150) sample.push_back(std::move(example));
-  }
-  dataset->examples = std::move(sample);
-  const size_t num_examples = dataset->examples.size();
-  ASSERT_GT(num_examples, 600u);
-
-  SquadFeatureOptions options;
-  options.is_training = true;
-  auto features = ConvertSquadExamplesToFeatures(*dataset, *tokenizer, options);
-  ASSERT_TRUE(features.ok()) << features.status();
-  ASSERT_GE(features->features.size(), num_examples);
-
-  std::vector<int> windows_with_answer(num_examples, 0);
-  int64_t exact = 0, contains = 0, labelled = 0;
-  for (size_t f = 0; f < features->features.size(); ++f) {
-    const SpanFeature& feature = features->features[f];
-    const std::vector<int32_t>& ids = feature.sequence.input_ids;
-    ASSERT_LE(ids.size(), 384u);
-    ASSERT_EQ(ids.size(), feature.sequence.token_type_ids.size());
-    EXPECT_EQ(ids[0], *tokenizer->vocab().TokenToId("[CLS]"));
-    EXPECT_EQ(ids.back(), *tokenizer->vocab().TokenToId("[SEP]"));
-    // Every doc wordpiece is max-context in exactly one window: checked
-    // through the per-position flags below for the labelled ones.
-    if (feature.start_position == 0) continue;
-    ++labelled;
-    ++windows_with_answer[feature.example_index];
-    ASSERT_LE(feature.start_position, feature.end_position);
-    ASSERT_LT(feature.end_position, static_cast<int32_t>(ids.size()) - 1);
-    EXPECT_EQ(feature.sequence.token_type_ids[feature.start_position], 1);
-    std::vector<std::string> pieces;
-    for (int32_t i = feature.start_position; i <= feature.end_position; ++i) {
-      pieces.push_back(tokenizer->vocab().IdToToken(ids[i]));
-    }
-    const std::string span_text = absl::StrReplaceAll(
-        absl::StrJoin(pieces, " "), {{" ##", ""}, {"##", ""}});
-    const SquadExample& example = dataset->examples[feature.example_index];
-    const std::string answer = NormalizeSquadAnswer(absl::StrReplaceAll(
-        absl::StrJoin(tokenizer->Tokenize(example.orig_answer_text), " "),
-        {{" ##", ""}, {"##", ""}}));
-    const std::string got = NormalizeSquadAnswer(span_text);
-    if (got == answer) ++exact;
-    if (got.find(answer) != std::string::npos) ++contains;
-  }
-  // Every question's answer is labelled in at least one window.
-  for (size_t i = 0; i < num_examples; ++i) {
-    EXPECT_GE(windows_with_answer[i], 1) << dataset->examples[i].qid;
-  }
-  // The refined spans are the answer itself nearly always; the rest are the
-  // whole words around a sub-word answer ("Japan" in "Japanese").
-  EXPECT_GE(contains, labelled);
-  EXPECT_GE(exact * 100, labelled * 99) << exact << " of " << labelled;
-  std::cout << "SQuAD v1.1 sample: " << num_examples << " questions, "
-            << features->features.size() << " features, " << labelled
-            << " labelled, " << exact << " exact, " << contains
-            << " containing the answer\n";
+      "tasks/testdata/web_vocab_uncased.txt", UncasedOptions());
+  EXPECT_TRUE(tokenizer.ok()) << tokenizer.status();
+  return *std::move(tokenizer);
 }
 
-// Real v2.0 dev, evaluation mode: max-context covers every doc wordpiece
-// exactly once over a question's windows, and impossible questions yield
-// start = end = 0.
-TEST(SquadFeaturesTest, RealV20MaxContextPartitionsTheDocument) {
-  auto shared = FindSharedDataDir(kAnchor);
-  ASSERT_TRUE(shared.ok()) << shared.status();
-  auto tokenizer = FullTokenizer::FromVocabFile(
-      absl::StrCat(*shared, "/vocab/bert-base-uncased/vocab.txt"),
-      UncasedOptions());
-  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status();
-  auto dataset = ReadSquadFile(
-      absl::StrCat(*shared, "/squad/v2.0/dev-v2.0.first-5-of-35-articles.json"),
-      SquadReadOptions());
+TEST(SquadFeaturesTest, DerivedTrainAnswersMapBackToTheirText) {
+  SquadReadOptions training;
+  training.is_training = true;
+  auto dataset =
+      ReadSquadFile("tasks/default_tasks/data/squad/train-v1.1.json", training);
   ASSERT_TRUE(dataset.ok()) << dataset.status();
-  dataset->examples.resize(300);
-  SquadFeatureOptions options;
-  options.max_seq_length = 128;  // several windows per question
-  options.doc_stride = 32;
-  options.max_query_length = 32;
-  auto features = ConvertSquadExamplesToFeatures(*dataset, *tokenizer, options);
-  ASSERT_TRUE(features.ok()) << features.status();
-  ASSERT_GT(features->features.size(), 600u);
-  // Per example: how often each doc token is max-context, counted per
-  // wordpiece via (window, position).
-  std::vector<int64_t> max_context_count(dataset->examples.size(), 0);
-  std::vector<int64_t> last_doc_token(dataset->examples.size(), -1);
-  for (size_t f = 0; f < features->features.size(); ++f) {
-    const SpanFeature& feature = features->features[f];
-    EXPECT_EQ(feature.start_position, 0);
-    EXPECT_EQ(feature.end_position, 0);
-    const SquadFeatureInfo& info = features->decoding_info[f];
-    for (size_t i = 0; i < info.token_to_orig.size(); ++i) {
-      if (info.token_is_max_context[i]) {
-        ++max_context_count[feature.example_index];
-        last_doc_token[feature.example_index] = info.token_to_orig[i];
-      }
-    }
-  }
-  for (size_t e = 0; e < dataset->examples.size(); ++e) {
-    const SquadParagraph& paragraph =
-        dataset->paragraphs[dataset->examples[e].paragraph_index];
-    int64_t wordpieces = 0;
-    for (const std::string& token : paragraph.doc_tokens) {
-      wordpieces += static_cast<int64_t>(tokenizer->Tokenize(token).size());
-    }
-    EXPECT_EQ(max_context_count[e], wordpieces) << e;
-    EXPECT_EQ(last_doc_token[e],
-              static_cast<int64_t>(paragraph.doc_tokens.size()) - 1);
-  }
+  ExpectFeatureSpansAreTheAnswers(*dataset, DefaultCorpusTokenizer(), 99);
+}
+
+TEST(SquadFeaturesTest, DerivedDevMaxContextPartitionsTheDocument) {
+  auto dataset = ReadSquadFile("tasks/default_tasks/data/squad/dev-v1.1.json",
+                               SquadReadOptions());
+  ASSERT_TRUE(dataset.ok()) << dataset.status();
+  // Its paragraphs are short: some questions get a second window.
+  ExpectMaxContextPartitionsTheDocument(*dataset, DefaultCorpusTokenizer(),
+                                        dataset->examples.size() + 100);
 }
 
 }  // namespace

@@ -2,13 +2,9 @@
 
 #include <string>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tasks/shared_data_for_test.h"
-#include "tasks/utf8.h"
+#include "tasks/squad/squad_checks_for_test.h"
 
 namespace bertlab {
 namespace {
@@ -16,27 +12,9 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr char kAnchor[] = "tasks/squad/testdata/shared_data_anchor.txt";
-
-std::string SharedPath(const std::string& relative) {
-  auto dir = FindSharedDataDir(kAnchor);
-  EXPECT_TRUE(dir.ok()) << dir.status();
-  return absl::StrCat(dir.value_or(""), "/", relative);
-}
-
-const char kV1Train[] =
-    "squad/v1.1/train-v1.1.first-44-articles.sortedkeys.json";
-const char kV2Dev[] = "squad/v2.0/dev-v2.0.first-5-of-35-articles.json";
-
-// The context's code points [start, start + length) as UTF-8, checked
-// independently of the reader's char_to_word_offset.
-std::string ContextAt(const SquadParagraph& paragraph, int64_t start,
-                      const std::string& text) {
-  const std::u32string context = DecodeUtf8Lenient(paragraph.context);
-  const size_t length = DecodeUtf8Lenient(text).size();
-  if (start < 0 || start + length > context.size()) return "<out of range>";
-  return EncodeUtf8(context.substr(start, length));
-}
+constexpr char kDerivedV11Train[] =
+    "tasks/default_tasks/data/squad/train-v1.1.json";
+constexpr char kV20Fixture[] = "tasks/squad/testdata/squad_v2_small.json";
 
 TEST(SplitSquadContextTest, WhitespaceAndOffsets) {
   // U+202F splits; U+00A0 does not (read_squad_examples' is_whitespace).
@@ -52,73 +30,46 @@ TEST(SplitSquadContextTest, WhitespaceAndOffsets) {
               ElementsAre(-1, 0, 0, 0, 1, 1, 2, 2, 2, 2, 2));
 }
 
-TEST(SquadReaderTest, V11TrainSubsetLoadsAndEveryAnswerMapsBack) {
+// The derived SQuAD v1.1 task made from the embedded default corpus
+// (//tasks/default_tasks); released_squad_test reads the real subset.
+TEST(SquadReaderTest, DerivedV11TrainLoadsAndEveryAnswerMapsBack) {
   SquadReadOptions training;
   training.is_training = true;
-  auto dataset = ReadSquadFile(SharedPath(kV1Train), training);
+  auto dataset = ReadSquadFile(kDerivedV11Train, training);
   ASSERT_TRUE(dataset.ok()) << dataset.status();
-  EXPECT_EQ(dataset->stats.num_questions, 11877);
-  // Every answer of the subset is found at its offset: nothing skipped.
+  EXPECT_GT(dataset->stats.num_questions, 1000);
   EXPECT_EQ(dataset->stats.num_skipped_answer_not_found, 0)
       << (dataset->stats.skipped.empty() ? "" : dataset->stats.skipped[0]);
-  EXPECT_EQ(dataset->examples.size(), 11877u);
+  EXPECT_EQ(dataset->examples.size(),
+            static_cast<size_t>(dataset->stats.num_questions));
   EXPECT_FALSE(dataset->has_impossible);
-  for (const SquadExample& example : dataset->examples) {
-    ASSERT_EQ(example.answers.size(), 1u) << example.qid;
-    const SquadParagraph& paragraph =
-        dataset->paragraphs[example.paragraph_index];
-    const SquadAnswer& answer = example.answers[0];
-    EXPECT_EQ(ContextAt(paragraph, answer.answer_start, answer.text),
-              answer.text)
-        << example.qid;
-    // The word span holds the answer.
-    ASSERT_GE(example.start_position, 0) << example.qid;
-    ASSERT_LE(example.start_position, example.end_position) << example.qid;
-    std::string words;
-    for (int32_t i = example.start_position; i <= example.end_position; ++i) {
-      absl::StrAppend(&words, i > example.start_position ? " " : "",
-                      paragraph.doc_tokens[i]);
-    }
-    // The reference's check: the answer with its whitespace collapsed.
-    EXPECT_THAT(words,
-                HasSubstr(absl::StrJoin(
-                    absl::StrSplit(answer.text, ' ', absl::SkipEmpty()), " ")))
-        << example.qid;
-  }
-  // The file is a single line.
-  EXPECT_EQ(dataset->examples.back().line, 1);
+  ExpectTrainingSpansHoldTheAnswers(*dataset);
 }
 
-TEST(SquadReaderTest, V20DevSubsetLoads) {
-  auto dataset = ReadSquadFile(SharedPath(kV2Dev), SquadReadOptions());
+// A small v2.0 file of our own text: 7 questions, 2 unanswerable, two
+// with several answers, a context with accented letters.
+TEST(SquadReaderTest, V20FixtureLoads) {
+  auto dataset = ReadSquadFile(kV20Fixture, SquadReadOptions());
   ASSERT_TRUE(dataset.ok()) << dataset.status();
   EXPECT_EQ(dataset->version, "v2.0");
   EXPECT_TRUE(dataset->has_impossible);
-  EXPECT_EQ(dataset->stats.num_questions, 1407);
-  EXPECT_EQ(dataset->stats.num_impossible, 702);
-  EXPECT_EQ(dataset->examples.size(), 1407u);
+  EXPECT_EQ(dataset->stats.num_questions, 7);
+  EXPECT_EQ(dataset->stats.num_impossible, 2);
+  EXPECT_EQ(dataset->examples.size(), 7u);
   EXPECT_EQ(dataset->stats.num_answers_not_at_offset, 0);
-  int64_t answers = 0;
   for (const SquadExample& example : dataset->examples) {
     EXPECT_EQ(example.is_impossible, example.answers.empty()) << example.qid;
-    for (const SquadAnswer& answer : example.answers) {
-      ++answers;
-      EXPECT_EQ(ContextAt(dataset->paragraphs[example.paragraph_index],
-                          answer.answer_start, answer.text),
-                answer.text)
-          << example.qid;
-    }
   }
-  EXPECT_GT(answers, 705 * 2);
-  // Training mode needs one answer per question: the dev file has several.
+  EXPECT_EQ(ExpectAnswersAtTheirOffsets(*dataset), 8);
+  // Training mode needs one answer per question.
   SquadReadOptions training;
   training.is_training = true;
-  auto as_training = ReadSquadFile(SharedPath(kV2Dev), training);
+  auto as_training = ReadSquadFile(kV20Fixture, training);
   ASSERT_FALSE(as_training.ok());
-  EXPECT_THAT(as_training.status().message(),
-              HasSubstr("dev-v2.0.first-5-of-35-articles.json:1: question "
-                        "56ddde6b9a695914005b9628: for training, each "
-                        "question should have exactly 1 answer (it has 4)"));
+  EXPECT_THAT(std::string(as_training.status().message()),
+              HasSubstr("squad_v2_small.json:11: question g1: for training, "
+                        "each question should have exactly 1 answer (it has "
+                        "2)"));
 }
 
 constexpr char kSmall[] = R"({"version": "v2.0", "data": [{"paragraphs": [
