@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -555,6 +556,82 @@ absl::StatusOr<std::vector<int64_t>> SafetensorsFile::ReadInt64(
     return WrongDType(name, *tensor, "ReadInt64", "I64");
   }
   return CopyElements<int64_t>(tensor->bytes);
+}
+
+namespace {
+
+// Whether any element of `bytes` (little-endian, `Bits` wide) has all of
+// `exponent`'s bits set (an infinity or a NaN), and the first such index.
+template <typename Bits>
+int64_t FirstAllOnesExponent(absl::Span<const uint8_t> bytes, Bits exponent) {
+  const int64_t count = static_cast<int64_t>(bytes.size() / sizeof(Bits));
+  constexpr int64_t kChunk = 4096;
+  for (int64_t begin = 0; begin < count; begin += kChunk) {
+    const int64_t end = std::min(count, begin + kChunk);
+    // Branch-free over the chunk (vectorisable), then find the element.
+    bool any = false;
+    for (int64_t i = begin; i < end; ++i) {
+      Bits bits;
+      std::memcpy(&bits, bytes.data() + i * sizeof(Bits), sizeof(Bits));
+      any |= (bits & exponent) == exponent;
+    }
+    if (!any) continue;
+    for (int64_t i = begin; i < end; ++i) {
+      Bits bits;
+      std::memcpy(&bits, bytes.data() + i * sizeof(Bits), sizeof(Bits));
+      if ((bits & exponent) == exponent) return i;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+int64_t FirstNonFiniteElement(const TensorInfo& tensor) {
+  switch (tensor.dtype) {
+    case DType::kF32:
+      return FirstAllOnesExponent<uint32_t>(tensor.bytes, 0x7F800000u);
+    case DType::kF16:
+      return FirstAllOnesExponent<uint16_t>(tensor.bytes, 0x7C00u);
+    case DType::kBF16:
+      return FirstAllOnesExponent<uint16_t>(tensor.bytes, 0x7F80u);
+    case DType::kI32:
+    case DType::kI64:
+      break;
+  }
+  return -1;
+}
+
+std::string DescribeNonFiniteElement(absl::string_view name,
+                                     const TensorInfo& tensor,
+                                     int64_t element) {
+  std::vector<int64_t> index(tensor.shape.size());
+  int64_t rest = element;
+  for (size_t d = tensor.shape.size(); d-- > 0;) {
+    const int64_t extent = std::max<int64_t>(tensor.shape[d], 1);
+    index[d] = rest % extent;
+    rest /= extent;
+  }
+  float value = 0;
+  switch (tensor.dtype) {
+    case DType::kF32:
+      std::memcpy(&value, tensor.bytes.data() + element * 4, 4);
+      break;
+    case DType::kF16:
+    case DType::kBF16: {
+      uint16_t bits;
+      std::memcpy(&bits, tensor.bytes.data() + element * 2, 2);
+      value =
+          tensor.dtype == DType::kF16 ? HalfToFloat(bits) : Bf16ToFloat(bits);
+      break;
+    }
+    case DType::kI32:
+    case DType::kI64:
+      break;
+  }
+  return absl::StrCat(
+      name, ": element ", element, " (index [", absl::StrJoin(index, ", "),
+      "]) is ", std::isnan(value) ? "nan" : (value > 0 ? "+inf" : "-inf"));
 }
 
 // ---- SafetensorsWriter

@@ -101,6 +101,15 @@ class SafetensorsFile {
   std::map<std::string, TensorInfo, std::less<>> tensors_;
 };
 
+// The flat index of the first NaN or infinity of an F32, F16 or BF16 tensor
+// (read from the raw bits, no conversion), or -1 when every element is
+// finite or the tensor holds integers.
+int64_t FirstNonFiniteElement(const TensorInfo& tensor);
+
+// "<name>: element 7 (index [0, 7]) is nan" for a FirstNonFiniteElement.
+std::string DescribeNonFiniteElement(absl::string_view name,
+                                     const TensorInfo& tensor, int64_t element);
+
 // Collects tensors and metadata, then writes a safetensors file. Tensors are
 // laid out in sorted-name order and the header is padded with spaces so the
 // byte buffer starts at a multiple of 8.

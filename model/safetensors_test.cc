@@ -158,6 +158,38 @@ TEST(SafetensorsFormatTest, ReadsHalfAndBfloat16AsFloats) {
   EXPECT_THAT(*bf16, ElementsAre(1.0f, 3.140625f, -INFINITY));
 }
 
+TEST(SafetensorsFormatTest, FindsTheFirstNonFiniteElementOfEachFloatDType) {
+  const std::string file_bytes = MakeFile(
+      R"({"h":{"dtype":"F16","shape":[2,2],"data_offsets":[0,8]},)"
+      R"("b":{"dtype":"BF16","shape":[3],"data_offsets":[8,14]},)"
+      R"("f":{"dtype":"F32","shape":[2,3],"data_offsets":[14,38]},)"
+      R"("i":{"dtype":"I32","shape":[1],"data_offsets":[38,42]},)"
+      R"("ok":{"dtype":"F32","shape":[2],"data_offsets":[42,50]}})",
+      "\x00\x3c"   // 1.0
+      "\xff\x7b"   // 65504: large, finite
+      "\x00\x7e"   // NaN
+      "\x00\x7c"   // +inf
+      "\x80\x3f"   // 1.0
+      "\x80\xff"   // -inf
+      "\xc1\x7f"s  // NaN
+          + Bytes<float>({1.0f, 3.4e38f, -0.0f, 1e-45f, -INFINITY, NAN}) +
+          Bytes<int32_t>({-1}) + Bytes<float>({0.0f, -3.4e38f}));
+  absl::StatusOr<SafetensorsFile> file =
+      SafetensorsFile::FromBytes(file_bytes, "mixed");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(FirstNonFiniteElement(*file->Find("h")), 2);
+  EXPECT_EQ(FirstNonFiniteElement(*file->Find("b")), 1);
+  EXPECT_EQ(FirstNonFiniteElement(*file->Find("f")), 4);
+  EXPECT_EQ(FirstNonFiniteElement(*file->Find("i")), -1);  // -1 is all ones
+  EXPECT_EQ(FirstNonFiniteElement(*file->Find("ok")), -1);
+  EXPECT_EQ(DescribeNonFiniteElement("h", *file->Find("h"), 2),
+            "h: element 2 (index [1, 0]) is nan");
+  EXPECT_EQ(DescribeNonFiniteElement("b", *file->Find("b"), 1),
+            "b: element 1 (index [1]) is -inf");
+  EXPECT_EQ(DescribeNonFiniteElement("f", *file->Find("f"), 4),
+            "f: element 4 (index [1, 1]) is -inf");
+}
+
 TEST(SafetensorsFormatTest, ReadsUnalignedData) {
   // A 71-byte header puts the buffer at offset 79, and the I32 tensor at an
   // odd offset after the 1-element F16 one.

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/file.h"
+#include "common/memory.h"
 #include "common/status_macros.h"
 #include "model/bert/checkpoint.h"
 #include "model/bert_for_pretraining.h"
@@ -116,6 +117,26 @@ absl::Status CheckRange(absl::string_view source, const char* key,
   return absl::OkStatus();
 }
 
+constexpr char kNextSentenceWeight[] = "cls.seq_relationship.weight";
+
+std::string JoinPath(const std::string& dir, absl::string_view name) {
+  return absl::StrCat(dir, "/", name);
+}
+
+// An upper estimate of the activations a training step keeps, in floats:
+// per token and layer the attention scores and probabilities (T each per
+// head) and some 20 vectors of width H or 4H; per token the logits over
+// the vocabulary and their gradient.
+double StepActivationFloats(const BertConfig& config, double batch,
+                            double seq_len) {
+  const double tokens = batch * seq_len;
+  const double h = static_cast<double>(config.hidden_size);
+  const double per_layer = 4.0 * config.num_attention_heads * seq_len +
+                           20.0 * h + 4.0 * config.intermediate_size;
+  return tokens * (static_cast<double>(config.num_hidden_layers) * per_layer +
+                   3.0 * static_cast<double>(config.vocab_size));
+}
+
 }  // namespace
 
 absl::StatusOr<StepDumpBatch> ParseStepDumpBatch(absl::string_view text,
@@ -166,6 +187,7 @@ absl::StatusOr<StepDumpBatch> ParseStepDumpBatch(absl::string_view text,
 }
 
 absl::Status RunStepDump(const StepDumpOptions& options) {
+  // A config.json with absurd sizes is refused here, before any allocation.
   ASSIGN_OR_RETURN(BertConfig config,
                    ReadCheckpointConfig(options.checkpoint_dir));
   if (options.causal) config.attention_mode = AttentionMode::kCausal;
@@ -174,11 +196,27 @@ absl::Status RunStepDump(const StepDumpOptions& options) {
   ASSIGN_OR_RETURN(StepDumpBatch batch,
                    ParseStepDumpBatch(batch_json, options.batch_path, config));
 
-  const BertForPretraining model(config, /*next_sentence=*/true);
+  // Memory-mapped: only the header is read until the values are loaded.
+  ASSIGN_OR_RETURN(const SafetensorsFile file,
+                   SafetensorsFile::Open(JoinPath(options.checkpoint_dir,
+                                                  kWeightsFileName)));
+  // A No-NSP checkpoint has no next-sentence head: the step is then the
+  // masked LM alone, as that variant trains.
+  const bool next_sentence = file.Find(kNextSentenceWeight) != nullptr;
+  const BertForPretraining model(config, next_sentence);
+  // Every shape, dtype and value is checked against the layout before
+  // anything the size of the model is allocated.
+  RETURN_IF_ERROR(LoadParameters(file, model.layout(), {}, nullptr).status());
+  RETURN_IF_ERROR(CheckFitsInMemory(
+      4.0 * (2.0 * static_cast<double>(model.layout().total_size()) +
+             StepActivationFloats(config, static_cast<double>(batch.batch),
+                                  static_cast<double>(batch.seq_len))),
+      absl::StrCat("a step of ", model.layout().total_size(),
+                   " parameters on ", batch.batch, " x ", batch.seq_len,
+                   " tokens")));
   std::vector<float> params(model.layout().total_size(), 0.0f);
-  RETURN_IF_ERROR(LoadCheckpointDirectory(options.checkpoint_dir,
-                                          model.layout(), {}, params.data())
-                      .status());
+  RETURN_IF_ERROR(
+      LoadParameters(file, model.layout(), {}, params.data()).status());
 
   const int64_t positions_count = batch.batch * batch.seq_len;
   std::vector<int32_t> positions(positions_count);
@@ -188,7 +226,7 @@ absl::Status RunStepDump(const StepDumpOptions& options) {
       batch.attention_mask.data(), batch.batch, batch.seq_len};
   const PretrainingTargets targets{
       positions.data(), batch.masked_lm_labels.data(), positions_count,
-      batch.next_sentence_label.data()};
+      next_sentence ? batch.next_sentence_label.data() : nullptr};
   PretrainingStepBuffers<float> buffers(config, batch.batch, batch.seq_len,
                                         positions_count);
   std::vector<float> grads(model.layout().total_size(), 0.0f);
@@ -209,14 +247,18 @@ absl::Status RunStepDump(const StepDumpOptions& options) {
   RETURN_IF_ERROR(writer.AddFloat32(
       "prediction_logits", {b, t, v},
       absl::MakeConstSpan(buffers.heads.prediction_logits(), b * t * v)));
-  RETURN_IF_ERROR(writer.AddFloat32(
-      "seq_relationship_logits", {b, 2},
-      absl::MakeConstSpan(buffers.heads.next_sentence_logits(), b * 2)));
+  if (next_sentence) {
+    RETURN_IF_ERROR(writer.AddFloat32(
+        "seq_relationship_logits", {b, 2},
+        absl::MakeConstSpan(buffers.heads.next_sentence_logits(), b * 2)));
+  }
   RETURN_IF_ERROR(writer.AddFloat32("loss", {}, absl::MakeConstSpan(&loss, 1)));
   RETURN_IF_ERROR(writer.AddFloat32("masked_lm_loss", {},
                                     absl::MakeConstSpan(&mlm_loss, 1)));
-  RETURN_IF_ERROR(writer.AddFloat32("next_sentence_loss", {},
-                                    absl::MakeConstSpan(&nsp_loss, 1)));
+  if (next_sentence) {
+    RETURN_IF_ERROR(writer.AddFloat32("next_sentence_loss", {},
+                                      absl::MakeConstSpan(&nsp_loss, 1)));
+  }
   RETURN_IF_ERROR(writer.AddFloat32(
       "last_hidden_state", {b, t, h},
       absl::MakeConstSpan(buffers.encoder.sequence_output(), b * t * h)));

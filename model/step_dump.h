@@ -15,7 +15,15 @@
 // seq_relationship_logits [B,2], loss [] (mean masked-LM cross-entropy over
 // labelled positions + mean next-sentence cross-entropy), masked_lm_loss [],
 // next_sentence_loss [], last_hidden_state [B,T,H], pooled_output [B,H], and
-// grad.<name> for every parameter under its HF name.
+// grad.<name> for every parameter under its HF name. A checkpoint without
+// the next-sentence head (the No NSP variant) gives the masked-LM step alone:
+// no seq_relationship_logits or next_sentence_loss, loss = masked_lm_loss,
+// and "next_sentence_label" is read but not used.
+//
+// Before anything the size of the model is allocated, config.json's sizes
+// are bounded (ValidateConfig), the weights file's every tensor is checked
+// against the model (shapes, dtypes, finite values), and the step's memory
+// is compared with the machine's.
 #ifndef BERTLAB_MODEL_STEP_DUMP_H_
 #define BERTLAB_MODEL_STEP_DUMP_H_
 

@@ -4,6 +4,7 @@
 // with messages that say what is wrong.
 #include "model/step_dump.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -48,13 +49,16 @@ std::string MatrixJson(const std::vector<int32_t>& values, int64_t cols) {
 // with `config_override`) and its inputs as a batch JSON.
 struct DumpInputs {
   DumpInputs(const ReferenceFixture& fixture, const std::string& tag,
-             const BertConfig& config) {
+             const BertConfig& config, bool next_sentence = true) {
     checkpoint_dir = TempPath(tag + "_checkpoint");
     batch_path = TempPath(tag + "_batch.json");
-    BertForPretraining model(fixture.config(), true);
+    BertForPretraining model(fixture.config(), next_sentence);
     std::vector<float> params(model.layout().total_size());
     CheckpointLoadOptions options;
     options.ignore_unexpected_prefixes = {"input.", "output.", "grad"};
+    if (!next_sentence) {
+      options.ignore_unexpected_prefixes.push_back("cls.seq_relationship.");
+    }
     CHECK_OK(
         LoadParameters(fixture.file(), model.layout(), options, params.data())
             .status());
@@ -220,6 +224,71 @@ TEST(StepDumpTest, RefusesACheckpointThatDoesNotMatchItsConfig) {
       RunStepDump({TempPath("no_such_dir"), inputs.batch_path, "x", false})
           .message(),
       HasSubstr("no_such_dir/config.json"));
+}
+
+// A No-NSP checkpoint (no cls.seq_relationship.*) dumps the masked-LM step
+// alone: the same encoder outputs and masked-LM loss as the reference, no
+// next-sentence outputs, and the loss is the masked-LM loss.
+TEST(StepDumpTest, NoNspCheckpointGivesTheMaskedLmStep) {
+  const ReferenceFixture fixture("bert_reference_bidirectional.safetensors");
+  const DumpInputs inputs(fixture, "no_nsp", fixture.config(),
+                          /*next_sentence=*/false);
+  const std::string output = TempPath("no_nsp_out.safetensors");
+  const absl::Status status =
+      RunStepDump({inputs.checkpoint_dir, inputs.batch_path, output, false});
+  ASSERT_TRUE(status.ok()) << status;
+  absl::StatusOr<SafetensorsFile> dump = SafetensorsFile::Open(output);
+  ASSERT_TRUE(dump.ok()) << dump.status();
+  EXPECT_EQ(dump->Find("seq_relationship_logits"), nullptr);
+  EXPECT_EQ(dump->Find("next_sentence_loss"), nullptr);
+  EXPECT_EQ(dump->Find("grad.cls.seq_relationship.weight"), nullptr);
+  for (const char* name :
+       {"prediction_logits", "masked_lm_loss", "last_hidden_state"}) {
+    EXPECT_TRUE(Matches(name, dump->ReadFloat32(name)->data(),
+                        fixture.Floats(std::string("output.") + name),
+                        kReferenceOutputTolerance));
+  }
+  EXPECT_EQ(dump->ReadFloat32("loss").value(),
+            dump->ReadFloat32("masked_lm_loss").value());
+}
+
+// Absurd sizes and non-finite weights are refused with a message, before
+// the model is allocated (a config.json asking for 10^12 hidden units used
+// to end in std::bad_alloc).
+TEST(StepDumpTest, RefusesAbsurdSizesAndNonFiniteWeights) {
+  const ReferenceFixture fixture("bert_reference_bidirectional.safetensors");
+  const DumpInputs inputs(fixture, "absurd", fixture.config());
+  const std::string config_path = inputs.checkpoint_dir + "/config.json";
+  const std::string config_json = ReadFileToString(config_path).value();
+  const std::string hidden = absl::StrCat(
+      "\"hidden_size\": ", fixture.config().hidden_size);
+  std::string absurd = config_json;
+  absurd.replace(absurd.find(hidden), hidden.size(),
+                 "\"hidden_size\": 1000000000000");
+  CHECK_OK(WriteFileAtomically(config_path, absurd));
+  const std::string output = TempPath("absurd_out.safetensors");
+  EXPECT_THAT(
+      std::string(
+          RunStepDump({inputs.checkpoint_dir, inputs.batch_path, output, false})
+              .message()),
+      HasSubstr("config.json: hidden_size must be at most 2147483647, got "
+                "1000000000000"));
+
+  CHECK_OK(WriteFileAtomically(config_path, config_json));
+  BertForPretraining model(fixture.config(), true);
+  std::vector<float> params(model.layout().total_size());
+  CHECK_OK(LoadCheckpointDirectory(inputs.checkpoint_dir, model.layout(), {},
+                                   params.data())
+               .status());
+  params[model.layout().Find("bert.pooler.dense.weight")->offset + 1] =
+      -INFINITY;
+  CHECK_OK(SaveCheckpointDirectory(inputs.checkpoint_dir, fixture.config(),
+                                   model.layout(), params.data()));
+  EXPECT_THAT(
+      std::string(
+          RunStepDump({inputs.checkpoint_dir, inputs.batch_path, output, false})
+              .message()),
+      HasSubstr("bert.pooler.dense.weight: element 1 (index [0, 1]) is -inf"));
 }
 
 }  // namespace

@@ -22,9 +22,6 @@
 namespace bertlab {
 namespace {
 
-constexpr char kConfigFileName[] = "config.json";
-constexpr char kWeightsFileName[] = "model.safetensors";
-
 constexpr char kWordEmbeddings[] = "bert.embeddings.word_embeddings.weight";
 constexpr char kMlmBias[] = "cls.predictions.bias";
 constexpr char kDecoderWeight[] = "cls.predictions.decoder.weight";
@@ -192,6 +189,8 @@ absl::StatusOr<CheckpointLoadReport> LoadParameters(
   }
   std::sort(report.ignored.begin(), report.ignored.end());
 
+  // A NaN or an infinity would train (or evaluate) silently to NaN losses.
+  ProblemList non_finite{"tensors with a NaN or an infinity", "", {}};
   ProblemList conflicts{"tensors that load into the same parameter", "", {}};
   std::map<std::string, std::vector<std::string>> sources;
   for (const PlannedLoad& load : loads) {
@@ -212,6 +211,10 @@ absl::StatusOr<CheckpointLoadReport> LoadParameters(
       shape_mismatches.items.push_back(absl::StrCat(
           load.file_name, target, ": expected ", ShapeString(expected),
           ", file has ", ShapeString(load.tensor->shape)));
+    }
+    if (const int64_t bad = FirstNonFiniteElement(*load.tensor); bad >= 0) {
+      non_finite.items.push_back(
+          DescribeNonFiniteElement(load.file_name, *load.tensor, bad));
     }
   }
   for (const auto& [parameter, file_names] : sources) {
@@ -237,17 +240,18 @@ absl::StatusOr<CheckpointLoadReport> LoadParameters(
 
   if (!missing.items.empty() || !unexpected.items.empty() ||
       !shape_mismatches.items.empty() || !wrong_dtypes.items.empty() ||
-      !conflicts.items.empty()) {
+      !non_finite.items.empty() || !conflicts.items.empty()) {
     std::string message = absl::StrCat(
         file.display_name(), ": the checkpoint does not match the model's ",
         layout.parameters().size(), " parameters");
     for (const ProblemList* list : {&missing, &unexpected, &shape_mismatches,
-                                    &wrong_dtypes, &conflicts}) {
+                                    &wrong_dtypes, &non_finite, &conflicts}) {
       AppendCategory(*list, &message);
     }
     return absl::InvalidArgumentError(message);
   }
 
+  if (values == nullptr) return report;  // checked only
   for (const PlannedLoad& load : loads) {
     ASSIGN_OR_RETURN(const std::vector<float> data,
                      file.ReadFloat32(load.file_name));

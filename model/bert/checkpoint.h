@@ -41,8 +41,10 @@
 // untouched and the one InvalidArgument message names the file and lists, per
 // category, every missing tensor (not allowed by the options), every
 // unexpected tensor (not ignored by the options), every shape mismatch
-// (name, expected shape, file shape), every tensor of a non-float dtype and
-// every pair of tensors that load into the same parameter (e.g. both
+// (name, expected shape, file shape), every tensor of a non-float dtype,
+// every tensor holding a NaN or an infinity (its first such element, found
+// on the raw bits) and every pair of tensors that load into the same
+// parameter (e.g. both
 // "x.LayerNorm.gamma" and "x.LayerNorm.weight"); each list is capped at 20
 // names plus "and N more".
 #ifndef BERTLAB_MODEL_BERT_CHECKPOINT_H_
@@ -59,6 +61,10 @@
 #include "model/safetensors.h"
 
 namespace bertlab {
+
+// The two files of a checkpoint directory.
+inline constexpr char kConfigFileName[] = "config.json";
+inline constexpr char kWeightsFileName[] = "model.safetensors";
 
 struct CheckpointLoadOptions {
   // Layout parameters whose names start with one of these may be absent from
@@ -78,7 +84,8 @@ struct CheckpointLoadReport {
 };
 
 // Fills `values` (layout.total_size() floats) from the tensors of `file`,
-// matched by name under the rules above.
+// matched by name under the rules above. With `values` null it only checks
+// (everything above), e.g. before allocating the buffer.
 absl::StatusOr<CheckpointLoadReport> LoadParameters(
     const SafetensorsFile& file, const ParameterLayout& layout,
     const CheckpointLoadOptions& options, float* values);

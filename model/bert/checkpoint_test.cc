@@ -437,6 +437,35 @@ TEST(CheckpointTest, IntegerTensorForAParameterIsAnErrorNamingIt) {
               HasSubstr("bert.embeddings.token_type_embeddings.weight: I32"));
 }
 
+// A NaN or an infinity in a file is named (tensor, element, index) and
+// nothing is loaded.
+TEST(CheckpointTest, NonFiniteValuesAreAnErrorNamingTensorAndElement) {
+  const ParameterLayout layout = EncoderLayout(TinyConfig());
+  std::vector<float> values = IrregularValues(layout);
+  const ParameterInfo* word =
+      layout.Find("bert.embeddings.word_embeddings.weight");
+  const ParameterInfo* bias = layout.Find("bert.pooler.dense.bias");
+  ASSERT_NE(word, nullptr);
+  ASSERT_NE(bias, nullptr);
+  values[word->offset + word->shape[1] * 3 + 5] = INFINITY;
+  values[bias->offset + 2] = NAN;
+  const SafetensorsFile file = Parse(WriterFor(layout, values));
+  std::vector<float> loaded(layout.total_size(), 7.0f);
+  absl::StatusOr<CheckpointLoadReport> report =
+      LoadParameters(file, layout, {}, loaded.data());
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), absl::StatusCode::kInvalidArgument);
+  const std::string message(report.status().message());
+  EXPECT_THAT(message, HasSubstr("tensors with a NaN or an infinity (2):"));
+  EXPECT_THAT(message, HasSubstr(absl::StrCat(
+                           "bert.embeddings.word_embeddings.weight: element ",
+                           word->shape[1] * 3 + 5, " (index [3, 5]) is +inf")));
+  EXPECT_THAT(message, HasSubstr("bert.pooler.dense.bias: element 2 (index "
+                                 "[2]) is nan"));
+  EXPECT_TRUE(std::all_of(loaded.begin(), loaded.end(),
+                          [](float x) { return x == 7.0f; }));
+}
+
 // ---- Errors.
 
 TEST(CheckpointTest, OneErrorListsMissingUnexpectedAndMismatchedTensors) {

@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 
@@ -40,6 +41,34 @@ absl::Status ValidateConfig(const BertConfig& c) {
       return OutOfRange(p.field, "positive", absl::StrCat(p.value));
     }
   }
+  // Bounds that keep every size computable: GEMM dimensions are int32, the
+  // parameter layout holds one entry per tensor, and the parameter count
+  // stays far from int64 overflow (files in the wild can hold anything).
+  for (const Positive& p :
+       {Positive{"vocab_size", c.vocab_size},
+        Positive{"hidden_size", c.hidden_size},
+        Positive{"intermediate_size", c.intermediate_size},
+        Positive{"max_position_embeddings", c.max_position_embeddings},
+        Positive{"type_vocab_size", c.type_vocab_size}}) {
+    if (p.value > kMaxConfigDimension) {
+      return OutOfRange(p.field, absl::StrCat("at most ", kMaxConfigDimension),
+                        absl::StrCat(p.value));
+    }
+  }
+  if (c.num_hidden_layers > kMaxHiddenLayers) {
+    return OutOfRange("num_hidden_layers",
+                      absl::StrCat("at most ", kMaxHiddenLayers),
+                      absl::StrCat(c.num_hidden_layers));
+  }
+  if (const double count = EncoderParameterCount(c);
+      count > kMaxParameterCount) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "the model would have %.3g parameters (vocab_size %d, hidden_size %d, "
+        "num_hidden_layers %d, intermediate_size %d), more than the %.3g "
+        "(2^36) bertlab supports",
+        count, c.vocab_size, c.hidden_size, c.num_hidden_layers,
+        c.intermediate_size, kMaxParameterCount));
+  }
   if (c.hidden_size % c.num_attention_heads != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("hidden_size (", c.hidden_size,
@@ -64,6 +93,19 @@ absl::Status ValidateConfig(const BertConfig& c) {
                       absl::StrCat(c.initializer_range));
   }
   return absl::OkStatus();
+}
+
+double EncoderParameterCount(const BertConfig& c) {
+  const double h = static_cast<double>(c.hidden_size);
+  const double i = static_cast<double>(c.intermediate_size);
+  const double embeddings =
+      (static_cast<double>(c.vocab_size) + c.max_position_embeddings +
+       c.type_vocab_size + 2) *
+      h;
+  // Q, K, V and output projections, the FFN, two LayerNorms, with biases.
+  const double layer = 4 * (h * h + h) + 2 * h * i + i + h + 4 * h;
+  const double pooler = h * h + h;
+  return embeddings + static_cast<double>(c.num_hidden_layers) * layer + pooler;
 }
 
 const std::vector<ModelSize>& ModelSizes() {

@@ -44,9 +44,22 @@ struct BertConfig {
   int64_t head_dim() const { return hidden_size / num_attention_heads; }
 };
 
-// Every field in range and hidden_size divisible by num_attention_heads; the
-// message names the field and what it must be.
+// Bounds on what a config may ask for, whatever a file says: sizes that
+// feed int32 GEMM dimensions, the number of layers, and the parameter count
+// (2^36, about 69 billion: BERT-LARGE has 0.34 billion).
+inline constexpr int64_t kMaxConfigDimension = (int64_t{1} << 31) - 1;
+inline constexpr int64_t kMaxHiddenLayers = 1024;
+inline constexpr double kMaxParameterCount = 68719476736.0;  // 2^36
+
+// Every field in range (positive, and within the bounds above) and
+// hidden_size divisible by num_attention_heads; the message names the field
+// and what it must be.
 absl::Status ValidateConfig(const BertConfig& config);
+
+// The parameters of the embeddings, the encoder layers and the pooler (no
+// pre-training or task head), counted in double so that absurd configs do
+// not overflow.
+double EncoderParameterCount(const BertConfig& config);
 
 // A named size: L layers, H hidden, A heads; intermediate size is 4H.
 struct ModelSize {

@@ -113,5 +113,41 @@ TEST(ConfigTest, RejectsBadConfigsNamingTheField) {
               HasSubstr("hidden_dropout_prob must be in [0, 1), got 1"));
 }
 
+// Sizes from a hostile or corrupt config.json are refused at parse time,
+// before anything is allocated for them.
+TEST(ConfigTest, RejectsAbsurdSizesBeforeAllocating) {
+  const BertConfig base = ConfigForSize("base", 30522).value();
+  const auto message_with = [&](auto edit) {
+    BertConfig config = base;
+    edit(config);
+    return std::string(
+        ParseConfigJson(ConfigToJson(config), "c.json").status().message());
+  };
+  EXPECT_THAT(
+      message_with([](BertConfig& c) { c.hidden_size = 1000000000000; }),
+      HasSubstr("hidden_size must be at most 2147483647, got "
+                "1000000000000"));
+  EXPECT_THAT(
+      message_with([](BertConfig& c) { c.vocab_size = int64_t{1} << 40; }),
+      HasSubstr("vocab_size must be at most 2147483647, got 1099511627776"));
+  EXPECT_THAT(
+      message_with([](BertConfig& c) { c.num_hidden_layers = 1000000000; }),
+      HasSubstr("num_hidden_layers must be at most 1024, got 1000000000"));
+  // Every field within its own bound, the product beyond 2^36.
+  EXPECT_THAT(message_with([](BertConfig& c) {
+                c.hidden_size = 65536;
+                c.num_attention_heads = 64;
+                c.intermediate_size = 262144;
+              }),
+              HasSubstr("the model would have 6.25e+11 parameters "
+                        "(vocab_size 30522, hidden_size 65536, "
+                        "num_hidden_layers 12, intermediate_size 262144), "
+                        "more than the 6.87e+10 (2^36) bertlab supports"));
+  // BERT-BASE: 109.5 million in the embeddings, encoder and pooler.
+  EXPECT_NEAR(EncoderParameterCount(base), 109482240, 1);
+  BertConfig large = ConfigForSize("large", 30522).value();
+  EXPECT_TRUE(ValidateConfig(large).ok());
+}
+
 }  // namespace
 }  // namespace bertlab

@@ -180,6 +180,11 @@ absl::Status ReadAdamWState(const SafetensorsFile& file,
             source, ": ", name, " has shape ", ShapeString(tensor->shape),
             " but the parameter has shape ", ShapeString(info.shape)));
       }
+      if (const int64_t bad = FirstNonFiniteElement(*tensor); bad >= 0) {
+        return absl::DataLossError(absl::StrCat(
+            source, ": ", DescribeNonFiniteElement(name, *tensor, bad),
+            "; optimizer state must be finite"));
+      }
       absl::StatusOr<std::vector<float>> values = file.ReadFloat32(name);
       if (!values.ok()) return values.status();
       std::copy(values->begin(), values->end(),

@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -200,7 +202,38 @@ std::string FirstDifference(const std::string& stored,
                           "` in this run");
     }
   }
-  return "(no line differs)";
+  // Equal texts: the stored hash was changed (check_resume calls that
+  // corruption before it gets here).
+  return "(no line differs; the stored hash does not match its own text)";
+}
+
+// The phase and data position a checkpoint at `state.step` must hold: every
+// step of a phase takes that phase's batch_size instances of its walk, the
+// skipped ones too (InstanceOrder moves to the next epoch lazily, at the
+// first instance of it). DataLoss when they differ.
+absl::Status CheckDataPosition(const PretrainingOptions& options,
+                               const std::vector<int64_t>& phase_ends,
+                               const std::vector<PhaseData>& data,
+                               const TrainerState& state) {
+  int phase = 0;
+  int64_t phase_begin = 0;
+  if (state.step > 0) {
+    while (state.step - 1 >= phase_ends[phase])
+      phase_begin = phase_ends[phase++];
+  }
+  DataPosition expected;
+  const int64_t taken =
+      (state.step - phase_begin) * options.phases[phase].batch_size;
+  const int64_t size = data[phase].train_end - data[phase].train_begin;
+  if (taken > 0) expected = {(taken - 1) / size, (taken - 1) % size + 1};
+  if (state.phase != phase || !(state.data_position == expected)) {
+    return absl::DataLossError(absl::StrCat(
+        "phase ", state.phase, ", data position (epoch ",
+        state.data_position.epoch, ", index ", state.data_position.index,
+        ") are not what step ", state.step, " implies (phase ", phase,
+        ", epoch ", expected.epoch, ", index ", expected.index, ")"));
+  }
+  return absl::OkStatus();
 }
 
 // The batch and instance walk of the current phase (the backend holds its
@@ -465,6 +498,11 @@ absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
         "checkpoint_every_steps, log_every_steps and stop_after_step must be "
         ">= 0");
   }
+  if (options.max_consecutive_skipped_steps < 1) {
+    return invalid("max_consecutive_skipped_steps (",
+                   options.max_consecutive_skipped_steps,
+                   ") must be at least 1");
+  }
   if (options.keep_last_checkpoints < 1) {
     return invalid("keep_last_checkpoints (", options.keep_last_checkpoints,
                    ") must be at least 1");
@@ -512,24 +550,25 @@ absl::StatusOr<PretrainingResult> RunPretraining(
                                           model, options.optimizer));
 
   TrainerState state;
-  state.seed = options.seed;
-  state.init_seed = options.seed;
-  state.dropout_seed = SplitMix64(options.seed ^ 0x64726f706f7574ULL);
-  state.shuffle_seed = SplitMix64(options.seed ^ 0x73687566666c65ULL);
+  SetTrainerSeeds(options.seed, &state);
   state.run_config = run_config;
   state.run_config_hash = run_config_hash;
 
   const std::string checkpoints_dir = options.output_dir + "/checkpoints";
   RETURN_IF_ERROR(RemoveIncompleteCheckpoints(checkpoints_dir));
-  ASSIGN_OR_RETURN(auto checkpoints, ListTrainingCheckpoints(checkpoints_dir));
-  std::string resumed_from;
-  if (!checkpoints.empty()) {
-    resumed_from = checkpoints.back().second;
-    ASSIGN_OR_RETURN(TrainerState stored, ReadTrainerState(resumed_from));
-    if (stored.run_config_hash != run_config_hash ||
-        stored.run_config != run_config) {
+  // What a checkpoint of this run must agree with, beyond its own files: a
+  // different run is an error; a disagreement with the run is corruption.
+  const auto check_resume = [&](const ResumePoint& point) -> absl::Status {
+    const TrainerState& stored = point.state;
+    if (stored.run_config_hash != Hex16(Fnv1a64(stored.run_config))) {
+      return absl::DataLossError(
+          absl::StrCat("its run_config_hash ", stored.run_config_hash,
+                       " is not the hash of its own run config (",
+                       Hex16(Fnv1a64(stored.run_config)), ")"));
+    }
+    if (stored.run_config != run_config) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "cannot resume from ", resumed_from, ": its run config (hash ",
+          "cannot resume from ", point.path, ": its run config (hash ",
           stored.run_config_hash, ") is not this run's (hash ", run_config_hash,
           "); first difference: ",
           FirstDifference(stored.run_config, run_config),
@@ -538,13 +577,26 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     }
     if (stored.step > options.schedule.total_steps) {
       return absl::FailedPreconditionError(
-          absl::StrCat(resumed_from, " is at step ", stored.step,
+          absl::StrCat(point.path, " is at step ", stored.step,
                        ", beyond total_steps ", options.schedule.total_steps));
     }
+    return CheckDataPosition(options, phase_ends, data, stored);
+  };
+  std::vector<std::string> resume_notes;
+  ASSIGN_OR_RETURN(
+      const std::optional<ResumePoint> resume_point,
+      FindResumableCheckpoint(checkpoints_dir, check_resume, &resume_notes));
+  // Said even with progress off: a run that skips a checkpoint must say so.
+  for (const std::string& note : resume_notes) {
+    std::cerr << "pretrain: " << note << "\n";
+  }
+  std::string resumed_from;
+  if (resume_point.has_value()) {
+    resumed_from = resume_point->path;
     RETURN_IF_ERROR(LoadTrainingCheckpoint(resumed_from, options.model, layout,
                                            backend->host_params(),
                                            backend->host_optimizer()));
-    state = stored;
+    state = resume_point->state;
   } else {
     InitializeParameters(layout, state.init_seed, backend->host_params());
   }
@@ -652,6 +704,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   double run_step_seconds = 0;
   int64_t run_tokens = 0;
   LogWindow window;
+  int64_t consecutive_skips = 0;
   while (state.step < stop) {
     const int64_t step = state.step;  // 0-based index of this step
     const int phase = phase_of(step);
@@ -718,13 +771,28 @@ absl::StatusOr<PretrainingResult> RunPretraining(
                 : absl::StrCat("The last checkpoint, ", result.last_checkpoint,
                                ", is intact; a rerun resumes from it."),
             " Lower the learning rate, or skip such steps (on_non_finite: "
-            "skip)."));
+            "SKIP_STEP in the experiment's pretraining block)."));
       }
       ++state.skipped_steps;
-      progress.Message(absl::StrCat("step ", step + 1, ": ", what,
-                                    "; skipped (", state.skipped_steps,
-                                    " so far)"));
+      ++consecutive_skips;
+      progress.Warning(absl::StrCat("step ", step + 1, ": ", what,
+                                    "; update skipped (", state.skipped_steps,
+                                    " skipped so far, ", consecutive_skips,
+                                    " in a row)"));
+      if (consecutive_skips >= options.max_consecutive_skipped_steps) {
+        progress.Finish();
+        return absl::FailedPreconditionError(absl::StrCat(
+            "steps ", step + 2 - consecutive_skips, " to ", step + 1,
+            " were all non-finite (", consecutive_skips,
+            " in a row, the limit max_consecutive_skipped_steps): the run has "
+            "diverged; stopped. ",
+            result.last_checkpoint.empty()
+                ? std::string("No checkpoint was written yet.")
+                : absl::StrCat("The last checkpoint is ",
+                               result.last_checkpoint, ".")));
+      }
     } else {
+      consecutive_skips = 0;
       backend->Update(learning_rate);
     }
     state.step = step + 1;
@@ -820,13 +888,19 @@ absl::StatusOr<PretrainingResult> RunPretraining(
       run_step_seconds > 0 ? static_cast<double>(run_tokens) / run_step_seconds
                            : 0;
   {
-    progress.Message(absl::StrFormat(
+    const std::string summary = absl::StrFormat(
         "pretrain: step %d of %d done; %s; %.0f tokens/s; checkpoint %s",
         state.step, total,
         state.skipped_steps > 0
-            ? absl::StrCat(state.skipped_steps, " steps skipped")
+            ? absl::StrCat(state.skipped_steps, " of ", state.step,
+                           " steps skipped as non-finite")
             : std::string("no step skipped"),
-        result.tokens_per_second, result.last_checkpoint));
+        result.tokens_per_second, result.last_checkpoint);
+    if (state.skipped_steps > 0) {
+      progress.Warning(summary);
+    } else {
+      progress.Message(summary);
+    }
   }
   return result;
 }

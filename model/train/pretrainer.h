@@ -151,6 +151,9 @@ struct PretrainingOptions {
   std::string device = "cpu";
   BackendPrecision precision = BackendPrecision::kFloat32;
   NonFinitePolicy on_non_finite = NonFinitePolicy::kStop;
+  // With kSkipStep: this many skipped steps in a row end the run with an
+  // error (a run that has diverged skips every step from then on).
+  int64_t max_consecutive_skipped_steps = 10;
   int64_t eval_every_steps = 0;        // 0: only at the start and end
   int64_t eval_batches = 10;           // per evaluation; 0: all held out
   int64_t unigram_instances = 100000;  // for the unigram baseline

@@ -236,6 +236,50 @@ TEST(PretrainerTest, ResumeIsExact) {
   EXPECT_EQ(Metrics(halves.output_dir, "start").size(), 2u);
 }
 
+// A corrupt newest checkpoint (one flipped byte of its weights) is named and
+// skipped: the run resumes from the newest intact one and ends where an
+// uninterrupted run ends, bit for bit. An edited trainer_state.json (step
+// 8 -> 9) is corrupt too.
+TEST(PretrainerTest, CorruptCheckpointsAreNamedAndSkipped) {
+  const PretrainingOptions straight = TinyOptions(TempDir("corrupt_straight"));
+  ASSERT_TRUE(RunPretraining(straight).ok());
+
+  PretrainingOptions options = TinyOptions(TempDir("corrupt_resume"));
+  options.checkpoint_every_steps = 2;
+  options.keep_last_checkpoints = 3;
+  options.stop_after_step = 8;
+  ASSERT_TRUE(RunPretraining(options).ok());
+  const std::string weights =
+      Checkpoint(options.output_dir, 8) + "/model.safetensors";
+  std::string bytes = Read(weights);
+  bytes[bytes.size() - 5] ^= 0x01;
+  ASSERT_TRUE(WriteFileAtomically(weights, bytes).ok());
+  const std::string state =
+      Checkpoint(options.output_dir, 6) + "/trainer_state.json";
+  std::string text = Read(state);
+  text.replace(text.find("\"step\": 6"), 9, "\"step\": 7");
+  ASSERT_TRUE(WriteFileAtomically(state, text).ok());
+
+  options.stop_after_step = 0;
+  ::testing::internal::CaptureStderr();
+  absl::StatusOr<PretrainingResult> resumed = RunPretraining(options);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->start_step, 4);
+  EXPECT_THAT(said, HasSubstr("step-000008 is corrupt: "));
+  EXPECT_THAT(said, HasSubstr("model.safetensors: SHA-256 "));
+  EXPECT_THAT(said, HasSubstr("step-000006 is corrupt: "));
+  EXPECT_THAT(said, HasSubstr("trainer_state.json: SHA-256 "));
+  EXPECT_THAT(said,
+              HasSubstr("falling back to " + Checkpoint(options.output_dir, 4) +
+                        ", the newest intact checkpoint"));
+  ExpectSameCheckpoint(Checkpoint(straight.output_dir, 12),
+                       Checkpoint(options.output_dir, 12));
+  const std::vector<Json> train = Metrics(options.output_dir, "train");
+  ASSERT_EQ(train.size(), 12u);
+  for (size_t i = 0; i < 12; ++i) EXPECT_EQ(train[i]["step"], i + 1);
+}
+
 // Two sequence phases (16 then 32 tokens, different batch sizes), gradient
 // accumulation, and stops inside phase 0, at the boundary and inside phase 1.
 TEST(PretrainerTest, ResumeIsExactAcrossSequencePhases) {
@@ -337,6 +381,32 @@ TEST(PretrainerTest, NonFiniteGradientStopsAndKeepsTheLastCheckpoint) {
                        Checkpoint(options.output_dir, 12));
 }
 
+// A diverged run skips every step from then on: with on_non_finite skip it
+// stops after max_consecutive_skipped_steps in a row, and every skip is said
+// on stderr even with progress off.
+TEST(PretrainerTest, SkippingStopsAfterTooManyInARow) {
+  PretrainingOptions options = TinyOptions(TempDir("non_finite_in_a_row"));
+  options.schedule.base_learning_rate = 1e30;
+  options.schedule.warmup_steps = 0;
+  options.clip_norm = 0;
+  options.on_non_finite = NonFinitePolicy::kSkipStep;
+  options.max_consecutive_skipped_steps = 3;
+  ::testing::internal::CaptureStderr();
+  absl::StatusOr<PretrainingResult> result = RunPretraining(options);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("steps 2 to 4 were all non-finite (3 in a row, the "
+                        "limit max_consecutive_skipped_steps): the run has "
+                        "diverged"));
+  EXPECT_THAT(said, HasSubstr("step 2: non-finite loss"));
+  EXPECT_THAT(said, HasSubstr("update skipped (3 skipped so far, 3 in a row)"));
+  options.max_consecutive_skipped_steps = 0;
+  EXPECT_THAT(
+      RunPretraining(options).status().message(),
+      HasSubstr("max_consecutive_skipped_steps (0) must be at least 1"));
+}
+
 TEST(PretrainerTest, NonFiniteLossStopsNamingTheStep) {
   // A huge learning rate blows the parameters up after the first update.
   PretrainingOptions options = TinyOptions(TempDir("non_finite_loss"));
@@ -349,6 +419,10 @@ TEST(PretrainerTest, NonFiniteLossStopsNamingTheStep) {
               HasSubstr("step 2: non-finite loss (nan"));
   EXPECT_THAT(result.status().message(),
               HasSubstr("No checkpoint was written yet"));
+  // The advice names the setting as the experiment file spells it.
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("(on_non_finite: SKIP_STEP in the experiment's "
+                        "pretraining block)"));
 }
 
 TEST(PretrainerTest, SkipOptionSkipsAndCountsNonFiniteSteps) {

@@ -15,13 +15,16 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "common/check.h"
 #include "common/file.h"
+#include "common/split_mix.h"
 #include "common/status_macros.h"
 #include "model/bert/checkpoint.h"
 #include "model/optim/optimizer_state.h"
 #include "model/safetensors.h"
+#include "model/train/checkpoint_manifest.h"
 #include "nlohmann/json.hpp"
 
 namespace bertlab {
@@ -181,6 +184,8 @@ absl::StatusOr<TrainerState> ParseTrainerStateJson(absl::string_view text,
   RETURN_IF_ERROR(unsigned_integer(*rng, "init_seed", &state.init_seed));
   RETURN_IF_ERROR(unsigned_integer(*rng, "dropout_seed", &state.dropout_seed));
   RETURN_IF_ERROR(unsigned_integer(*rng, "shuffle_seed", &state.shuffle_seed));
+  int64_t dropout_step = 0;
+  RETURN_IF_ERROR(integer(*rng, "dropout_step", &dropout_step));
   ASSIGN_OR_RETURN(const Json* seconds,
                    field(json, "train_seconds", &Json::is_number, "a number"));
   state.train_seconds = seconds->get<double>();
@@ -191,7 +196,44 @@ absl::StatusOr<TrainerState> ParseTrainerStateJson(absl::string_view text,
   ASSIGN_OR_RETURN(const Json* config,
                    field(json, "run_config", &Json::is_string, "a string"));
   state.run_config = config->get<std::string>();
+  // The fields that must agree with each other (a changed byte in one of
+  // them would resume a different run silently).
+  if (dropout_step != state.step) {
+    return absl::DataLossError(
+        absl::StrCat(source, ": rng.dropout_step ", dropout_step,
+                     " disagrees with step ", state.step));
+  }
+  if (state.skipped_steps > state.step) {
+    return absl::DataLossError(absl::StrCat(source, ": skipped_steps ",
+                                            state.skipped_steps,
+                                            " exceeds step ", state.step));
+  }
+  TrainerState seeded;
+  SetTrainerSeeds(state.seed, &seeded);
+  if (state.init_seed != seeded.init_seed ||
+      state.dropout_seed != seeded.dropout_seed ||
+      state.shuffle_seed != seeded.shuffle_seed) {
+    return absl::DataLossError(absl::StrCat(
+        source, ": the rng seeds (", state.init_seed, ", ", state.dropout_seed,
+        ", ", state.shuffle_seed, ") are not the ones seed ", state.seed,
+        " gives (", seeded.init_seed, ", ", seeded.dropout_seed, ", ",
+        seeded.shuffle_seed, ")"));
+  }
   return state;
+}
+
+void SetTrainerSeeds(uint64_t seed, TrainerState* state) {
+  state->seed = seed;
+  state->init_seed = seed;
+  state->dropout_seed = SplitMix64(seed ^ 0x64726f706f7574ULL);  // "dropout"
+  state->shuffle_seed = SplitMix64(seed ^ 0x73687566666c65ULL);  // "shuffle"
+}
+
+const std::vector<std::string>& TrainingCheckpointFiles() {
+  static const std::vector<std::string>* files =
+      new std::vector<std::string>{kConfigFileName, kWeightsFileName,
+                                   kOptimizerStateFile, kTrainerStateFile};
+  return *files;
 }
 
 std::string CheckpointName(int64_t step) {
@@ -213,9 +255,10 @@ absl::StatusOr<std::string> WriteTrainingCheckpoint(
   RETURN_IF_ERROR(AddAdamWState(layout, optimizer, &writer));
   writer.SetMetadata("step", absl::StrCat(state.step));
   RETURN_IF_ERROR(writer.WriteFile(JoinPath(temp, kOptimizerStateFile)));
-  // Last: its presence marks the directory as complete.
   RETURN_IF_ERROR(WriteFileAtomically(JoinPath(temp, kTrainerStateFile),
                                       TrainerStateToJson(state)));
+  // Last: the sizes and hashes of the files above, as they are on disk.
+  RETURN_IF_ERROR(WriteCheckpointManifest(temp, TrainingCheckpointFiles()));
   RETURN_IF_ERROR(FsyncDirectory(temp));
   if (fs::exists(final_path)) RETURN_IF_ERROR(RemoveTree(final_path));
   if (std::rename(temp.c_str(), final_path.c_str()) != 0) {
@@ -281,6 +324,81 @@ absl::StatusOr<TrainerState> ReadTrainerState(
   const std::string path = JoinPath(checkpoint_dir, kTrainerStateFile);
   ASSIGN_OR_RETURN(const std::string text, ReadFileToString(path));
   return ParseTrainerStateJson(text, path);
+}
+
+absl::StatusOr<TrainerState> ReadVerifiedTrainerState(
+    const std::string& checkpoint_dir) {
+  RETURN_IF_ERROR(
+      VerifyCheckpointManifest(checkpoint_dir, TrainingCheckpointFiles()));
+  ASSIGN_OR_RETURN(TrainerState state, ReadTrainerState(checkpoint_dir));
+  const int64_t named_step =
+      StepOfName(fs::path(checkpoint_dir).filename().string());
+  if (named_step >= 0 && named_step != state.step) {
+    return absl::DataLossError(absl::StrCat(
+        checkpoint_dir, "/", kTrainerStateFile, ": step ", state.step,
+        " disagrees with the directory's name (step ", named_step, ")"));
+  }
+  const std::string optimizer_path =
+      JoinPath(checkpoint_dir, kOptimizerStateFile);
+  ASSIGN_OR_RETURN(const SafetensorsFile optimizer,
+                   SafetensorsFile::Open(optimizer_path));
+  const auto step = optimizer.metadata().find("step");
+  if (step == optimizer.metadata().end() ||
+      step->second != absl::StrCat(state.step)) {
+    return absl::DataLossError(absl::StrCat(
+        optimizer_path, ": metadata step ",
+        step == optimizer.metadata().end() ? "(none)" : step->second,
+        " disagrees with trainer_state.json's step ", state.step));
+  }
+  // Every step done applied an update except the skipped ones.
+  const int64_t updates = state.step - state.skipped_steps;
+  absl::StatusOr<std::vector<int64_t>> optimizer_step =
+      optimizer.Find(kOptimizerStepTensor) == nullptr
+          ? absl::DataLossError("missing")
+          : optimizer.ReadInt64(kOptimizerStepTensor);
+  if (!optimizer_step.ok() || optimizer_step->size() != 1 ||
+      (*optimizer_step)[0] != updates) {
+    return absl::DataLossError(absl::StrCat(
+        optimizer_path, ": the optimizer's step is ",
+        optimizer_step.ok() && optimizer_step->size() == 1
+            ? absl::StrCat((*optimizer_step)[0])
+            : std::string("unreadable"),
+        " but trainer_state.json has ", state.step, " steps of which ",
+        state.skipped_steps, " were skipped (", updates, " updates)"));
+  }
+  return state;
+}
+
+absl::StatusOr<std::optional<ResumePoint>> FindResumableCheckpoint(
+    const std::string& checkpoints_dir,
+    const std::function<absl::Status(const ResumePoint&)>& check,
+    std::vector<std::string>* notes) {
+  ASSIGN_OR_RETURN(const auto checkpoints,
+                   ListTrainingCheckpoints(checkpoints_dir));
+  std::vector<std::string> corrupt;
+  for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
+    absl::StatusOr<TrainerState> state = ReadVerifiedTrainerState(it->second);
+    absl::Status status = state.status();
+    if (status.ok()) status = check(ResumePoint{it->second, *state});
+    if (status.ok()) {
+      if (!corrupt.empty()) {
+        notes->push_back(absl::StrCat("falling back to ", it->second,
+                                      ", the newest intact checkpoint"));
+      }
+      return ResumePoint{it->second, *std::move(state)};
+    }
+    if (status.code() != absl::StatusCode::kDataLoss) return status;
+    notes->push_back(
+        absl::StrCat(it->second, " is corrupt: ", status.message()));
+    corrupt.push_back(it->second);
+  }
+  if (!corrupt.empty()) {
+    return absl::DataLossError(
+        absl::StrCat("every checkpoint in ", checkpoints_dir, " is corrupt (",
+                     absl::StrJoin(corrupt, ", "),
+                     "); move them away to start the run again from step 0"));
+  }
+  return std::optional<ResumePoint>();
 }
 
 absl::Status LoadTrainingCheckpoint(const std::string& checkpoint_dir,

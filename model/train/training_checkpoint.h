@@ -10,6 +10,17 @@
 //                            optimizer_state.h)
 //     trainer_state.json     TrainerState below: step, data position, seeds,
 //                            skipped steps, the run config and its hash
+//     manifest.json          the size and SHA-256 of each file above, written
+//                            last (model/train/checkpoint_manifest.h)
+//
+// Trust. Before a checkpoint is resumed from, ReadVerifiedTrainerState checks
+// the manifest and that the files agree with each other (the step in the
+// directory name, trainer_state.json, its rng.dropout_step, the optimizer's
+// metadata and its own update count, step - skipped_steps; seeds derived
+// from the seed); the trainer adds the checks that need the run (the phase
+// and data position the step implies). A
+// checkpoint that fails is corrupt: FindResumableCheckpoint names it and
+// falls back to the newest intact one.
 //
 // Atomic: the files are written (each with WriteFileAtomically) into
 // checkpoints/.tmp-step-000100, which is then renamed to step-000100 and the
@@ -27,6 +38,8 @@
 #define BERTLAB_MODEL_TRAIN_TRAINING_CHECKPOINT_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -95,9 +108,37 @@ absl::Status KeepLastCheckpoints(const std::string& checkpoints_dir, int keep);
 // Deletes the .tmp-* directories an interrupted write leaves behind.
 absl::Status RemoveIncompleteCheckpoints(const std::string& checkpoints_dir);
 
-// checkpoint_dir/trainer_state.json.
+// Sets state->seed and the seeds derived from it (the one place they are
+// derived).
+void SetTrainerSeeds(uint64_t seed, TrainerState* state);
+
+// The files of a training checkpoint, as its manifest lists them.
+const std::vector<std::string>& TrainingCheckpointFiles();
+
+// checkpoint_dir/trainer_state.json, parsed (unverified: for inspection).
 absl::StatusOr<TrainerState> ReadTrainerState(
     const std::string& checkpoint_dir);
+
+// ReadTrainerState after the checks of "Trust" above that need nothing but
+// the checkpoint; DataLoss names the file and what disagrees.
+absl::StatusOr<TrainerState> ReadVerifiedTrainerState(
+    const std::string& checkpoint_dir);
+
+struct ResumePoint {
+  std::string path;
+  TrainerState state;
+};
+
+// The newest checkpoint of checkpoints_dir that ReadVerifiedTrainerState and
+// then `check` accept; none when there is no checkpoint. A checkpoint whose
+// check fails with DataLoss is corrupt: it is skipped, and `notes` gets a
+// line naming it and its corruption (and one naming the fallback). Any other
+// error of `check` (e.g. the checkpoint belongs to another run) is returned
+// as it is; so is DataLoss when every checkpoint is corrupt.
+absl::StatusOr<std::optional<ResumePoint>> FindResumableCheckpoint(
+    const std::string& checkpoints_dir,
+    const std::function<absl::Status(const ResumePoint&)>& check,
+    std::vector<std::string>* notes);
 
 // Restores parameters and optimizer state from checkpoint_dir. config.json
 // must describe `config` exactly (else the message shows both); every tensor

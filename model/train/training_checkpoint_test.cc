@@ -1,5 +1,6 @@
 #include "model/train/training_checkpoint.h"
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_pretraining.h"
+#include "model/train/checkpoint_manifest.h"
 #include "model/train/test_shards.h"
 
 namespace bertlab {
@@ -26,13 +28,10 @@ std::string TempDir(const std::string& name) {
 TrainerState SomeState(int64_t step) {
   TrainerState state;
   state.step = step;
-  state.skipped_steps = 2;
+  state.skipped_steps = step >= 2 ? 2 : 0;
   state.phase = 1;
   state.data_position = {3, 17};
-  state.seed = 12345;
-  state.init_seed = 12345;
-  state.dropout_seed = 0xfedcba9876543210ULL;  // above 2^63
-  state.shuffle_seed = 42;
+  SetTrainerSeeds(12345, &state);  // the shuffle seed is above 2^63
   state.run_config = "a: 1\nb: 2\n";
   state.run_config_hash = "0123456789abcdef";
   state.train_seconds = 1.25;
@@ -49,8 +48,9 @@ TEST(TrainerStateTest, JsonRoundTrips) {
   EXPECT_EQ(parsed->skipped_steps, 2);
   EXPECT_EQ(parsed->phase, 1);
   EXPECT_EQ(parsed->data_position, (DataPosition{3, 17}));
-  EXPECT_EQ(parsed->dropout_seed, 0xfedcba9876543210ULL);
-  EXPECT_EQ(parsed->shuffle_seed, 42u);
+  EXPECT_EQ(parsed->dropout_seed, state.dropout_seed);
+  EXPECT_GT(state.shuffle_seed, uint64_t{1} << 63);
+  EXPECT_EQ(parsed->shuffle_seed, state.shuffle_seed);
   EXPECT_EQ(parsed->run_config, state.run_config);
   EXPECT_EQ(parsed->run_config_hash, state.run_config_hash);
   EXPECT_EQ(parsed->train_seconds, 1.25);
@@ -83,6 +83,14 @@ class CheckpointFilesTest : public ::testing::Test {
         params_(model_.layout().total_size()),
         optimizer_(model_.layout(), AdamWOptions{}) {
     InitializeParameters(model_.layout(), 5, params_.data());
+  }
+
+  // SomeState(step) with skipped_steps making it agree with the optimizer's
+  // update count.
+  TrainerState ConsistentState(int64_t step) const {
+    TrainerState state = SomeState(step);
+    state.skipped_steps = step - optimizer_.step();
+    return state;
   }
 
   BertConfig config_;
@@ -157,6 +165,154 @@ TEST_F(CheckpointFilesTest, LoadRefusesAnotherModelNamingBoth) {
   EXPECT_THAT(status.message(), HasSubstr("\"attention_mode\": \"causal\""));
   EXPECT_THAT(status.message(),
               HasSubstr("\"attention_mode\": \"bidirectional\""));
+}
+
+// Replaces the first `from` in dir/file with `to`.
+void Edit(const std::string& path, const std::string& from,
+          const std::string& to) {
+  std::string text = ReadFileToString(path).value();
+  const size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from << " in " << path;
+  text.replace(at, from.size(), to);
+  ASSERT_TRUE(WriteFileAtomically(path, text).ok());
+}
+
+TEST_F(CheckpointFilesTest, EditedFilesAreFoundBeforeTheyAreTrusted) {
+  const std::string dir = TempDir("checkpoints_edited");
+  ASSERT_TRUE(WriteTrainingCheckpoint(dir, config_, model_.layout(),
+                                      params_.data(), optimizer_,
+                                      ConsistentState(10))
+                  .ok());
+  const std::string checkpoint = dir + "/step-000010";
+  EXPECT_TRUE(std::filesystem::exists(checkpoint + "/manifest.json"));
+  ASSERT_TRUE(ReadVerifiedTrainerState(checkpoint).ok());
+
+  // One byte of trainer_state.json: step 10 -> 18.
+  Edit(checkpoint + "/trainer_state.json", "\"step\": 10", "\"step\": 18");
+  absl::StatusOr<TrainerState> state = ReadVerifiedTrainerState(checkpoint);
+  EXPECT_EQ(state.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(state.status().message(),
+              HasSubstr("trainer_state.json: SHA-256 "));
+  // The same edit with a manifest made to match: the files still disagree.
+  ASSERT_TRUE(
+      WriteCheckpointManifest(checkpoint, TrainingCheckpointFiles()).ok());
+  state = ReadVerifiedTrainerState(checkpoint);
+  EXPECT_EQ(state.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(state.status().message(),
+              HasSubstr("rng.dropout_step 10 disagrees with step 18"));
+  Edit(checkpoint + "/trainer_state.json", "\"dropout_step\": 10",
+       "\"dropout_step\": 18");
+  ASSERT_TRUE(
+      WriteCheckpointManifest(checkpoint, TrainingCheckpointFiles()).ok());
+  state = ReadVerifiedTrainerState(checkpoint);
+  EXPECT_THAT(state.status().message(),
+              HasSubstr("step 18 disagrees with the directory's name (step "
+                        "10)"));
+  // Under the matching name, the optimizer's metadata disagrees.
+  std::filesystem::rename(checkpoint, dir + "/step-000018");
+  state = ReadVerifiedTrainerState(dir + "/step-000018");
+  EXPECT_THAT(state.status().message(),
+              HasSubstr("optimizer.safetensors: metadata step 10 disagrees "
+                        "with trainer_state.json's step 18"));
+}
+
+TEST_F(CheckpointFilesTest, TheOptimizersStepMustBeTheUpdatesDone) {
+  const std::string dir = TempDir("checkpoints_updates");
+  std::vector<float> grads(params_.size(), 0.5f);
+  for (int i = 0; i < 8; ++i) {
+    optimizer_.Step(1e-3, grads.data(), params_.data());
+  }
+  // 10 steps of which 2 skipped: 8 updates.
+  ASSERT_TRUE(WriteTrainingCheckpoint(dir, config_, model_.layout(),
+                                      params_.data(), optimizer_, SomeState(10))
+                  .ok());
+  EXPECT_TRUE(ReadVerifiedTrainerState(dir + "/step-000010").ok());
+  ASSERT_TRUE(WriteTrainingCheckpoint(dir, config_, model_.layout(),
+                                      params_.data(), optimizer_, SomeState(12))
+                  .ok());
+  const absl::Status status =
+      ReadVerifiedTrainerState(dir + "/step-000012").status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(status.message(),
+              HasSubstr("optimizer.safetensors: the optimizer's step is 8 but "
+                        "trainer_state.json has 12 steps of which 2 were "
+                        "skipped (10 updates)"));
+}
+
+TEST_F(CheckpointFilesTest, ResumeFallsBackToTheNewestIntactCheckpoint) {
+  const std::string dir = TempDir("checkpoints_fallback");
+  for (int64_t step : {4, 8, 12}) {
+    ASSERT_TRUE(WriteTrainingCheckpoint(dir, config_, model_.layout(),
+                                        params_.data(), optimizer_,
+                                        ConsistentState(step))
+                    .ok());
+  }
+  const auto accept = [](const ResumePoint&) { return absl::OkStatus(); };
+  std::vector<std::string> notes;
+  auto found = FindResumableCheckpoint(dir, accept, &notes);
+  ASSERT_TRUE(found.ok()) << found.status();
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->state.step, 12);
+  EXPECT_TRUE(notes.empty());
+
+  // A flipped byte in the newest weights; a run check refusing step 8 as
+  // corrupt: step 4 it is, and the notes say why.
+  std::string weights =
+      ReadFileToString(dir + "/step-000012/model.safetensors").value();
+  weights[weights.size() / 2] ^= 0x10;
+  ASSERT_TRUE(
+      WriteFileAtomically(dir + "/step-000012/model.safetensors", weights)
+          .ok());
+  const auto refuse_8 = [](const ResumePoint& point) {
+    return point.state.step == 8
+               ? absl::DataLossError("data position 1 does not follow")
+               : absl::OkStatus();
+  };
+  found = FindResumableCheckpoint(dir, refuse_8, &notes);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ((*found)->state.step, 4);
+  ASSERT_EQ(notes.size(), 3u);
+  EXPECT_THAT(notes[0], HasSubstr("step-000012 is corrupt: "));
+  EXPECT_THAT(notes[0], HasSubstr("model.safetensors: SHA-256"));
+  EXPECT_THAT(notes[1], HasSubstr("step-000008 is corrupt: data position 1"));
+  EXPECT_THAT(notes[2], HasSubstr("falling back to " + dir + "/step-000004"));
+
+  // Any other refusal is not corruption: it is returned as it is.
+  const auto other_run = [](const ResumePoint&) {
+    return absl::FailedPreconditionError("another run's checkpoint");
+  };
+  notes.clear();
+  found = FindResumableCheckpoint(dir, other_run, &notes);
+  EXPECT_EQ(found.status().code(), absl::StatusCode::kFailedPrecondition);
+
+  const auto corrupt = [](const ResumePoint&) {
+    return absl::DataLossError("bad");
+  };
+  found = FindResumableCheckpoint(dir, corrupt, &notes);
+  EXPECT_EQ(found.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(found.status().message(),
+              HasSubstr("every checkpoint in " + dir + " is corrupt"));
+}
+
+TEST_F(CheckpointFilesTest, NonFiniteOptimizerStateIsRefused) {
+  const std::string dir = TempDir("checkpoints_nan_moment");
+  std::vector<float> grads(params_.size(), 0.5f);
+  grads[3] = NAN;
+  optimizer_.Step(1e-3, grads.data(), params_.data());
+  params_[3] = 0.0f;  // the weights stay finite; the moments do not
+  ASSERT_TRUE(WriteTrainingCheckpoint(dir, config_, model_.layout(),
+                                      params_.data(), optimizer_, SomeState(1))
+                  .ok());
+  std::vector<float> loaded(params_.size(), 0.0f);
+  AdamW<float> loaded_optimizer(model_.layout(), AdamWOptions{});
+  const absl::Status status =
+      LoadTrainingCheckpoint(dir + "/step-000001", config_, model_.layout(),
+                             loaded.data(), &loaded_optimizer);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("optimizer.safetensors: optimizer.m.bert.embeddings."
+                        "word_embeddings.weight: element 3 (index [0, 3]) is "
+                        "nan; optimizer state must be finite"));
 }
 
 TEST_F(CheckpointFilesTest, ListingAMissingDirectoryIsEmpty) {

@@ -94,7 +94,10 @@ void ProgressLine::Update(const std::string& text, bool force) {
 }
 
 void ProgressLine::Message(const std::string& text) {
-  if (!enabled_) return;
+  if (enabled_) Warning(text);
+}
+
+void ProgressLine::Warning(const std::string& text) {
   if (line_open_) {
     std::fprintf(stderr, "\r\x1b[K");
     line_open_ = false;

@@ -52,6 +52,9 @@ class ProgressLine {
   // the rate limits (the last step).
   void Update(const std::string& text, bool force);
   void Message(const std::string& text);
+  // Like Message, but printed even when progress is off: what a run must
+  // not keep quiet (skipped steps, corrupt checkpoints passed over).
+  void Warning(const std::string& text);
   // Ends a live line with a newline.
   void Finish();
 
