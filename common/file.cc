@@ -4,10 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 
@@ -57,10 +61,51 @@ std::string TemporaryPathFor(const std::string& path) {
                       now.tv_nsec);
 }
 
+// The fault hooks of file.h, read from the environment once.
+struct FaultHooks {
+  int64_t enospc_after_bytes = -1;  // -1: off
+  int64_t delay_ms = 0;
+};
+
+const FaultHooks& Hooks() {
+  static const FaultHooks hooks = [] {
+    FaultHooks read;
+    if (const char* bytes = std::getenv(kTestingEnospcAfterBytesEnv)) {
+      read.enospc_after_bytes = std::strtoll(bytes, nullptr, 10);
+    }
+    if (const char* delay = std::getenv(kTestingWriteDelayMsEnv)) {
+      read.delay_ms = std::max<int64_t>(0, std::strtoll(delay, nullptr, 10));
+    }
+    return read;
+  }();
+  return hooks;
+}
+
+// Bytes written through WriteAll by this process, for the ENOSPC hook.
+std::atomic<int64_t> bytes_written{0};
+
+// write(2), or a disk that fills up after enospc_after_bytes bytes: the
+// write that crosses the limit writes what still fits, the next fails with
+// ENOSPC, as a real full disk does.
+ssize_t WriteOrFill(int fd, const char* data, size_t size) {
+  const int64_t limit = Hooks().enospc_after_bytes;
+  if (limit >= 0) {
+    const int64_t room = limit - bytes_written.load();
+    if (room <= 0) {
+      errno = ENOSPC;
+      return -1;
+    }
+    size = std::min<size_t>(size, static_cast<size_t>(room));
+  }
+  const ssize_t written = ::write(fd, data, size);
+  if (written > 0) bytes_written += written;
+  return written;
+}
+
 absl::Status WriteAll(int fd, absl::string_view contents,
                       const std::string& path) {
   while (!contents.empty()) {
-    const ssize_t written = ::write(fd, contents.data(), contents.size());
+    const ssize_t written = WriteOrFill(fd, contents.data(), contents.size());
     if (written < 0) {
       if (errno == EINTR) continue;
       return PosixError("cannot write", path);
@@ -84,6 +129,9 @@ absl::Status WriteAndRename(const std::string& temp_path,
   }
   if (::fsync(fd) != 0) return PosixError("cannot fsync", temp_path);
   if (closer.Close() != 0) return PosixError("cannot close", temp_path);
+  if (Hooks().delay_ms > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(Hooks().delay_ms));
+  }
   if (::rename(temp_path.c_str(), path.c_str()) != 0) {
     return PosixError(absl::StrCat("cannot rename ", temp_path, " to"), path);
   }

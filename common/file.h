@@ -25,6 +25,20 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents);
 
+// Fault hooks for tests of whole commands (a disk that fills up, a kill in
+// the middle of a write), read from the environment once per process:
+//   BERTLAB_TESTING_ENOSPC_AFTER_BYTES=N  WriteFileAtomically fails with
+//       ENOSPC ("No space left on device") once the process has written N
+//       bytes through it, as a full disk would;
+//   BERTLAB_TESTING_WRITE_DELAY_MS=M  each WriteFileAtomically waits M ms
+//       between writing its temporary file and renaming it, so that a
+//       kill lands inside multi-file writes such as checkpoints.
+// Unset (always, outside such tests) they cost one branch per write.
+inline constexpr char kTestingEnospcAfterBytesEnv[] =
+    "BERTLAB_TESTING_ENOSPC_AFTER_BYTES";
+inline constexpr char kTestingWriteDelayMsEnv[] =
+    "BERTLAB_TESTING_WRITE_DELAY_MS";
+
 }  // namespace bertlab
 
 #endif  // BERTLAB_COMMON_FILE_H_

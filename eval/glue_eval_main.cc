@@ -80,13 +80,15 @@ absl::Status Run() {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "--task=NAME --gold=dev.tsv --predictions=NAME.tsv\n"
-      "Prints the task's GLUE metrics (x100) as JSON.");
-  const auto positional = absl::ParseCommandLine(argc, argv);
-  if (positional.size() > 1) {
-    std::cerr << "glue_eval: unexpected argument " << positional[1] << "\n";
-    return 2;
-  }
-  return bertlab::ExitStatus("glue_eval", bertlab::Run());
+  return bertlab::RunMain("glue_eval", [&] {
+    absl::SetProgramUsageMessage(
+        "--task=NAME --gold=dev.tsv --predictions=NAME.tsv\n"
+        "Prints the task's GLUE metrics (x100) as JSON.");
+    const auto positional = absl::ParseCommandLine(argc, argv);
+    if (positional.size() > 1) {
+      std::cerr << "glue_eval: unexpected argument " << positional[1] << "\n";
+      return 2;
+    }
+    return bertlab::ExitStatus("glue_eval", bertlab::Run());
+  });
 }

@@ -91,13 +91,15 @@ absl::Status Run() {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "squad_eval --data=dev.json --predictions=predictions.json "
-      "[--na_probs=null_odds.json]");
-  const std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
-  if (positional.size() > 1) {
-    std::cerr << "squad_eval: unexpected argument " << positional[1] << "\n";
-    return 2;
-  }
-  return bertlab::ExitStatus("squad_eval", bertlab::Run());
+  return bertlab::RunMain("squad_eval", [&] {
+    absl::SetProgramUsageMessage(
+        "squad_eval --data=dev.json --predictions=predictions.json "
+        "[--na_probs=null_odds.json]");
+    const std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+    if (positional.size() > 1) {
+      std::cerr << "squad_eval: unexpected argument " << positional[1] << "\n";
+      return 2;
+    }
+    return bertlab::ExitStatus("squad_eval", bertlab::Run());
+  });
 }

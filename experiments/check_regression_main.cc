@@ -108,9 +108,13 @@ absl::Status Run() {
   text << in.rdbuf();
   const nlohmann::json golden =
       nlohmann::json::parse(text.str(), nullptr, false);
-  if (golden.is_discarded() || !golden.contains("runs")) {
+  if (golden.is_discarded() || !golden.is_object() ||
+      !golden.contains("runs") || !golden["runs"].is_object() ||
+      !golden.contains("tolerance") || !golden["tolerance"].is_object()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(golden_path, ": not a golden file (JSON with \"runs\")"));
+        absl::StrCat(golden_path,
+                     ": not a golden file (a JSON object with \"runs\" and "
+                     "\"tolerance\" objects)"));
   }
   const double points = golden["tolerance"].value("percent_points", 0.0);
   const double relative = golden["tolerance"].value("relative", 0.0);
@@ -176,10 +180,12 @@ absl::Status Run() {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "--runs=DIR (--golden=FILE | --write_golden=FILE)\nCompares an "
-      "experiment's run records with golden values (see "
-      "experiments/check_regression_main.cc).");
-  absl::ParseCommandLine(argc, argv);
-  return bertlab::ExitStatus(bertlab::kProgram, bertlab::Run());
+  return bertlab::RunMain(bertlab::kProgram, [&] {
+    absl::SetProgramUsageMessage(
+        "--runs=DIR (--golden=FILE | --write_golden=FILE)\nCompares an "
+        "experiment's run records with golden values (see "
+        "experiments/check_regression_main.cc).");
+    absl::ParseCommandLine(argc, argv);
+    return bertlab::Run();
+  });
 }

@@ -86,6 +86,9 @@ constexpr Interval kHeldOutFraction{0, true, 0.5, false};  // (0, 0.5]
 constexpr Interval kLearningRate{0, true, 1, false};       // (0, 1]
 constexpr Interval kWeightDecay{0, false, 1, true};        // [0, 1)
 
+// total_steps * gradient_accumulation_steps at most (a uint32 counter).
+constexpr int64_t kMaxMicroSteps = int64_t{0xffffffff};
+
 std::string KnownSizes() {
   std::vector<std::string> names;
   for (const ModelSize& size : ModelSizes()) names.push_back(size.name);
@@ -453,6 +456,20 @@ class RunChecker {
     RequireAtLeast(base + ".total_steps", schedule.has_total_steps(),
                    schedule.total_steps(), 1,
                    "the number of optimizer steps (the paper: 1000000)");
+    // Dropout draws are addressed by a 32-bit Philox counter per
+    // micro-step (model/train/pretrainer.cc refuses more, but only after the
+    // data is prepared): say it here, with the field's place in the file.
+    const int64_t accumulation =
+        spec_.pretraining().optimizer().gradient_accumulation_steps();
+    if (schedule.total_steps() >= 1 && accumulation >= 1 &&
+        schedule.total_steps() > kMaxMicroSteps / accumulation) {
+      Add(base + ".total_steps",
+          absl::StrCat("(", schedule.total_steps(), ") times pretraining.",
+                       "optimizer.gradient_accumulation_steps (", accumulation,
+                       ") must be at most 2^32 - 1 = ", kMaxMicroSteps,
+                       " micro-steps (dropout draws are addressed by a "
+                       "32-bit counter); the paper trains 1000000 steps"));
+    }
     switch (schedule.warmup_case()) {
       case ScheduleSpec::kWarmupSteps:
         if (schedule.warmup_steps() < 0) {

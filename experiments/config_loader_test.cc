@@ -733,6 +733,13 @@ const RuleCase kRuleCases[] = {
     {"TotalStepsRequired",
      [](RunSpec* s) { Pre(s)->mutable_schedule()->clear_total_steps(); },
      "base.pretraining.schedule.total_steps is required"},
+    {"TotalStepsTimesAccumulation",
+     [](RunSpec* s) {
+       Pre(s)->mutable_schedule()->set_total_steps(1000000000000);
+     },
+     "base.pretraining.schedule.total_steps (1000000000000) times "
+     "pretraining.optimizer.gradient_accumulation_steps (1) must be at most "
+     "2^32 - 1 = 4294967295 micro-steps"},
     {"TotalStepsPositive",
      [](RunSpec* s) { Pre(s)->mutable_schedule()->set_total_steps(0); },
      "base.pretraining.schedule.total_steps (0) must be at least 1"},

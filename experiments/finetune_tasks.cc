@@ -2,16 +2,17 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/directory.h"
 #include "common/file.h"
+#include "common/file_lock.h"
 #include "common/status_macros.h"
 #include "eval/glue_scoring.h"
 #include "eval/squad_eval.h"
+#include "experiments/run_lock.h"
 #include "nlohmann/json.hpp"
 #include "tasks/glue/glue_features.h"
 #include "tasks/glue/glue_predictions.h"
@@ -35,7 +36,20 @@ std::string Join(const std::string& a, const std::string& b) {
   return (fs::path(a) / b).string();
 }
 
-bool IsFile(const std::string& path) { return fs::is_regular_file(path); }
+bool IsFile(const std::string& path) {
+  std::error_code error;
+  return fs::is_regular_file(path, error);
+}
+
+// How many of a task's skipped or suspicious examples a warning quotes.
+constexpr size_t kQuotedExamples = 3;
+
+// The error for a training set that came out empty, with the reason.
+absl::Status NoTrainingExamples(const std::string& file,
+                                const std::string& reason) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(file, ": no training examples: ", reason));
+}
 
 // The GLUE directory name of a task key.
 std::string GlueName(const std::string& task) {
@@ -92,6 +106,10 @@ class GlueTask : public FinetuneTask {
         ASSIGN_OR_RETURN(GlueEncodedSet encoded,
                          EncodeGlueSet(set, tokenizer, max_seq));
         if (split == GlueSplit::kTrain) {
+          if (encoded.examples.empty()) {
+            return NoTrainingExamples(
+                path, "the file has no data rows below its header");
+          }
           Truncate(&encoded.examples, spec.max_train_examples());
           result->train_ = std::move(encoded.examples);
         } else {
@@ -244,14 +262,20 @@ absl::StatusOr<SquadFileSet> SquadFiles(const std::string& dir,
     return absl::NotFoundError(absl::StrCat("no SQuAD ", version, " files (*",
                                             version, "*.json) in ", dir));
   }
-  std::ifstream in(source);
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
+  // The reader checks the file first, so that a malformed one is reported
+  // with its line and column (or the JSON path of the bad field).
+  ASSIGN_OR_RETURN(const std::string text, ReadFileToString(source));
+  RETURN_IF_ERROR(ParseSquadJson(text, source, SquadReadOptions()).status());
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
   if (json.is_discarded() || !json.contains("data") ||
       !json["data"].is_array() || json["data"].size() < 2) {
     return absl::InvalidArgumentError(absl::StrCat(
-        source, ": expected a SQuAD file with at least two articles to split"));
+        source, ": has ",
+        json.is_discarded() || !json["data"].is_array() ? 0
+                                                        : json["data"].size(),
+        " article(s); splitting one file into train and dev needs at least "
+        "two (or give train-",
+        version, ".json and dev-", version, ".json)"));
   }
   const size_t articles = json["data"].size();
   const size_t dev_articles = std::max<size_t>(1, articles / 4);
@@ -277,7 +301,9 @@ absl::StatusOr<SquadFileSet> SquadFiles(const std::string& dir,
   }
   const std::string split_dir =
       Join(scratch_dir, absl::StrCat("squad-", version, "-split"));
-  fs::create_directories(split_dir);
+  ASSIGN_OR_RETURN(const FileLock lock,
+                   LockRunDirectory(split_dir, "the split SQuAD files"));
+  RETURN_IF_ERROR(CreateDirectories(split_dir));
   const std::string split_train = Join(split_dir, "train.json");
   const std::string split_dev = Join(split_dir, "dev.json");
   RETURN_IF_ERROR(WriteFileAtomically(split_train, train_json.dump()));
@@ -310,9 +336,39 @@ class SquadTask : public FinetuneTask {
     SquadReadOptions read;
     read.is_training = true;
     ASSIGN_OR_RETURN(SquadDataset train, ReadSquadFile(files.train, read));
+    const SquadReadStats& stats = train.stats;
+    if (stats.num_skipped_answer_not_found > 0) {
+      result->warnings_.push_back(absl::StrCat(
+          files.train, ": ", stats.num_skipped_answer_not_found, " of ",
+          stats.num_questions,
+          " training questions skipped: the answer text is not at its "
+          "answer_start (run_squad.py skips them too)"));
+      for (size_t i = 0; i < stats.skipped.size() && i < kQuotedExamples; ++i) {
+        result->warnings_.push_back(absl::StrCat("skipped ", stats.skipped[i]));
+      }
+    }
+    if (train.examples.empty()) {
+      return NoTrainingExamples(
+          files.train,
+          stats.num_questions == 0
+              ? std::string("the file has no questions")
+              : absl::StrCat(
+                    "all ", stats.num_questions,
+                    " questions were skipped: the answer text is not at its "
+                    "answer_start",
+                    stats.skipped.empty()
+                        ? ""
+                        : absl::StrCat(" (first: ", stats.skipped[0], ")")));
+    }
     Truncate(&train.examples, spec.max_train_examples());
     read.is_training = false;
     ASSIGN_OR_RETURN(result->dev_, ReadSquadFile(files.dev, read));
+    if (result->dev_.stats.num_answers_not_at_offset > 0) {
+      result->warnings_.push_back(absl::StrCat(
+          files.dev, ": ", result->dev_.stats.num_answers_not_at_offset,
+          " dev answers are not at their answer_start (kept: the evaluation "
+          "compares answer texts only)"));
+    }
     Truncate(&result->dev_.examples, spec.max_eval_examples());
 
     SquadFeatureOptions features;
@@ -424,6 +480,10 @@ class SwagTask : public FinetuneTask {
       ASSIGN_OR_RETURN(std::vector<MultipleChoiceExample> examples,
                        LoadSwagExamples(path, tokenizer, options));
       const bool train = std::string(name) == "train.csv";
+      if (train && examples.empty()) {
+        return NoTrainingExamples(path,
+                                  "the file has no data rows below its header");
+      }
       Truncate(&examples,
                train ? spec.max_train_examples() : spec.max_eval_examples());
       (train ? result->train_ : result->dev_) = std::move(examples);
@@ -483,7 +543,8 @@ bool TaskDataAvailable(const std::string& task, const TaskSources& sources) {
   if (task == "squad1" || task == "squad2") {
     const std::string dir = Join(Join(sources.data_dir, "squad"),
                                  task == "squad1" ? "v1.1" : "v2.0");
-    return fs::is_directory(dir) && !fs::is_empty(dir);
+    std::error_code error;
+    return fs::is_directory(dir, error) && !fs::is_empty(dir, error);
   }
   if (task == "swag") {
     return IsFile(Join(Join(sources.data_dir, "swag"), "train.csv"));

@@ -68,6 +68,11 @@ class FinetuneTask {
   }
   int64_t train_size() const { return train_size_; }
   int64_t dev_size() const { return dev_size_; }
+  // What reading the files found worth telling but not fatal, one line
+  // each, e.g. SQuAD training questions skipped because their answer is not
+  // at its offset: a count, then the first few (file:line and question id).
+  // The runner prints them and puts them into the task's run records.
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
   virtual FinetuneModelOptions ModelOptions() const = 0;
   virtual TrainingSet Train() const = 0;
@@ -83,6 +88,7 @@ class FinetuneTask {
   std::map<std::string, std::string> data_files_;
   int64_t train_size_ = 0;
   int64_t dev_size_ = 0;
+  std::vector<std::string> warnings_;
 };
 
 // Whether the real data of `task` (a FinetuneTaskSpec.task) is in
@@ -91,7 +97,9 @@ bool TaskDataAvailable(const std::string& task, const TaskSources& sources);
 
 // Reads and encodes `task` ("mrpc", ..., or a derived "web_*") with the
 // spec's lengths and limits. Errors: missing or malformed files (file and
-// line).
+// line, or line and column for malformed JSON), and a training set that
+// comes out empty (the file and why: no rows, or every SQuAD answer
+// misaligned).
 absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
     const std::string& task, const FinetuneTaskSpec& spec,
     const FullTokenizer& tokenizer, const TaskSources& sources);

@@ -105,6 +105,23 @@ absl::Status Run() {
     return absl::InvalidArgumentError(
         "--config, --shards and --output_dir are required (see --help)");
   }
+  // The flags that the pre-training options check too, named here as the
+  // flags they are, before any work.
+  const int64_t stop_after_step = absl::GetFlag(FLAGS_stop_after_step);
+  if (stop_after_step < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--stop_after_step=", stop_after_step,
+                     ": must be at least 0 (0: run to total_steps)"));
+  }
+  const double progress_seconds = absl::GetFlag(FLAGS_progress_seconds);
+  if (!(progress_seconds > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--progress_seconds=", progress_seconds, ": must be positive"));
+  }
+  if (absl::GetFlag(FLAGS_testing_step_delay_ms) < 0) {
+    return absl::InvalidArgumentError(
+        "--testing_step_delay_ms: must be at least 0");
+  }
   RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
   ASSIGN_OR_RETURN(const experiments::Experiment experiment,
                    experiments::LoadExperiment(ResolveUserPath(config_path)));
@@ -131,9 +148,9 @@ absl::Status Run() {
                        SplitPaths(absl::GetFlag(FLAGS_held_out_shards))),
                    _.Prepend(config_path, ", run ", chosen->name, ": "));
   options.output_dir = ResolveUserPath(output_dir);
-  options.stop_after_step = absl::GetFlag(FLAGS_stop_after_step);
+  options.stop_after_step = stop_after_step;
   RETURN_IF_ERROR(ReadDeviceFlags(&options.device, &options.precision));
-  options.progress_interval_seconds = absl::GetFlag(FLAGS_progress_seconds);
+  options.progress_interval_seconds = progress_seconds;
   const std::string progress = absl::GetFlag(FLAGS_progress);
   if (progress == "auto") {
     options.progress = ProgressMode::kAuto;
@@ -171,10 +188,12 @@ absl::Status Run() {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "--config=EXPERIMENT.textproto [--variant=NAME] --shards=DIR[,DIR...] "
-      "--output_dir=DIR\nPre-trains one run of an experiment (see "
-      "experiments/pretrain_main.cc).");
-  absl::ParseCommandLine(argc, argv);
-  return bertlab::ExitStatus(bertlab::kProgram, bertlab::Run());
+  return bertlab::RunMain(bertlab::kProgram, [&] {
+    absl::SetProgramUsageMessage(
+        "--config=EXPERIMENT.textproto [--variant=NAME] --shards=DIR[,DIR...] "
+        "--output_dir=DIR\nPre-trains one run of an experiment (see "
+        "experiments/pretrain_main.cc).");
+    absl::ParseCommandLine(argc, argv);
+    return bertlab::Run();
+  });
 }

@@ -9,10 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/directory.h"
 #include "common/file.h"
+#include "common/file_lock.h"
 #include "common/split_mix.h"
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
+#include "experiments/run_lock.h"
 #include "tasks/corpus/diatheke_reader.h"
 #include "tasks/corpus/gutenberg_reader.h"
 #include "tasks/corpus/reference_format_reader.h"
@@ -32,7 +35,9 @@ namespace fs = std::filesystem;
 
 std::string Hex16(uint64_t value) { return absl::StrFormat("%016x", value); }
 
-bool Done(const std::string& dir) { return fs::exists(fs::path(dir) / "DONE"); }
+absl::StatusOr<bool> Done(const std::string& dir) {
+  return PathExists((fs::path(dir) / "DONE").string());
+}
 
 absl::Status MarkDone(const std::string& dir) {
   return WriteFileAtomically((fs::path(dir) / "DONE").string(), "");
@@ -148,8 +153,9 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
   if (data.format() == PretrainingData::DEFAULT_CORPUS) {
     if (options.default_corpus.empty()) {
       return absl::InvalidArgumentError(
-          "pretraining.data.format is DEFAULT_CORPUS but no default corpus "
-          "was given to the runner");
+          "pretraining.data.format is DEFAULT_CORPUS but the runner has no "
+          "default corpus: run it as `bazel run //experiments:run_experiment` "
+          "(or a table target), or pass --default_corpus=FILE");
     }
     corpus_files = {options.default_corpus};
   }
@@ -176,7 +182,12 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
   const std::string train_txt = (fs::path(corpus_dir) / "train.txt").string();
   const std::string held_out_txt =
       (fs::path(corpus_dir) / "held_out.txt").string();
-  if (!Done(corpus_dir)) {
+  // One preparation of this corpus at a time: another process that needs it
+  // waits and then finds it done (split, vocabulary and shards alike).
+  ASSIGN_OR_RETURN(const FileLock lock,
+                   LockRunDirectory(corpus_dir, "the prepared corpus"));
+  ASSIGN_OR_RETURN(const bool corpus_done, Done(corpus_dir));
+  if (!corpus_done) {
     if (options.verbose) {
       std::cerr << "data: splitting " << absl::StrJoin(corpus_files, ", ")
                 << " into " << corpus_dir << "\n";
@@ -199,7 +210,7 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
                        train_docs, " training and ", held_out_docs,
                        " held-out documents; both need at least one"));
     }
-    fs::create_directories(corpus_dir);
+    RETURN_IF_ERROR(CreateDirectories(corpus_dir));
     RETURN_IF_ERROR(WriteFileAtomically(train_txt, train));
     RETURN_IF_ERROR(WriteFileAtomically(held_out_txt, held_out));
     RETURN_IF_ERROR(MarkDone(corpus_dir));
@@ -234,7 +245,8 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
         (fs::path(corpus_dir) /
          absl::StrCat("vocab-", size, cased ? "-cased" : "-uncased", ".txt"))
             .string();
-    if (!fs::exists(prepared.vocab_file)) {
+    ASSIGN_OR_RETURN(const bool have_vocab, PathExists(prepared.vocab_file));
+    if (!have_vocab) {
       if (options.verbose) {
         std::cerr << "data: training a " << size
                   << "-entry WordPiece vocabulary on " << train_txt << "\n";
@@ -261,16 +273,19 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
     if (config.objective == PretrainingObjective::kMaskedLm) {
       config.next_sentence = true;  // same instances; shared with No NSP
     }
-    const uint64_t shard_key = Fnv1a64(absl::StrCat(
-        InstanceConfigToText(config),
-        ";vocab=", tokenizer.vocab().ContentHashHex(), ";cased=", cased));
+    // The format version too: shards of an older format are made again.
+    const uint64_t shard_key = Fnv1a64(
+        absl::StrCat(InstanceConfigToText(config),
+                     ";vocab=", tokenizer.vocab().ContentHashHex(),
+                     ";cased=", cased, ";format=", kShardFormatVersion));
     const std::string dir =
         (fs::path(corpus_dir) / absl::StrCat("shards-", Hex16(shard_key)))
             .string();
     const std::string train_dir = (fs::path(dir) / "train").string();
     const std::string held_out_dir = (fs::path(dir) / "held_out").string();
-    if (!Done(dir)) {
-      fs::create_directories(dir);
+    ASSIGN_OR_RETURN(const bool shards_done, Done(dir));
+    if (!shards_done) {
+      RETURN_IF_ERROR(CreateDirectories(dir));
       RETURN_IF_ERROR(WriteShards(config, tokenizer, tokenizer_options,
                                   train_txt, train_dir, options.verbose));
       RETURN_IF_ERROR(WriteShards(config, tokenizer, tokenizer_options,

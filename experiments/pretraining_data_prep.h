@@ -18,7 +18,9 @@
 //                              vocabulary's content hash and the casing
 //
 // A directory counts only once its DONE marker exists (written last), so an
-// interrupted preparation is redone, never half-used.
+// interrupted preparation is redone, never half-used. The preparation of one
+// corpus-<K> holds its lock (corpus-<K>.lock beside it, run_lock.h): another
+// process preparing the same corpus waits, then finds it done.
 //
 // Held-out documents: document i (0-based, corpus order) is held out when
 // the SplitMix64 of (seed, i) falls below held_out_fraction of 2^64, so the

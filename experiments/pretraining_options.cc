@@ -160,6 +160,8 @@ absl::StatusOr<PretrainingOptions> OptionsFromSpec(
       pretraining.on_non_finite() == PretrainingSpec::SKIP_STEP
           ? NonFinitePolicy::kSkipStep
           : NonFinitePolicy::kStop;
+  options.max_consecutive_skipped_steps =
+      pretraining.max_consecutive_skipped_steps();
   options.eval_every_steps = pretraining.eval_every_steps();
   options.eval_batches = pretraining.eval_batches();
   options.checkpoint_every_steps = pretraining.checkpoint_every_steps();

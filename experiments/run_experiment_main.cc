@@ -1,10 +1,15 @@
 // Runs one of the paper's experiments (experiments/runner.h) and prints its
 // report. Each table target (`bazel run //experiments:table5_ablation`, ...)
-// is this program with the experiment's two scale presets and the embedded
-// corpus passed in by BUILD:
+// is this program with the experiment's two scale presets passed in by
+// BUILD:
 //
 //   bazel run -c opt //experiments:table5_ablation -- [--scale=mini|paper]
 //       [--data_dir=../shared/data] [--output_dir=DIR] [--threads=N]
+//   bazel run -c opt //experiments:run_experiment -- --experiment=FILE
+//
+// The embedded corpus (//tasks/corpus:default_corpus, for experiments with
+// format DEFAULT_CORPUS and the derived web_* tasks) is a data dependency of
+// the binary, found in its runfiles; --default_corpus=FILE replaces it.
 //
 // --scale=mini (the default) runs the experiment's <name>.mini.textproto,
 // sized for a 2-core CPU; --scale=paper its <name>.paper.textproto (the
@@ -22,6 +27,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -33,6 +39,7 @@
 #include "experiments/config_loader.h"
 #include "experiments/device_flags.h"
 #include "experiments/runner.h"
+#include "tasks/corpus/default_corpus_path.h"
 
 ABSL_FLAG(std::string, scale, "mini",
           "mini (a 2-core CPU) or paper (the paper's sizes, for GPUs)");
@@ -56,7 +63,9 @@ ABSL_FLAG(std::string, experiment_mini, "",
           "set by BUILD: the mini-scale experiment file");
 ABSL_FLAG(std::string, experiment_paper, "",
           "set by BUILD: the paper-scale experiment file");
-ABSL_FLAG(std::string, default_corpus, "", "set by BUILD: the embedded corpus");
+ABSL_FLAG(std::string, default_corpus, "",
+          "the corpus of format DEFAULT_CORPUS and of the derived tasks "
+          "(default: the embedded one, from the binary's runfiles)");
 ABSL_FLAG(std::string, experiment, "",
           "run this experiment file instead of the scale presets");
 
@@ -81,7 +90,27 @@ std::string CodeVersion() {
   return rc == 0 && !out.empty() ? out : "unknown";
 }
 
-absl::Status Run() {
+// Whether any run needs the default corpus: pre-training on it, or a derived
+// web_* task (as the task or as its fallback).
+bool NeedsDefaultCorpus(const experiments::Experiment& experiment) {
+  for (const experiments::ResolvedRun& run :
+       experiments::ResolveRuns(experiment)) {
+    if (run.spec.pretraining().data().format() ==
+        experiments::PretrainingData::DEFAULT_CORPUS) {
+      return true;
+    }
+    for (const experiments::FinetuneTaskSpec& task :
+         run.spec.finetuning().tasks()) {
+      if (absl::StartsWith(task.task(), "web_") ||
+          absl::StartsWith(task.fallback_task(), "web_")) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+absl::Status Run(const char* argv0) {
   const std::string scale = absl::GetFlag(FLAGS_scale);
   if (scale != "mini" && scale != "paper") {
     return absl::InvalidArgumentError(
@@ -126,13 +155,28 @@ absl::Status Run() {
     options.data_dir = ResolveUserPath(data_dir);
     // A mistyped directory would silently turn every task into n/a or its
     // derived stand-in.
-    if (!std::filesystem::is_directory(options.data_dir)) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(options.data_dir, error)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--data_dir=", data_dir, ": no such directory (", options.data_dir,
           "); it should hold glue/, squad/ or swag/ in the official layouts"));
     }
   }
-  options.default_corpus = absl::GetFlag(FLAGS_default_corpus);
+  const std::string default_corpus = absl::GetFlag(FLAGS_default_corpus);
+  options.default_corpus = default_corpus.empty()
+                               ? FindDefaultCorpus(argv0)
+                               : ResolveUserPath(default_corpus);
+  // Before any work, rather than after the first variant's data.
+  if (options.default_corpus.empty() && NeedsDefaultCorpus(loaded)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        options.experiment_path,
+        " uses the embedded default corpus (format DEFAULT_CORPUS or a web_* "
+        "task), and this binary has no ",
+        kDefaultCorpusRunfile,
+        " in its runfiles: run it as `bazel run "
+        "//experiments:run_experiment -- --experiment=FILE`, or pass "
+        "--default_corpus=FILE"));
+  }
   options.scale = scale;
   options.code_version = CodeVersion();
   options.report_date = absl::GetFlag(FLAGS_report_date);
@@ -156,10 +200,12 @@ absl::Status Run() {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "[--scale=mini|paper] [--data_dir=DIR] [--output_dir=DIR]\nRuns one of "
-      "the paper's experiments and writes its report (see "
-      "experiments/run_experiment_main.cc).");
-  absl::ParseCommandLine(argc, argv);
-  return bertlab::ExitStatus(bertlab::kProgram, bertlab::Run());
+  return bertlab::RunMain(bertlab::kProgram, [&] {
+    absl::SetProgramUsageMessage(
+        "[--scale=mini|paper] [--data_dir=DIR] [--output_dir=DIR]\nRuns one of "
+        "the paper's experiments and writes its report (see "
+        "experiments/run_experiment_main.cc).");
+    absl::ParseCommandLine(argc, argv);
+    return bertlab::Run(argv[0]);
+  });
 }

@@ -14,13 +14,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/directory.h"
 #include "common/file.h"
+#include "common/file_lock.h"
+#include "common/parallel.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
 #include "experiments/finetune_tasks.h"
 #include "experiments/pretraining_data_prep.h"
 #include "experiments/pretraining_options.h"
+#include "experiments/run_lock.h"
 #include "google/protobuf/text_format.h"
 #include "model/bert/checkpoint.h"
 #include "model/train/finetuner.h"
@@ -67,6 +71,32 @@ std::string ProtoText(const google::protobuf::Message& message) {
   return text;
 }
 
+std::string PrecisionName(BackendPrecision precision) {
+  return precision == BackendPrecision::kBfloat16Mixed ? "bf16" : "fp32";
+}
+
+// How the runs execute, beside what they are: a run's bits depend on the
+// thread count (every parallel reduction is partitioned by it,
+// common/parallel.h) and pre-training's on its device and precision, so
+// these are part of every run id, written into every record and kept in
+// <output_dir>/execution.json.
+struct Execution {
+  int threads = 1;
+  std::string pretraining_device;
+  std::string pretraining_precision;
+
+  nlohmann::json Json() const {
+    return {{"threads", threads},
+            {"pretraining_device", pretraining_device},
+            {"pretraining_precision", pretraining_precision}};
+  }
+  // The flags that give these settings.
+  std::string Flags() const {
+    return absl::StrCat("--threads=", threads, " --device=", pretraining_device,
+                        " --precision=", pretraining_precision);
+  }
+};
+
 // The newest checkpoint directory (checkpoints/step-N) of a pre-training run.
 absl::StatusOr<std::string> NewestCheckpoint(const std::string& run_dir) {
   const std::string dir = Join(run_dir, "checkpoints");
@@ -86,7 +116,8 @@ absl::StatusOr<std::string> NewestCheckpoint(const std::string& run_dir) {
 
 // The parts of a run record every kind shares.
 nlohmann::json RecordBase(const Experiment& experiment,
-                          const RunnerOptions& options, const ResolvedRun& run,
+                          const RunnerOptions& options,
+                          const Execution& execution, const ResolvedRun& run,
                           const std::string& variant,
                           const std::string& description,
                           const std::string& run_id, const BertConfig& config) {
@@ -99,6 +130,7 @@ nlohmann::json RecordBase(const Experiment& experiment,
   record["variant"] = variant;
   record["variant_description"] = description;
   record["code_version"] = options.code_version;
+  record["execution"] = execution.Json();
   const ModelSpec& model = run.spec.model();
   record["model"] = {
       {"size", model.has_size() ? model.size()
@@ -130,6 +162,62 @@ std::string PrimaryMetric(const std::string& table, const std::string& task) {
 
 std::string LearningRateText(double lr) { return absl::StrFormat("%g", lr); }
 
+// Whether `dir` holds a run record anywhere below it.
+bool HoldsRunRecords(const std::string& dir) {
+  std::error_code error;
+  fs::recursive_directory_iterator it(
+      dir, fs::directory_options::skip_permission_denied, error);
+  for (; !error && it != fs::recursive_directory_iterator();
+       it.increment(error)) {
+    if (it->path().filename() == "run.json") return true;
+  }
+  return false;
+}
+
+// Records `execution` in <output_dir>/execution.json, or checks it against
+// what is there: one output directory holds runs made one way, else a rerun
+// with another --threads would make a second record of every run (new ids)
+// and the report would refuse the duplicates after all the work.
+absl::Status CheckExecution(const std::string& output_dir,
+                            const Execution& execution) {
+  const std::string path = Join(output_dir, "execution.json");
+  ASSIGN_OR_RETURN(FileLock lock,
+                   LockRunDirectory(Join(output_dir, "execution"),
+                                    "the output directory's settings"));
+  ASSIGN_OR_RETURN(const bool exists, PathExists(path));
+  if (!exists) {
+    if (HoldsRunRecords(output_dir)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          output_dir,
+          " holds run records but no execution.json: they come from a runner "
+          "whose run ids did not cover the thread count, device and "
+          "precision, so this one cannot continue them; give another "
+          "--output_dir, or move the old runs away"));
+    }
+    return WriteFileAtomically(path, execution.Json().dump(2) + "\n");
+  }
+  ASSIGN_OR_RETURN(const std::string text, ReadText(path));
+  const nlohmann::json recorded = nlohmann::json::parse(text, nullptr, false);
+  if (recorded == execution.Json()) return absl::OkStatus();
+  std::string before = "settings it cannot read";
+  if (recorded.is_object() &&
+      recorded.value("threads", nlohmann::json()).is_number_integer() &&
+      recorded.value("pretraining_device", nlohmann::json()).is_string() &&
+      recorded.value("pretraining_precision", nlohmann::json()).is_string()) {
+    Execution old;
+    old.threads = recorded["threads"].get<int>();
+    old.pretraining_device = recorded["pretraining_device"].get<std::string>();
+    old.pretraining_precision =
+        recorded["pretraining_precision"].get<std::string>();
+    before = old.Flags();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      output_dir, " was made with ", before, " (", path,
+      "); this command runs with ", execution.Flags(),
+      ", and a run's numbers depend on them: rerun with the settings of the "
+      "directory, or give another --output_dir"));
+}
+
 class Runner {
  public:
   explicit Runner(const RunnerOptions& options) : options_(options) {}
@@ -138,7 +226,15 @@ class Runner {
     const auto start = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(experiment_, LoadExperiment(options_.experiment_path));
     runs_ = ResolveRuns(experiment_);
-    fs::create_directories(options_.output_dir);
+    execution_.threads = NumThreads();
+    execution_.pretraining_device = options_.pretraining_device;
+    execution_.pretraining_precision =
+        PrecisionName(options_.pretraining_precision);
+    RETURN_IF_ERROR(CreateDirectories(options_.output_dir));
+    if (!options_.cache_dir.empty()) {
+      RETURN_IF_ERROR(CreateDirectories(options_.cache_dir));
+    }
+    RETURN_IF_ERROR(CheckExecution(options_.output_dir, execution_));
     RETURN_IF_ERROR(
         WriteFileAtomically(Join(options_.output_dir, "experiment.textproto"),
                             ProtoText(experiment_)));
@@ -160,6 +256,8 @@ class Runner {
       RETURN_IF_ERROR(Finetune(runs_[i], Description(i)));
     }
     summary_.report_dir = Join(options_.output_dir, "report");
+    ASSIGN_OR_RETURN(const FileLock report_lock,
+                     LockRunDirectory(summary_.report_dir, "the report"));
     reports::RenderOptions render;
     render.table = experiment_.report().table();
     render.scale = options_.scale;
@@ -209,8 +307,15 @@ class Runner {
     RunSpec identity;
     *identity.mutable_model() = run.spec.model();
     *identity.mutable_pretraining() = run.spec.pretraining();
+    // The vocabulary by content: a vocab_file is named by its path in the
+    // spec, and the same path may hold another vocabulary tomorrow.
+    ASSIGN_OR_RETURN(const std::string vocab_hash,
+                     Sha256FileHex(data.vocab_file));
     const std::string run_id = Hex16(Fnv1a64(
-        absl::StrCat(ProtoText(identity), "\ncorpus ", data.corpus_hash)));
+        absl::StrCat(ProtoText(identity), "\ncorpus ", data.corpus_hash,
+                     "\nvocab ", vocab_hash, "\nthreads ", execution_.threads,
+                     "\ndevice ", execution_.pretraining_device, "\nprecision ",
+                     execution_.pretraining_precision)));
     // The training itself lives in the cache, shared by every experiment
     // that pre-trains the same spec on the same corpus; the record lives
     // with the experiment.
@@ -221,8 +326,16 @@ class Runner {
              absl::StrCat(run.name, "-", run_id.substr(0, 8)));
     const std::string result_path = Join(train_dir, "result.json");
     Pretrained pretrained{run_id, "", data.vocab_file, data.corpus_hash};
-    const bool recorded = fs::exists(Join(record_dir, "run.json"));
-    const bool trained = fs::exists(result_path);
+    // The record's directory, then the cache entry: every process takes
+    // them in this order, so two never wait for each other.
+    const std::string what = absl::StrCat("pre-training ", run.name);
+    ASSIGN_OR_RETURN(const FileLock record_lock,
+                     LockRunDirectory(record_dir, what));
+    ASSIGN_OR_RETURN(const FileLock train_lock,
+                     LockRunDirectory(train_dir, what));
+    ASSIGN_OR_RETURN(const bool recorded,
+                     PathExists(Join(record_dir, "run.json")));
+    ASSIGN_OR_RETURN(const bool trained, PathExists(result_path));
     if (recorded && trained) {
       ++summary_.cached_runs;
       ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
@@ -283,8 +396,9 @@ class Runner {
     ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
     ASSIGN_OR_RETURN(const BertConfig config,
                      ReadCheckpointConfig(pretrained.checkpoint));
-    nlohmann::json record = RecordBase(experiment_, options_, run, run.name,
-                                       DescriptionOf(run.name), run_id, config);
+    nlohmann::json record =
+        RecordBase(experiment_, options_, execution_, run, run.name,
+                   DescriptionOf(run.name), run_id, config);
     record["kind"] = "pretrain";
     record["derived"] = false;
     record["data_source"] =
@@ -307,7 +421,7 @@ class Runner {
       }
     }
     record["data_hashes"] = hashes;
-    fs::create_directories(record_dir);
+    RETURN_IF_ERROR(CreateDirectories(record_dir));
     RETURN_IF_ERROR(WriteFileAtomically(Join(record_dir, "run.json"),
                                         record.dump(2) + "\n"));
     pretrained_[run.name] = pretrained;
@@ -343,6 +457,12 @@ class Runner {
     Say(absl::StrCat("task ", task, ": ", loaded->train_size(), " train, ",
                      loaded->dev_size(), " dev examples from ",
                      loaded->data_source()));
+    // Whatever the progress setting: they are about the data, and each
+    // run record of the task repeats them.
+    for (const std::string& warning : loaded->warnings()) {
+      std::cerr << "experiment: warning: task " << task << ": " << warning
+                << "\n";
+    }
     const FinetuneTask* result = loaded.get();
     tasks_[key] = std::move(loaded);
     return result;
@@ -350,7 +470,10 @@ class Runner {
 
   absl::Status EnsureDefaultTasks() {
     const std::string dir = sources_.default_tasks_dir;
-    if (fs::exists(Join(dir, "DONE"))) return absl::OkStatus();
+    ASSIGN_OR_RETURN(const FileLock lock,
+                     LockRunDirectory(dir, "the derived default tasks"));
+    ASSIGN_OR_RETURN(const bool done, PathExists(Join(dir, "DONE")));
+    if (done) return absl::OkStatus();
     Say(absl::StrCat("making the derived default tasks in ", dir));
     ASSIGN_OR_RETURN(const std::vector<Document> documents,
                      ReadReferenceFormatDocuments(options_.default_corpus));
@@ -418,10 +541,13 @@ class Runner {
       const std::string& stands_in_for, const nlohmann::json& hashes,
       const std::string& data_hash_text, double lr, int restart, bool bilstm) {
     const uint64_t seed = spec.seed() + restart;
+    // Fine-tuning runs on the CPU; the pre-training run's id carries its
+    // device and precision.
     const std::string run_id = Hex16(Fnv1a64(absl::StrCat(
         "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
         ProtoText(spec), "lr ", LearningRateText(lr), "\nrestart ", restart,
-        "\nseed ", seed, "\nbilstm ", bilstm, "\n", data_hash_text)));
+        "\nseed ", seed, "\nbilstm ", bilstm, "\n", data_hash_text, "threads ",
+        execution_.threads, "\n")));
     const std::string dir = Join(
         Join(Join(Join(options_.output_dir, "finetune"), run.name), task.key()),
         absl::StrCat("lr", LearningRateText(lr), "-r", restart, "-",
@@ -431,19 +557,23 @@ class Runner {
         mnli ? std::vector<std::string>{Join(dir, "mnli_m"),
                                         Join(dir, "mnli_mm")}
              : std::vector<std::string>{dir};
-    bool done = true;
-    for (const std::string& d : record_dirs) {
-      done = done && fs::exists(Join(d, "run.json"));
-    }
     const std::string label =
         absl::StrCat(run.name, "/", task.key(), " lr ", LearningRateText(lr),
                      " restart ", restart);
+    ASSIGN_OR_RETURN(
+        const FileLock lock,
+        LockRunDirectory(dir, absl::StrCat("fine-tuning ", label)));
+    bool done = true;
+    for (const std::string& d : record_dirs) {
+      ASSIGN_OR_RETURN(const bool recorded, PathExists(Join(d, "run.json")));
+      done = done && recorded;
+    }
     if (done) {
       ++summary_.cached_runs;
       Say(absl::StrCat("fine-tuning ", label, ": done earlier"));
       return absl::OkStatus();
     }
-    fs::create_directories(dir);
+    RETURN_IF_ERROR(CreateDirectories(dir));
     FinetuneOptions options;
     options.init_checkpoint = pretrained.checkpoint;
     options.model = task.ModelOptions();
@@ -475,8 +605,8 @@ class Runner {
     const auto end = Clock::now();
     for (size_t i = 0; i < results.size(); ++i) {
       const TaskMetrics& result = results[i];
-      nlohmann::json record = RecordBase(experiment_, options_, run, run.name,
-                                         description, run_id, config);
+      nlohmann::json record = RecordBase(experiment_, options_, execution_, run,
+                                         run.name, description, run_id, config);
       record["kind"] = "finetune";
       record["task"] = result.task;
       record["derived"] = task.derived();
@@ -493,6 +623,7 @@ class Runner {
                         stands_in_for.empty() ? result.task : stands_in_for);
       record["timings"] = Timings(start, end);
       record["data_hashes"] = hashes;
+      if (!task.warnings().empty()) record["warnings"] = task.warnings();
       std::string summary;
       for (const auto& [name, value] : result.metrics) {
         absl::StrAppend(&summary, summary.empty() ? "" : ", ", name, " ",
@@ -502,7 +633,7 @@ class Runner {
           "fine-tuned ", label, " (", result.task, "): ", summary,
           absl::StrFormat(" in %.0f s, %.0f tokens/s", tuner->stats().seconds,
                           tuner->stats().tokens_per_second)));
-      fs::create_directories(record_dirs[i]);
+      RETURN_IF_ERROR(CreateDirectories(record_dirs[i]));
       RETURN_IF_ERROR(WriteFileAtomically(Join(record_dirs[i], "run.json"),
                                           record.dump(2) + "\n"));
     }
@@ -511,6 +642,7 @@ class Runner {
   }
 
   const RunnerOptions& options_;
+  Execution execution_;
   Experiment experiment_;
   std::vector<ResolvedRun> runs_;
   TaskSources sources_;

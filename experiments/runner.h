@@ -12,11 +12,20 @@
 //      real one) or is left out and listed.
 //   3. The report (reports/render.h) from the run records alone.
 //
-// Every run has an id: the FNV-1a 64 hash of its resolved configuration and
-// the hashes of its inputs (for fine-tuning, the pre-training run's id too),
-// and a directory named after it:
+// Every run has an id: the FNV-1a 64 hash of everything its bits depend on:
+// its resolved configuration, the hashes of its inputs (the corpus text, the
+// vocabulary's contents, the task files; for fine-tuning, the pre-training
+// run's id too) and how it executes: the thread count (parallel reductions
+// are partitioned by it) and pre-training's device and precision. The code
+// version is not in it (every commit would retrain the cache); records
+// carry it, and the CI regression check compares the numbers. A run has a
+// directory named after its id:
 //
 //   <output_dir>/experiment.textproto     the experiment as loaded
+//   <output_dir>/execution.json           threads, device and precision of
+//                                         every run here; a command with
+//                                         others is refused (their runs
+//                                         would be new runs beside these)
 //   <output_dir>/pretrain/<variant>-<id>/ run.json
 //   <output_dir>/finetune/<variant>/<task>/lr<lr>-r<restart>-<id>/
 //                                         run.json (MNLI: mnli_m/run.json
@@ -31,8 +40,19 @@
 //
 // The cache is shared between experiments: a pre-training run with the same
 // id (the same model and pre-training spec on the same corpus, e.g. the
-// "full" variant of several mini tables) trains once. Do not run two
-// experiments on one cache at the same time.
+// "full" variant of several mini tables) trains once.
+//
+// Two processes may share an output or cache directory (two experiments on
+// one cache, or the same command started twice): every run directory, cache
+// entry (prepared corpus, pre-training run), the derived tasks, the SQuAD
+// split and the report have a lock, the file <dir>.lock beside the directory
+// (flock, experiments/run_lock.h). A process that finds one taken says so on
+// stderr ("experiment: waiting for pre-training full (DIR): another process
+// (pid N) is working on it") and waits; then it finds the run done and uses
+// it, so each run is trained once and both processes end with the same
+// records. Waiting rather than skipping: the runs after it need its result
+// (fine-tuning needs the pre-trained checkpoint). A process killed while it
+// holds a lock releases it (the kernel does), and the next one resumes.
 //
 // A run whose run.json exists is finished and skipped, so rerunning the
 // same command continues an interrupted experiment: pre-training resumes
@@ -68,9 +88,9 @@ struct RunnerOptions {
   // The report's date line (empty: now).
   std::string report_date;
   bool progress = true;
-  // Where pre-training runs (model/train/pretraining_backend.h). Not part of
-  // a run's identity: a cached run is reused whatever device made it, and
-  // its metrics.jsonl names the device.
+  // Where pre-training runs (model/train/pretraining_backend.h). Part of a
+  // run's id, as is the precision and the thread count (NumThreads(),
+  // common/parallel.h): another device or precision gives other bits.
   std::string pretraining_device = "cpu";
   BackendPrecision pretraining_precision = BackendPrecision::kFloat32;
 };

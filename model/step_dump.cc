@@ -198,8 +198,8 @@ absl::Status RunStepDump(const StepDumpOptions& options) {
 
   // Memory-mapped: only the header is read until the values are loaded.
   ASSIGN_OR_RETURN(const SafetensorsFile file,
-                   SafetensorsFile::Open(JoinPath(options.checkpoint_dir,
-                                                  kWeightsFileName)));
+                   SafetensorsFile::Open(
+                       JoinPath(options.checkpoint_dir, kWeightsFileName)));
   // A No-NSP checkpoint has no next-sentence head: the step is then the
   // masked LM alone, as that variant trains.
   const bool next_sentence = file.Find(kNextSentenceWeight) != nullptr;
@@ -211,9 +211,8 @@ absl::Status RunStepDump(const StepDumpOptions& options) {
       4.0 * (2.0 * static_cast<double>(model.layout().total_size()) +
              StepActivationFloats(config, static_cast<double>(batch.batch),
                                   static_cast<double>(batch.seq_len))),
-      absl::StrCat("a step of ", model.layout().total_size(),
-                   " parameters on ", batch.batch, " x ", batch.seq_len,
-                   " tokens")));
+      absl::StrCat("a step of ", model.layout().total_size(), " parameters on ",
+                   batch.batch, " x ", batch.seq_len, " tokens")));
   std::vector<float> params(model.layout().total_size(), 0.0f);
   RETURN_IF_ERROR(
       LoadParameters(file, model.layout(), {}, params.data()).status());

@@ -11,6 +11,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "common/exit_status.h"
 #include "common/user_path.h"
 #include "model/step_dump.h"
 
@@ -22,31 +23,34 @@ ABSL_FLAG(bool, causal, false,
           "use causal (left-to-right) attention whatever the config says");
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "runs one BertForPreTraining training step and dumps its outputs and "
-      "gradients\n  step_dump --checkpoint=DIR --batch=B.json "
-      "--out=O.safetensors [--causal]");
-  absl::ParseCommandLine(argc, argv);
-  bertlab::StepDumpOptions options;
-  options.checkpoint_dir =
-      bertlab::ResolveUserPath(absl::GetFlag(FLAGS_checkpoint));
-  options.batch_path = bertlab::ResolveUserPath(absl::GetFlag(FLAGS_batch));
-  options.output_path = bertlab::ResolveUserPath(absl::GetFlag(FLAGS_out));
-  options.causal = absl::GetFlag(FLAGS_causal);
-  for (const auto& [flag, value] : {std::pair<const char*, std::string>{
-                                        "--checkpoint", options.checkpoint_dir},
-                                    {"--batch", options.batch_path},
-                                    {"--out", options.output_path}}) {
-    if (value.empty()) {
-      std::fprintf(stderr, "step_dump: %s is required\n", flag);
-      return 2;
+  return bertlab::RunMain("step_dump", [&] {
+    absl::SetProgramUsageMessage(
+        "runs one BertForPreTraining training step and dumps its outputs and "
+        "gradients\n  step_dump --checkpoint=DIR --batch=B.json "
+        "--out=O.safetensors [--causal]");
+    absl::ParseCommandLine(argc, argv);
+    bertlab::StepDumpOptions options;
+    options.checkpoint_dir =
+        bertlab::ResolveUserPath(absl::GetFlag(FLAGS_checkpoint));
+    options.batch_path = bertlab::ResolveUserPath(absl::GetFlag(FLAGS_batch));
+    options.output_path = bertlab::ResolveUserPath(absl::GetFlag(FLAGS_out));
+    options.causal = absl::GetFlag(FLAGS_causal);
+    for (const auto& [flag, value] :
+         {std::pair<const char*, std::string>{"--checkpoint",
+                                              options.checkpoint_dir},
+          {"--batch", options.batch_path},
+          {"--out", options.output_path}}) {
+      if (value.empty()) {
+        std::fprintf(stderr, "step_dump: %s is required\n", flag);
+        return 2;
+      }
     }
-  }
-  const absl::Status status = bertlab::RunStepDump(options);
-  if (!status.ok()) {
-    std::fprintf(stderr, "step_dump: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  std::fprintf(stderr, "step_dump: wrote %s\n", options.output_path.c_str());
-  return 0;
+    const absl::Status status = bertlab::RunStepDump(options);
+    if (!status.ok()) {
+      std::fprintf(stderr, "step_dump: %s\n", status.ToString().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "step_dump: wrote %s\n", options.output_path.c_str());
+    return 0;
+  });
 }

@@ -260,8 +260,8 @@ TEST(StepDumpTest, RefusesAbsurdSizesAndNonFiniteWeights) {
   const DumpInputs inputs(fixture, "absurd", fixture.config());
   const std::string config_path = inputs.checkpoint_dir + "/config.json";
   const std::string config_json = ReadFileToString(config_path).value();
-  const std::string hidden = absl::StrCat(
-      "\"hidden_size\": ", fixture.config().hidden_size);
+  const std::string hidden =
+      absl::StrCat("\"hidden_size\": ", fixture.config().hidden_size);
   std::string absurd = config_json;
   absurd.replace(absurd.find(hidden), hidden.size(),
                  "\"hidden_size\": 1000000000000");

@@ -78,16 +78,18 @@ absl::Status Run(const std::string& runs_flag) {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "RUNS_DIR [--output_dir=DIR] [--table=table5] [--scale=mini] "
-      "[--date=D]\nRenders the run records below RUNS_DIR as tables beside "
-      "the paper's.");
-  const auto positional = absl::ParseCommandLine(argc, argv);
-  if (positional.size() != 2) {
-    std::cerr << "render: expected exactly one argument, the runs directory "
-                 "(got "
-              << positional.size() - 1 << ")\n";
-    return 2;
-  }
-  return bertlab::ExitStatus("render", bertlab::Run(positional[1]));
+  return bertlab::RunMain("render", [&] {
+    absl::SetProgramUsageMessage(
+        "RUNS_DIR [--output_dir=DIR] [--table=table5] [--scale=mini] "
+        "[--date=D]\nRenders the run records below RUNS_DIR as tables beside "
+        "the paper's.");
+    const auto positional = absl::ParseCommandLine(argc, argv);
+    if (positional.size() != 2) {
+      std::cerr << "render: expected exactly one argument, the runs directory "
+                   "(got "
+                << positional.size() - 1 << ")\n";
+      return 2;
+    }
+    return bertlab::ExitStatus("render", bertlab::Run(positional[1]));
+  });
 }

@@ -433,6 +433,10 @@ TEST(WritersTest, NumberFormatting) {
   EXPECT_EQ(FormatDiff(-0.04, 1), "0.0");
   EXPECT_EQ(FormatDiff(1.26, 1), "+1.3");
   EXPECT_EQ(FormatDiff(-1.26, 1), "-1.3");
+  EXPECT_EQ(FormatNumber(999999999.0, 1), "999999999.0");
+  EXPECT_EQ(FormatNumber(1e300, 1), "1.0e+300");
+  EXPECT_EQ(FormatNumber(-2.5e12, 2), "-2.50e+12");
+  EXPECT_EQ(FormatDiff(1e300, 1), "+1.0e+300");
 }
 
 }  // namespace

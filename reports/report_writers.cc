@@ -69,6 +69,11 @@ void AppendProvenanceMarkdown(const Provenance& provenance, std::string& out) {
 }  // namespace
 
 std::string FormatNumber(double value, int decimals) {
+  // A diverged run's perplexity may be astronomically large; in fixed
+  // notation 1e300 would fill a table cell with 301 digits.
+  if (std::abs(value) >= kFixedNotationLimit) {
+    return absl::StrFormat("%.*e", std::max(decimals, 1), value);
+  }
   std::string text = absl::StrFormat("%.*f", decimals, value);
   if (text[0] == '-' && text.find_first_not_of("-0.") == std::string::npos) {
     text.erase(0, 1);

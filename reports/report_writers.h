@@ -27,7 +27,11 @@ std::string ToJson(const Report& report);
 // learning rate ringed. Empty when the table has no fine-tuning runs.
 std::string ToSvg(const TableReport& table);
 
-// `value` with `decimals` digits after the point; never "-0.0".
+// Values from this magnitude up are written in exponent notation.
+inline constexpr double kFixedNotationLimit = 1e9;
+
+// `value` with `decimals` digits after the point; never "-0.0". From
+// kFixedNotationLimit up in exponent notation ("1.2e+12").
 std::string FormatNumber(double value, int decimals);
 // "+1.2" / "-0.3" / "0.0".
 std::string FormatDiff(double value, int decimals);

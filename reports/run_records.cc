@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -10,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/file.h"
 #include "common/status_macros.h"
@@ -176,6 +179,69 @@ absl::Status ParseModel(const Json& json, const std::string& path,
   return reader.Finish();
 }
 
+absl::Status ParseExecution(const Json& json, const std::string& path,
+                            RunExecution& execution) {
+  ObjectReader reader(json, path, "execution.");
+  ASSIGN_OR_RETURN(const int64_t threads, reader.Integer("threads"));
+  if (threads < 1 || threads > (1 << 20)) {
+    return reader.Error("threads",
+                        absl::StrCat("must be positive, got ", threads));
+  }
+  execution.threads = static_cast<int>(threads);
+  ASSIGN_OR_RETURN(execution.pretraining_device,
+                   reader.String("pretraining_device"));
+  ASSIGN_OR_RETURN(execution.pretraining_precision,
+                   reader.String("pretraining_precision"));
+  RETURN_IF_ERROR(reader.OneOf("pretraining_precision",
+                               execution.pretraining_precision,
+                               {"fp32", "bf16"}));
+  return reader.Finish();
+}
+
+// "finetune full/mrpc lr 2e-05 restart 0 (run 3f2a9c0d)": which record of a
+// file a message is about.
+std::string DescribeRecord(const RunRecord& record) {
+  std::string text = absl::StrCat(record.kind, " ", record.variant);
+  if (record.is_finetune()) {
+    absl::StrAppend(&text, "/", record.task, " lr ",
+                    absl::StrFormat("%g", record.learning_rate), " restart ",
+                    record.restart);
+  }
+  absl::StrAppend(&text, " (run ", record.run_id, ")");
+  return text;
+}
+
+std::string Bound(double value) {
+  return std::isinf(value) ? (value > 0 ? "inf" : "-inf")
+                           : absl::StrFormat("%g", value);
+}
+
+// The metric's value against its range, with a little slack for the last
+// bit of a mean (100 * 3 / 3 may come out as 100.00000000000001).
+absl::Status CheckMetric(const RunRecord& record, const std::string& name,
+                         double value) {
+  const std::string where =
+      absl::StrCat(record.path, ": record ", DescribeRecord(record),
+                   ": field \"metrics.", name, "\": ");
+  const MetricRange* range = FindMetricRange(name);
+  if (range == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where,
+                     "not a metric of schema 1 (docs/RUN_RECORDS.md lists the "
+                     "metric names and their units)"));
+  }
+  const auto slack = [](double bound) {
+    return std::isinf(bound) ? 0.0 : 1e-9 * std::max(1.0, std::abs(bound));
+  };
+  if (value < range->min - slack(range->min) ||
+      value > range->max + slack(range->max)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, absl::StrFormat("%g", value), " is outside [", Bound(range->min),
+        ", ", Bound(range->max), "]: ", name, " is ", range->unit));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseTimings(const Json& json, const std::string& path,
                           RunRecord& record) {
   ObjectReader reader(json, path, "timings.");
@@ -189,6 +255,33 @@ absl::Status ParseTimings(const Json& json, const std::string& path,
 }
 
 }  // namespace
+
+const MetricRange* FindMetricRange(absl::string_view name) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  static const auto* ranges =
+      new std::map<std::string, MetricRange, std::less<>>{
+          {"accuracy", {0, 100, "a percentage"}},
+          {"f1", {0, 100, "a percentage"}},
+          {"exact_match", {0, 100, "a percentage"}},
+          {"exact_match_at_0", {0, 100, "a percentage"}},
+          {"f1_at_0", {0, 100, "a percentage"}},
+          {"matthews", {-100, 100, "a correlation x100"}},
+          {"pearson", {-100, 100, "a correlation x100"}},
+          {"spearman", {-100, 100, "a correlation x100"}},
+          {"mlm_accuracy", {0, 100, "a percentage"}},
+          {"lm_accuracy", {0, 100, "a percentage"}},
+          {"nsp_accuracy", {0, 100, "a percentage"}},
+          {"mlm_perplexity", {1, kInf, "a perplexity (exp of a loss >= 0)"}},
+          {"lm_perplexity", {1, kInf, "a perplexity (exp of a loss >= 0)"}},
+          {"unigram_perplexity",
+           {1, kInf, "a perplexity (exp of a loss >= 0)"}},
+          {"final_loss", {0, kInf, "a cross-entropy loss"}},
+          {"tokens_per_second", {0, kInf, "a throughput"}},
+          {"null_threshold", {-kInf, kInf, "a score difference"}},
+      };
+  const auto it = ranges->find(name);
+  return it == ranges->end() ? nullptr : &it->second;
+}
 
 std::string RunRecord::column_task() const {
   if (!is_finetune()) return "pretrain";
@@ -289,8 +382,9 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   ASSIGN_OR_RETURN(const Json* metrics, reader.Object("metrics"));
   for (auto it = metrics->begin(); it != metrics->end(); ++it) {
     const std::string field = absl::StrCat("metrics.", it.key());
-    ASSIGN_OR_RETURN(record.metrics[it.key()],
-                     reader.NumberValue(field, it.value()));
+    ASSIGN_OR_RETURN(const double value, reader.NumberValue(field, it.value()));
+    RETURN_IF_ERROR(CheckMetric(record, it.key(), value));
+    record.metrics[it.key()] = value;
   }
   if (finetune && record.metrics.count(record.primary_metric) == 0) {
     return reader.Error(
@@ -316,6 +410,23 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   }
   ASSIGN_OR_RETURN(const Json* model, reader.Object("model"));
   RETURN_IF_ERROR(ParseModel(*model, file, record.model));
+  if (reader.Has("execution")) {
+    ASSIGN_OR_RETURN(const Json* execution, reader.Object("execution"));
+    RETURN_IF_ERROR(
+        ParseExecution(*execution, file, record.execution.emplace()));
+  }
+  if (const Json* warnings = reader.Find("warnings")) {
+    if (!warnings->is_array()) {
+      return reader.Error("warnings", absl::StrCat("expected an array, got ",
+                                                   TypeName(*warnings)));
+    }
+    for (size_t i = 0; i < warnings->size(); ++i) {
+      ASSIGN_OR_RETURN(std::string warning,
+                       reader.StringValue(absl::StrCat("warnings[", i, "]"),
+                                          (*warnings)[i], false));
+      record.warnings.push_back(std::move(warning));
+    }
+  }
   RETURN_IF_ERROR(reader.Finish());
   return record;
 }

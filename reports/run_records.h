@@ -38,6 +38,23 @@ struct ModelSize {
   int num_attention_heads = 0;
 };
 
+// How the run executed (its id covers these): optional, absent in records
+// of runners before it was written.
+struct RunExecution {
+  int threads = 0;
+  std::string pretraining_device;     // "cpu", "cuda"
+  std::string pretraining_precision;  // "fp32", "bf16"
+};
+
+// The range a metric's value must lie in (docs/RUN_RECORDS.md, "Metric names
+// and units"); nullptr for a name that is not a metric of schema 1.
+struct MetricRange {
+  double min;
+  double max;
+  const char* unit;  // "a percentage", ...
+};
+const MetricRange* FindMetricRange(absl::string_view name);
+
 struct RunRecord {
   std::string path;  // the file it was read from (for messages)
 
@@ -67,6 +84,9 @@ struct RunRecord {
   std::string code_version;
   std::map<std::string, std::string> data_hashes;  // relative path -> sha256
   ModelSize model;
+  std::optional<RunExecution> execution;
+  // What reading the data found (skipped examples, ...); may be empty.
+  std::vector<std::string> warnings;
 
   bool is_finetune() const { return kind == "finetune"; }
   // The paper task whose column this record fills: stands_in_for when set,
@@ -75,7 +95,11 @@ struct RunRecord {
 };
 
 // Parses one run.json. `path` names the file in messages, which read
-// "PATH: field \"metrics.f1\": expected a number, got string".
+// "PATH: field \"metrics.f1\": expected a number, got string". A metric
+// outside its range (an F1 of 150, an accuracy of 1e300, a perplexity below
+// 1) is an error that names the file, the record and the field:
+// "PATH: record finetune full/mrpc lr 2e-05 restart 0 (run 3f2a9c0d): field
+// \"metrics.f1\": 150 is outside [0, 100] (a percentage)".
 absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
                                          absl::string_view path);
 

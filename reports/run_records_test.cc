@@ -109,6 +109,99 @@ TEST(ParseRunRecordTest, MalformedRecordsNameFileAndField) {
   }
 }
 
+// Impossible values name the file, the record and the field.
+TEST(ParseRunRecordTest, MetricsOutsideTheirRangeAreRefused) {
+  struct Case {
+    std::string metric;
+    double value;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"f1", 150,
+       "\"metrics.f1\": 150 is outside [0, 100]: f1 is a percentage"},
+      {"accuracy", 1e300, "\"metrics.accuracy\": 1e+300 is outside [0, 100]"},
+      {"accuracy", -0.5, "\"metrics.accuracy\": -0.5 is outside [0, 100]"},
+      {"matthews", -101, "\"metrics.matthews\": -101 is outside [-100, 100]"},
+      {"spearman", 100.5, "\"metrics.spearman\": 100.5 is outside"},
+  };
+  for (const Case& test : cases) {
+    FixtureRun run;
+    run.metrics = {{test.metric, test.value}};
+    run.metrics.emplace("accuracy", 80.0);  // the primary metric
+    const auto record =
+        ParseRunRecord(RecordJson(run).dump(), "runs/m/run.json");
+    ASSERT_FALSE(record.ok()) << test.metric;
+    EXPECT_THAT(record.status().message(),
+                HasSubstr("runs/m/run.json: record finetune full/mrpc lr "
+                          "2e-05 restart 0 (run "))
+        << test.metric;
+    EXPECT_THAT(record.status().message(), HasSubstr(test.expected))
+        << test.metric;
+  }
+  FixtureRun pretrain;
+  pretrain.kind = "pretrain";
+  pretrain.metrics = {{"mlm_perplexity", 0.5}};
+  const auto record =
+      ParseRunRecord(RecordJson(pretrain).dump(), "runs/p/run.json");
+  ASSERT_FALSE(record.ok());
+  EXPECT_THAT(record.status().message(),
+              HasSubstr("runs/p/run.json: record pretrain full (run "));
+  EXPECT_THAT(record.status().message(),
+              HasSubstr("\"metrics.mlm_perplexity\": 0.5 is outside [1, inf]"));
+}
+
+TEST(ParseRunRecordTest, BoundsAndEveryMetricTheRunnerWritesAreAccepted) {
+  FixtureRun run;
+  run.metrics = {
+      {"accuracy", 100.0},     {"f1", 0.0},     {"exact_match", 50},
+      {"exact_match_at_0", 1}, {"f1_at_0", 2},  {"matthews", -100},
+      {"pearson", 100},        {"spearman", 0}, {"null_threshold", -7}};
+  EXPECT_TRUE(ParseRunRecord(RecordJson(run).dump(), "r").ok());
+  FixtureRun pretrain;
+  pretrain.kind = "pretrain";
+  pretrain.metrics = {{"mlm_perplexity", 1e30}, {"mlm_accuracy", 3},
+                      {"lm_perplexity", 1},     {"lm_accuracy", 4},
+                      {"nsp_accuracy", 50},     {"unigram_perplexity", 400},
+                      {"final_loss", 0},        {"tokens_per_second", 1e4}};
+  const auto record = ParseRunRecord(RecordJson(pretrain).dump(), "r");
+  EXPECT_TRUE(record.ok()) << record.status();
+}
+
+TEST(ParseRunRecordTest, AnUnknownMetricNameIsRefused) {
+  FixtureRun run;
+  run.metrics = {{"accuracy", 80.0}, {"acuracy", 80.0}};
+  const auto record = ParseRunRecord(RecordJson(run).dump(), "runs/u/run.json");
+  ASSERT_FALSE(record.ok());
+  EXPECT_THAT(record.status().message(),
+              HasSubstr("field \"metrics.acuracy\": not a metric of schema 1"));
+}
+
+TEST(ParseRunRecordTest, ReadsExecutionAndWarnings) {
+  nlohmann::json json = RecordJson(FixtureRun());
+  json["execution"] = {{"threads", 2},
+                       {"pretraining_device", "cpu"},
+                       {"pretraining_precision", "fp32"}};
+  json["warnings"] = {"train.json: 2 of 9 training questions skipped"};
+  const auto record = ParseRunRecord(json.dump(), "r");
+  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_TRUE(record->execution.has_value());
+  EXPECT_EQ(record->execution->threads, 2);
+  EXPECT_EQ(record->execution->pretraining_precision, "fp32");
+  EXPECT_THAT(record->warnings,
+              ::testing::ElementsAre("train.json: 2 of 9 training questions "
+                                     "skipped"));
+  EXPECT_FALSE(MakeRecord(FixtureRun()).execution.has_value());
+
+  json["execution"]["pretraining_precision"] = "fp16";
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"execution.pretraining_precision\": \"fp16\" "
+                        "is not one of fp32, bf16"));
+  json["execution"]["pretraining_precision"] = "bf16";
+  json["warnings"] = {1};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"warnings[0]\": expected a string"));
+}
+
 TEST(ParseRunRecordTest, InvalidJsonNamesTheFile) {
   const auto record = ParseRunRecord("{\"schema\": 1,", "runs/y/run.json");
   ASSERT_FALSE(record.ok());

@@ -87,14 +87,16 @@ absl::Status Run() {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "--vocab=PATH [--cased] [--ids] < in.txt > out.txt\n"
-      "Writes one line of BERT wordpieces (or ids) per input line.");
-  const auto positional = absl::ParseCommandLine(argc, argv);
-  if (positional.size() > 1) {
-    std::cerr << "tokenize: unexpected argument " << positional[1]
-              << " (input comes from stdin)\n";
-    return 2;
-  }
-  return bertlab::ExitStatus("tokenize", bertlab::Run());
+  return bertlab::RunMain("tokenize", [&] {
+    absl::SetProgramUsageMessage(
+        "--vocab=PATH [--cased] [--ids] < in.txt > out.txt\n"
+        "Writes one line of BERT wordpieces (or ids) per input line.");
+    const auto positional = absl::ParseCommandLine(argc, argv);
+    if (positional.size() > 1) {
+      std::cerr << "tokenize: unexpected argument " << positional[1]
+                << " (input comes from stdin)\n";
+      return 2;
+    }
+    return bertlab::ExitStatus("tokenize", bertlab::Run());
+  });
 }

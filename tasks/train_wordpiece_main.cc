@@ -120,14 +120,16 @@ absl::Status Run() {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "--input=FILE[,FILE...] --vocab_size=N [--cased] --out=vocab.txt\n"
-      "Trains a WordPiece vocabulary (tasks/wordpiece_trainer.h).");
-  const auto positional = absl::ParseCommandLine(argc, argv);
-  if (positional.size() > 1) {
-    std::cerr << "train_wordpiece: unexpected argument " << positional[1]
-              << "\n";
-    return 2;
-  }
-  return bertlab::ExitStatus("train_wordpiece", bertlab::Run());
+  return bertlab::RunMain("train_wordpiece", [&] {
+    absl::SetProgramUsageMessage(
+        "--input=FILE[,FILE...] --vocab_size=N [--cased] --out=vocab.txt\n"
+        "Trains a WordPiece vocabulary (tasks/wordpiece_trainer.h).");
+    const auto positional = absl::ParseCommandLine(argc, argv);
+    if (positional.size() > 1) {
+      std::cerr << "train_wordpiece: unexpected argument " << positional[1]
+                << "\n";
+      return 2;
+    }
+    return bertlab::ExitStatus("train_wordpiece", bertlab::Run());
+  });
 }

@@ -10,24 +10,9 @@
 #   5. model.safetensors and optimizer.safetensors of step 40 must be
 #      byte-identical to the straight run's.
 set -euo pipefail
-create_pretraining_data=$1 pretrain=$2 config=$3 corpus=$4 vocab=$5
-
-work=${TEST_TMPDIR:-$(mktemp -d)}/kill_resume
-rm -rf "$work"
-mkdir -p "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-"$create_pretraining_data" --input="$corpus" --vocab="$vocab" \
-  --output_dir="$work/shards" --max_seq_length=32 --max_predictions_per_seq=5 \
-  --dupe_factor=3 --seed=7 --progress_seconds=0 2>"$work/create.log" ||
-  { cat "$work/create.log" >&2; fail "create_pretraining_data failed"; }
-
-run() {  # run OUTPUT_DIR [flags...]
-  local out=$1
-  shift
-  "$pretrain" --config="$config" --shards="$work/shards" --output_dir="$out" \
-    --threads=2 --progress=off "$@"
-}
+# shellcheck source=pretrain_command_test_lib.sh
+source "$(dirname "$0")/pretrain_command_test_lib.sh"
+pretrain_command_test_setup kill_resume "$@"
 
 run "$work/straight" 2>"$work/straight.log" ||
   { cat "$work/straight.log" >&2; fail "the straight run failed"; }

@@ -13,11 +13,14 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/check.h"
+#include "common/file.h"
+#include "common/file_lock.h"
 #include "common/parallel.h"
 #include "common/split_mix.h"
 #include "common/status_macros.h"
@@ -490,13 +493,15 @@ absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
                    ") must be finite and >= 0 (0: no clipping)");
   }
   if (options.output_dir.empty()) return invalid("output_dir is empty");
-  if (options.eval_every_steps < 0 || options.eval_batches < 0 ||
-      options.unigram_instances < 0 || options.checkpoint_every_steps < 0 ||
-      options.log_every_steps < 0 || options.stop_after_step < 0) {
-    return invalid(
-        "eval_every_steps, eval_batches, unigram_instances, "
-        "checkpoint_every_steps, log_every_steps and stop_after_step must be "
-        ">= 0");
+  for (const auto& [field, value] :
+       {std::pair<const char*, int64_t>{"eval_every_steps",
+                                        options.eval_every_steps},
+        {"eval_batches", options.eval_batches},
+        {"unigram_instances", options.unigram_instances},
+        {"checkpoint_every_steps", options.checkpoint_every_steps},
+        {"log_every_steps", options.log_every_steps},
+        {"stop_after_step", options.stop_after_step}}) {
+    if (value < 0) return invalid(field, " (", value, ") must be >= 0");
   }
   if (options.max_consecutive_skipped_steps < 1) {
     return invalid("max_consecutive_skipped_steps (",
@@ -522,6 +527,19 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   if (error) {
     return absl::InternalError(absl::StrCat(
         "cannot create ", options.output_dir, ": ", error.message()));
+  }
+  // One trainer per output directory: a second one would resume from the
+  // first's live checkpoints and both would write them.
+  const std::string lock_path = options.output_dir + "/" + kPretrainLockFile;
+  ASSIGN_OR_RETURN(std::optional<FileLock> lock,
+                   FileLock::TryAcquire(lock_path));
+  if (!lock.has_value()) {
+    const absl::StatusOr<std::string> holder = ReadFileToString(lock_path);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "another process (",
+        holder.ok() ? absl::StripAsciiWhitespace(*holder) : "unknown",
+        ") is pre-training in ", options.output_dir,
+        "; wait for it to end, or use another output_dir"));
   }
   const bool masked_lm = options.objective == LanguageModelObjective::kMaskedLm;
   const std::vector<int64_t> phase_ends = PhaseEndSteps(options);

@@ -131,6 +131,10 @@ enum class ProgressMode {
   kOff,
 };
 
+// The lock file in output_dir that keeps a second trainer out
+// (common/file_lock.h).
+inline constexpr char kPretrainLockFile[] = "pretrain.lock";
+
 struct PretrainingOptions {
   // What is trained; RunConfigText covers these.
   BertConfig model;

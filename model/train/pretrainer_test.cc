@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/file.h"
+#include "common/file_lock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/bert/checkpoint.h"
@@ -460,6 +461,21 @@ TEST(PretrainerTest, SkipOptionSkipsAndCountsNonFiniteSteps) {
   }
 }
 
+TEST(PretrainerTest, ASecondTrainerOnOneDirectoryIsRefused) {
+  PretrainingOptions options = TinyOptions(TempDir("locked"));
+  std::filesystem::create_directories(options.output_dir);
+  absl::StatusOr<FileLock> held =
+      FileLock::Acquire(options.output_dir + "/" + kPretrainLockFile);
+  ASSERT_TRUE(held.ok()) << held.status();
+  absl::StatusOr<PretrainingResult> result = RunPretraining(options);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(
+      result.status().message(),
+      HasSubstr(absl::StrCat(") is pre-training in ", options.output_dir,
+                             "; wait for it to end")));
+  EXPECT_FALSE(std::filesystem::exists(options.output_dir + "/checkpoints"));
+}
+
 TEST(PretrainerTest, RefusesToResumeAnotherRunNamingBothValues) {
   PretrainingOptions options = TinyOptions(TempDir("config_mismatch"));
   options.stop_after_step = 2;
@@ -515,6 +531,10 @@ TEST(PretrainerTest, LeftToRightTrainsACausalModelAndRecordsIt) {
 }
 
 TEST(PretrainerTest, ValidationNamesTheProblem) {
+  PretrainingOptions negative = TinyOptions(TempDir("invalid"));
+  negative.stop_after_step = -5;
+  EXPECT_EQ(ValidatePretrainingOptions(negative).message(),
+            "stop_after_step (-5) must be >= 0");
   PretrainingOptions options = LeftToRightOptions(TempDir("invalid"));
   options.model.attention_mode = AttentionMode::kBidirectional;
   EXPECT_THAT(ValidatePretrainingOptions(options).message(),

@@ -163,13 +163,14 @@ absl::Status Run(const std::vector<std::string>& inputs) {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "--format=wikiextractor|gutenberg|reference|diatheke --out=FILE "
-      "INPUT...\nWrites the corpus in create_pretraining_data.py's input "
-      "format: one sentence per line, a blank line after each document.");
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
-  const std::vector<std::string> inputs(positional.begin() + 1,
-                                        positional.end());
-  return bertlab::ExitStatus("corpus_to_reference_format",
-                             bertlab::Run(inputs));
+  return bertlab::RunMain("corpus_to_reference_format", [&] {
+    absl::SetProgramUsageMessage(
+        "--format=wikiextractor|gutenberg|reference|diatheke --out=FILE "
+        "INPUT...\nWrites the corpus in create_pretraining_data.py's input "
+        "format: one sentence per line, a blank line after each document.");
+    std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+    const std::vector<std::string> inputs(positional.begin() + 1,
+                                          positional.end());
+    return bertlab::Run(inputs);
+  });
 }

@@ -31,12 +31,12 @@
 #include "common/exit_status.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
+#include "tasks/corpus/default_corpus_path.h"
 #include "tasks/default_tasks/default_tasks.h"
 
 namespace {
 const bertlab::DefaultTasksOptions kDefaults;
 constexpr char kProgram[] = "make_default_tasks";
-constexpr char kDefaultCorpus[] = "tasks/corpus/default_corpus.txt";
 }  // namespace
 
 ABSL_FLAG(std::string, output_dir, "", "output directory (required)");
@@ -61,29 +61,6 @@ ABSL_FLAG(int, swag_val, kDefaults.swag_val_examples, "rows of swag/val.csv");
 namespace bertlab {
 namespace {
 
-bool IsReadable(const std::string& path) {
-  FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) return false;
-  std::fclose(file);
-  return true;
-}
-
-// The default corpus in the runfiles: under `bazel run` and `bazel test` the
-// working directory is the runfiles tree; otherwise RUNFILES_DIR or the
-// binary's own .runfiles directory.
-std::string FindDefaultCorpus(const char* argv0) {
-  std::vector<std::string> candidates = {kDefaultCorpus};
-  if (const char* runfiles = std::getenv("RUNFILES_DIR")) {
-    candidates.push_back(absl::StrCat(runfiles, "/bertlab/", kDefaultCorpus));
-  }
-  candidates.push_back(
-      absl::StrCat(argv0, ".runfiles/bertlab/", kDefaultCorpus));
-  for (const std::string& candidate : candidates) {
-    if (IsReadable(candidate)) return candidate;
-  }
-  return "";
-}
-
 absl::Status Run(const char* argv0) {
   const std::string output_dir = absl::GetFlag(FLAGS_output_dir);
   if (output_dir.empty()) {
@@ -94,7 +71,7 @@ absl::Status Run(const char* argv0) {
     corpus = FindDefaultCorpus(argv0);
     if (corpus.empty()) {
       return absl::NotFoundError(absl::StrCat(
-          "cannot find the default corpus ", kDefaultCorpus,
+          "cannot find the default corpus ", kDefaultCorpusRunfile,
           " in the runfiles; run with `bazel run`, or pass --corpus"));
     }
   } else {
@@ -125,14 +102,17 @@ absl::Status Run(const char* argv0) {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "--output_dir=DIR [--seed=12345] [--corpus=FILE]\n"
-      "Writes the default tasks derived from the World English Bible (see "
-      "tasks/default_tasks/default_tasks.h).");
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
-  if (positional.size() > 1) {
-    std::cerr << kProgram << ": unexpected argument " << positional[1] << "\n";
-    return 1;
-  }
-  return bertlab::ExitStatus(kProgram, bertlab::Run(argv[0]));
+  return bertlab::RunMain(kProgram, [&] {
+    absl::SetProgramUsageMessage(
+        "--output_dir=DIR [--seed=12345] [--corpus=FILE]\n"
+        "Writes the default tasks derived from the World English Bible (see "
+        "tasks/default_tasks/default_tasks.h).");
+    std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+    if (positional.size() > 1) {
+      std::cerr << kProgram << ": unexpected argument " << positional[1]
+                << "\n";
+      return 1;
+    }
+    return bertlab::ExitStatus(kProgram, bertlab::Run(argv[0]));
+  });
 }

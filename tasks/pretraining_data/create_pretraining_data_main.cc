@@ -259,14 +259,15 @@ absl::Status Run(const std::vector<std::string>& positional) {
 }  // namespace bertlab
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "--input=FILES --vocab=vocab.txt --output_dir=DIR [--cased] "
-      "[--max_seq_length=128] [--dupe_factor=10] [--seed=12345] "
-      "[--objective=mlm|ltr] [more input files]\n"
-      "Writes BERT pre-training instances as shards (see "
-      "tasks/pretraining_data/shard_format.h).");
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
-  return bertlab::ExitStatus(bertlab::kProgram,
-                             bertlab::Run(std::vector<std::string>(
-                                 positional.begin() + 1, positional.end())));
+  return bertlab::RunMain(bertlab::kProgram, [&] {
+    absl::SetProgramUsageMessage(
+        "--input=FILES --vocab=vocab.txt --output_dir=DIR [--cased] "
+        "[--max_seq_length=128] [--dupe_factor=10] [--seed=12345] "
+        "[--objective=mlm|ltr] [more input files]\n"
+        "Writes BERT pre-training instances as shards (see "
+        "tasks/pretraining_data/shard_format.h).");
+    std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+    return bertlab::Run(
+        std::vector<std::string>(positional.begin() + 1, positional.end()));
+  });
 }

@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/check.h"
+#include "common/directory.h"
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "tasks/vocab.h"
@@ -32,7 +33,8 @@ constexpr int kMagicBytes = 8;
 // A header larger than this is corrupt (the config text is ~500 bytes).
 constexpr uint32_t kMaxHeaderBytes = 1 << 20;
 constexpr int kChecksumOffset = 16;
-constexpr int kRecordFixedBytes = 8;
+constexpr int kRecordFixedBytes = 16;
+constexpr int kRecordChecksumOffset = 8;
 
 void PutU16(uint32_t value, char* out) {
   out[0] = static_cast<char>(value & 0xff);
@@ -207,6 +209,24 @@ RecordLayout RecordLayout::For(const InstanceConfig& config, int vocab_size) {
   return layout;
 }
 
+namespace {
+
+// FNV-1a 64 of the record's bytes other than its checksum field.
+uint64_t RecordChecksum(const RecordLayout& layout, const char* record) {
+  const uint64_t head =
+      Fnv1a64(absl::string_view(record, kRecordChecksumOffset));
+  return Fnv1a64(absl::string_view(record + kRecordFixedBytes,
+                                   static_cast<size_t>(layout.record_bytes() -
+                                                       kRecordFixedBytes)),
+                 head);
+}
+
+}  // namespace
+
+void SealRecord(const RecordLayout& layout, char* record) {
+  PutU64(RecordChecksum(layout, record), record + kRecordChecksumOffset);
+}
+
 void EncodeRecord(const RecordLayout& layout, const TrainingInstance& instance,
                   char* out) {
   const int num_tokens = instance.num_tokens();
@@ -250,10 +270,20 @@ void EncodeRecord(const RecordLayout& layout, const TrainingInstance& instance,
     PutId(layout.id_bytes, static_cast<uint32_t>(instance.masked_lm_ids[i]),
           labels + i * layout.id_bytes);
   }
+  SealRecord(layout, out);
 }
 
 absl::Status DecodeRecord(const RecordLayout& layout, int vocab_size,
                           const char* record, TrainingInstance* instance) {
+  // First, so that a changed byte anywhere (a token id still inside the
+  // vocabulary, say) is never read as data.
+  const uint64_t stored = GetU64(record + kRecordChecksumOffset);
+  const uint64_t computed = RecordChecksum(layout, record);
+  if (stored != computed) {
+    return absl::DataLossError(absl::StrFormat(
+        "record checksum %016x does not match its contents (%016x)", stored,
+        computed));
+  }
   const int num_tokens = static_cast<int>(GetU16(record));
   const int segment_b_start = static_cast<int>(GetU16(record + 2));
   const int num_predictions = static_cast<int>(GetU16(record + 4));
@@ -379,11 +409,8 @@ absl::StatusOr<std::unique_ptr<ShardWriter>> ShardWriter::Create(
   if (options.output_dir.empty()) {
     return absl::InvalidArgumentError("the output directory is empty");
   }
-  if (::mkdir(options.output_dir.c_str(), 0777) != 0 && errno != EEXIST) {
-    return absl::ErrnoToStatus(
-        errno,
-        absl::StrCat("cannot create output directory ", options.output_dir));
-  }
+  // Parents too, as the commands' --output_dir promises.
+  RETURN_IF_ERROR(CreateDirectories(options.output_dir));
   ASSIGN_OR_RETURN(const std::vector<std::string> names,
                    DirectoryEntries(options.output_dir));
   for (const std::string& name : names) {
@@ -540,8 +567,9 @@ absl::StatusOr<std::unique_ptr<ShardReader>> ShardReader::Open(
     return absl::FailedPreconditionError(
         absl::StrCat("shard ", path, " has format version ", version,
                      "; this build reads version ", kShardFormatVersion,
-                     " (regenerate it with "
-                     "//tasks/pretraining_data:create_pretraining_data)"));
+                     " (version 2 added per-record checksums; regenerate it "
+                     "with //tasks/pretraining_data:create_pretraining_data, "
+                     "or let run_experiment prepare its data again)"));
   }
   if (got < static_cast<size_t>(kShardFixedHeaderBytes)) {
     return truncated("the fixed header", kShardFixedHeaderBytes);

@@ -23,8 +23,8 @@
 //               tokenizer lines (tokenizer_lower_case: true, ...); zero
 //               padding up to header_bytes
 //
-// Record (record_bytes = 8 + L * id_bytes + P * 2 + P * id_bytes, with
-// L = max_seq_length and P = max_predictions_per_seq of the config; 344
+// Record (record_bytes = 16 + L * id_bytes + P * 2 + P * id_bytes, with
+// L = max_seq_length and P = max_predictions_per_seq of the config; 352
 // bytes for L = 128, P = 20 with a BERT vocabulary):
 //    0  u16  num_tokens: the input mask is 1 on [0, num_tokens)
 //    2  u16  segment_b_start: segment ids are 0 on [0, segment_b_start) and
@@ -35,7 +35,10 @@
 //            num_predictions slots and 0 on the rest
 //    6  u8   next_sentence_label: 0 = IsNext, 1 = random next
 //    7  u8   reserved, 0
-//    8       input_ids: L ids (id_bytes each), zero after num_tokens
+//    8  u64  record_checksum: FNV-1a 64 of the record's bytes [0, 8) then
+//            [16, record_bytes) (version 2: a flipped byte, e.g. a token id
+//            that is still inside the vocabulary, is refused, not trained on)
+//   16       input_ids: L ids (id_bytes each), zero after num_tokens
 //    ..      masked_lm_positions: P u16, ascending, zero after
 //            num_predictions
 //    ..      masked_lm_ids: P ids (id_bytes each), zero after num_predictions
@@ -65,7 +68,7 @@
 namespace bertlab {
 
 inline constexpr char kShardMagic[] = "BLSHARD1";  // 8 bytes, no terminator
-inline constexpr uint32_t kShardFormatVersion = 1;
+inline constexpr uint32_t kShardFormatVersion = 2;
 inline constexpr int kShardFixedHeaderBytes = 64;
 inline constexpr char kShardExtension[] = ".blshard";
 
@@ -94,7 +97,7 @@ struct RecordLayout {
 
   static RecordLayout For(const InstanceConfig& config, int vocab_size);
   int64_t record_bytes() const {
-    return 8 + int64_t{max_seq_length} * id_bytes +
+    return 16 + int64_t{max_seq_length} * id_bytes +
            int64_t{max_predictions_per_seq} * (2 + id_bytes);
   }
 };
@@ -103,9 +106,12 @@ struct RecordLayout {
 // CHECKs that it fits the layout (lengths, ids, segment-id shape).
 void EncodeRecord(const RecordLayout& layout, const TrainingInstance& instance,
                   char* out);
-// Reads one record; a record that breaks the format (a count beyond the
-// layout, an id >= vocab_size, unsorted positions, non-zero padding) is a
-// DataLoss error saying what is wrong.
+// Recomputes the record's checksum (EncodeRecord does it; for tools and
+// tests that edit a record's fields).
+void SealRecord(const RecordLayout& layout, char* record);
+// Reads one record; a record that breaks the format (a checksum that does
+// not match, a count beyond the layout, an id >= vocab_size, unsorted
+// positions, non-zero padding) is a DataLoss error saying what is wrong.
 absl::Status DecodeRecord(const RecordLayout& layout, int vocab_size,
                           const char* record, TrainingInstance* instance);
 

@@ -51,25 +51,30 @@ TrainingInstance SmallInstance(int variant) {
 
 TEST(ShardFormatTest, RecordLayoutIsAsDocumented) {
   InstanceConfig config;  // 128, 20
-  EXPECT_EQ(RecordLayout::For(config, 30522).record_bytes(), 344);
+  EXPECT_EQ(RecordLayout::For(config, 30522).record_bytes(), 352);
   EXPECT_EQ(RecordLayout::For(config, 65536).id_bytes, 2);
   EXPECT_EQ(RecordLayout::For(config, 65537).id_bytes, 4);
   EXPECT_EQ(RecordLayout::For(config, 119547).record_bytes(),
-            8 + 128 * 4 + 20 * (2 + 4));
+            16 + 128 * 4 + 20 * (2 + 4));
 }
 
 TEST(ShardFormatTest, RecordBytesArePaddedWithZeros) {
   const RecordLayout layout = TestHeader().layout();
-  ASSERT_EQ(layout.record_bytes(), 8 + 16 * 2 + 3 * 4);
+  ASSERT_EQ(layout.record_bytes(), 16 + 16 * 2 + 3 * 4);
   std::string record(layout.record_bytes(), '\xff');
   EncodeRecord(layout, SmallInstance(1), record.data());
-  const std::string expected =
-      std::string("\x06\x00\x04\x00\x01\x00\x01\x00", 8) +  // counts, label
+  const std::string fields =
       std::string("\x65\x00\x08\x00\x67\x00\x66\x00\x09\x00\x66\x00", 12) +
       std::string(20, '\0') +                       // ids padding
       std::string("\x02\x00\x00\x00\x00\x00", 6) +  // positions
       std::string("\x08\x00\x00\x00\x00\x00", 6);   // labels
-  EXPECT_EQ(record, expected);
+  const std::string counts("\x06\x00\x04\x00\x01\x00\x01\x00", 8);
+  // The checksum: FNV-1a 64 of the other bytes, computed here bytewise.
+  uint64_t fnv = 0xcbf29ce484222325ULL;
+  for (unsigned char c : counts + fields) fnv = (fnv ^ c) * 0x100000001b3ULL;
+  std::string checksum(8, '\0');
+  for (int i = 0; i < 8; ++i) checksum[i] = static_cast<char>(fnv >> (8 * i));
+  EXPECT_EQ(record, counts + checksum + fields);
   TrainingInstance decoded;
   ASSERT_TRUE(DecodeRecord(layout, 30522, record.data(), &decoded).ok());
   EXPECT_TRUE(decoded == SmallInstance(1));
@@ -80,13 +85,22 @@ TEST(ShardFormatTest, DecodeRefusesCorruptRecords) {
   std::string record(layout.record_bytes(), '\0');
   EncodeRecord(layout, SmallInstance(0), record.data());
   TrainingInstance decoded;
+  // A token id changed to another valid one: only the checksum sees it.
   std::string bad = record;
+  bad[16] ^= 0x01;
+  EXPECT_THAT(
+      std::string(DecodeRecord(layout, 30522, bad.data(), &decoded).message()),
+      HasSubstr("does not match its contents"));
+  // Fields that break the format, resealed so the field checks speak.
+  bad = record;
   bad[0] = 17;  // num_tokens > 16
+  SealRecord(layout, bad.data());
   EXPECT_THAT(
       std::string(DecodeRecord(layout, 30522, bad.data(), &decoded).message()),
       HasSubstr("num_tokens 17 > max_seq_length 16"));
   bad = record;
-  bad[8 + 2 * 10] = 1;  // non-zero padding
+  bad[16 + 2 * 10] = 1;  // non-zero padding
+  SealRecord(layout, bad.data());
   EXPECT_THAT(
       std::string(DecodeRecord(layout, 30522, bad.data(), &decoded).message()),
       HasSubstr("input_ids padding at position 10"));
@@ -250,11 +264,12 @@ TEST_F(ShardReaderErrorsTest, BadMagic) {
 
 TEST_F(ShardReaderErrorsTest, WrongVersion) {
   std::string bad = contents_;
-  bad[8] = 2;
+  bad[8] = 1;  // the format before per-record checksums
   const absl::Status status = OpenWith(bad);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(status.message()),
-              HasSubstr("has format version 2; this build reads version 1"));
+              HasSubstr("has format version 1; this build reads version 2 "
+                        "(version 2 added per-record checksums"));
 }
 
 TEST_F(ShardReaderErrorsTest, Truncated) {
@@ -263,7 +278,7 @@ TEST_F(ShardReaderErrorsTest, Truncated) {
   EXPECT_THAT(
       std::string(status.message()),
       HasSubstr(absl::StrCat("is truncated: its header promises 3 "
-                             "instances of 52 bytes, which needs ",
+                             "instances of 60 bytes, which needs ",
                              contents_.size(), " bytes but the file has ",
                              contents_.size() - 5)));
   EXPECT_THAT(std::string(OpenWith(contents_.substr(0, 40)).message()),
@@ -289,6 +304,7 @@ TEST_F(ShardReaderErrorsTest, CorruptRecordNamesItsIndex) {
   std::string bad = contents_;
   const size_t record_bytes = TestHeader().layout().record_bytes();
   bad[bad.size() - record_bytes + 6] = 7;  // label of record 2
+  SealRecord(TestHeader().layout(), &bad[bad.size() - record_bytes]);
   ASSERT_TRUE(OpenWith(bad).ok());
   auto reader = ShardReader::Open(path_);
   ASSERT_TRUE(reader.ok());
@@ -299,6 +315,18 @@ TEST_F(ShardReaderErrorsTest, CorruptRecordNamesItsIndex) {
   EXPECT_EQ(third.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(std::string(third.status().message()),
               HasSubstr("record 2 is corrupt: next_sentence_label 7"));
+  // One flipped bit of a token id (still a valid id) is corrupt as well.
+  bad = contents_;
+  bad[bad.size() - record_bytes + 16] ^= 0x01;
+  ASSERT_TRUE(OpenWith(bad).ok());
+  reader = ShardReader::Open(path_);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_TRUE(*(*reader)->NextInstance(&instance));
+  EXPECT_TRUE(*(*reader)->NextInstance(&instance));
+  third = (*reader)->NextInstance(&instance);
+  EXPECT_EQ(third.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(third.status().message()),
+              HasSubstr("record 2 is corrupt: record checksum "));
 }
 
 TEST(ShardFormatTest, ListShardsNoticesAMissingShard) {

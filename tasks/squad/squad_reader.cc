@@ -45,6 +45,31 @@ class LineFinder {
   int64_t line_ = 1;
 };
 
+// "source:LINE:COLUMN: invalid JSON: <reason>", the position 1-based as
+// nlohmann counts it (its error.byte is the offset just past the character
+// it stopped at; columns count bytes).
+absl::Status JsonSyntaxError(absl::string_view text, absl::string_view source,
+                             const Json::parse_error& error) {
+  // The character it stopped at, 0-based.
+  const size_t stop =
+      std::min<size_t>(error.byte == 0 ? 0 : error.byte - 1, text.size());
+  const absl::string_view before = text.substr(0, stop);
+  const size_t newline = before.rfind('\n');
+  const size_t line_start =
+      newline == absl::string_view::npos ? 0 : newline + 1;
+  const int64_t line = 1 + std::count(before.begin(), before.end(), '\n');
+  const int64_t column = static_cast<int64_t>(stop - line_start) + 1;
+  // nlohmann's text is "[json.exception.parse_error.101] parse error at line
+  // L, column C: <reason>"; keep the reason.
+  absl::string_view reason = error.what();
+  const size_t at = reason.find("parse error");
+  const size_t colon =
+      reason.find(": ", at == absl::string_view::npos ? 0 : at);
+  if (colon != absl::string_view::npos) reason.remove_prefix(colon + 2);
+  return absl::InvalidArgumentError(
+      absl::StrCat(source, ":", line, ":", column, ": invalid JSON: ", reason));
+}
+
 absl::Status FieldError(absl::string_view where, absl::string_view path,
                         absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(where, ": ", path, what));
@@ -136,6 +161,10 @@ absl::StatusOr<SquadDataset> ParseSquadJson(absl::string_view json_text,
   try {
     root = Json::parse(json_text.begin(), json_text.end());
   } catch (const Json::parse_error& error) {
+    return JsonSyntaxError(json_text, source, error);
+  } catch (const Json::exception& error) {
+    // Well-formed but refused: a number too large for a double
+    // (out_of_range.406), which nlohmann does not report as parse_error.
     return absl::InvalidArgumentError(
         absl::StrCat(source, ": invalid JSON: ", error.what()));
   }
@@ -240,8 +269,10 @@ absl::StatusOr<SquadDataset> ParseSquadJson(absl::string_view json_text,
         const SquadAnswer& answer = example.answers[0];
         const int64_t answer_length =
             static_cast<int64_t>(DecodeUtf8Lenient(answer.text).size());
+        // Not answer_start + answer_length <= num_chars: that overflows for
+        // an answer_start near INT64_MAX.
         const bool in_range = answer.answer_start >= 0 && answer_length > 0 &&
-                              answer.answer_start + answer_length <= num_chars;
+                              answer.answer_start <= num_chars - answer_length;
         if (!in_range) {
           if (options.is_training) {
             return absl::InvalidArgumentError(absl::StrCat(
@@ -281,8 +312,8 @@ absl::StatusOr<SquadDataset> ParseSquadJson(absl::string_view json_text,
             const std::u32string chars = DecodeUtf8Lenient(each.text);
             const int64_t length = static_cast<int64_t>(chars.size());
             if (each.answer_start < 0 ||
-                each.answer_start + length >
-                    static_cast<int64_t>(context_chars.size()) ||
+                each.answer_start >
+                    static_cast<int64_t>(context_chars.size()) - length ||
                 context_chars.compare(each.answer_start, length, chars) != 0) {
               ++dataset.stats.num_answers_not_at_offset;
             }

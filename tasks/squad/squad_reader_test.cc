@@ -117,8 +117,9 @@ TEST(SquadReaderTest, BadInputErrors) {
   auto syntax = ParseSquadJson("{\"data\": [\n {\"paragraphs\": [}]}",
                                "broken.json", training);
   ASSERT_FALSE(syntax.ok());
-  EXPECT_THAT(syntax.status().message(), HasSubstr("broken.json"));
-  EXPECT_THAT(syntax.status().message(), HasSubstr("line 2, column"));
+  // file:line:column, 1-based: the "}" where a value should be.
+  EXPECT_THAT(syntax.status().message(),
+              HasSubstr("broken.json:2:18: invalid JSON: syntax error"));
 
   auto no_context = ParseSquadJson(
       R"({"data": [{"paragraphs": [{"qas": []}]}]})", "x.json", training);
@@ -160,6 +161,45 @@ TEST(SquadReaderTest, BadInputErrors) {
   auto missing = ReadSquadFile("/nonexistent/squad.json", training);
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().message(), HasSubstr("/nonexistent/squad.json"));
+}
+
+// answer_start + the answer's length must not overflow: INT64_MAX used to
+// wrap to a negative end, pass the range check and index far outside the
+// context (training), or make the offset check throw (evaluation).
+TEST(SquadReaderTest, AnswerStartNearInt64MaxIsOutsideTheContext) {
+  const std::string json =
+      R"({"data": [{"paragraphs": [{"context": "a b", "qas": [
+           {"id": "q", "question": "?",
+            "answers": [{"text": "b", "answer_start": 9223372036854775807}]}
+         ]}]}]})";
+  SquadReadOptions training;
+  training.is_training = true;
+  auto trained = ParseSquadJson(json, "big.json", training);
+  ASSERT_FALSE(trained.ok());
+  EXPECT_THAT(trained.status().message(),
+              HasSubstr("big.json:2: question q: the answer (answer_start "
+                        "9223372036854775807, 1 characters) is empty or does "
+                        "not lie inside the context (3 characters)"));
+  auto evaluated = ParseSquadJson(json, "big.json", SquadReadOptions());
+  ASSERT_TRUE(evaluated.ok()) << evaluated.status();
+  EXPECT_EQ(evaluated->stats.num_answers_not_at_offset, 1);
+  EXPECT_EQ(evaluated->examples[0].start_position, -1);
+}
+
+// A number too large for a double is valid JSON syntax that nlohmann refuses
+// with out_of_range, not parse_error (found by squad_reader_fuzzer): an
+// error naming the file, not an uncaught exception.
+TEST(SquadReaderTest, NumberOutOfRangeIsAnError) {
+  for (bool is_training : {false, true}) {
+    SquadReadOptions options;
+    options.is_training = is_training;
+    auto huge = ParseSquadJson(R"({"version": 1e400, "data": []})", "huge.json",
+                               options);
+    ASSERT_FALSE(huge.ok());
+    EXPECT_THAT(huge.status().message(),
+                HasSubstr("huge.json: invalid JSON: "));
+    EXPECT_THAT(huge.status().message(), HasSubstr("1e400"));
+  }
 }
 
 }  // namespace

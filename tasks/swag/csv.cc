@@ -99,6 +99,9 @@ absl::StatusOr<std::vector<CsvRecord>> ParseCsv(absl::string_view contents,
 }
 
 std::string FormatCsvRecord(const std::vector<std::string>& fields) {
+  // Written bare, one empty field would be a blank line, which reads as no
+  // record; Python's csv.writer quotes it for that reason.
+  if (fields.size() == 1 && fields[0].empty()) return "\"\"\n";
   std::string out;
   for (size_t f = 0; f < fields.size(); ++f) {
     if (f > 0) out.push_back(',');

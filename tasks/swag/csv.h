@@ -37,8 +37,10 @@ absl::StatusOr<std::vector<CsvRecord>> ParseCsv(absl::string_view contents,
 
 // One record in the default dialect with minimal quoting (Python's
 // csv.QUOTE_MINIMAL): a field is quoted only when it holds ',', '"', '\r'
-// or '\n'. Ends with "\n" (pandas' to_csv; Python's csv.writer would end
-// with "\r\n", which ParseCsv reads the same).
+// or '\n', or when it is the record's only field and empty (as Python's
+// writer does: a bare line break would read as a blank line). Ends with "\n"
+// (pandas' to_csv; Python's csv.writer would end with "\r\n", which ParseCsv
+// reads the same).
 std::string FormatCsvRecord(const std::vector<std::string>& fields);
 
 }  // namespace bertlab

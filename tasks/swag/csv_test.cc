@@ -87,5 +87,18 @@ TEST(CsvTest, FormatThenParseRoundTrips) {
   EXPECT_EQ(Fields(*records), rows);
 }
 
+// A record of one empty field is written "" as Python's csv.writer does: a
+// bare line break would read back as a blank line, no record (found by
+// swag_reader_fuzzer).
+TEST(CsvTest, OneEmptyFieldRoundTrips) {
+  EXPECT_EQ(FormatCsvRecord({""}), "\"\"\n");
+  const std::string text =
+      FormatCsvRecord({"a"}) + FormatCsvRecord({""}) + FormatCsvRecord({"b"});
+  auto records = ParseCsv(text, "t");
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_THAT(Fields(*records),
+              ElementsAre(ElementsAre("a"), ElementsAre(""), ElementsAre("b")));
+}
+
 }  // namespace
 }  // namespace bertlab

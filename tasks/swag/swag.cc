@@ -19,7 +19,6 @@ namespace {
 constexpr const char* kColumns[] = {
     "video-id",    "fold-ind", "startphrase", "sent1",   "sent2",
     "gold-source", "ending0",  "ending1",     "ending2", "ending3"};
-constexpr int kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
 
 std::vector<std::string> HeaderFields(bool with_index, bool with_label) {
   std::vector<std::string> fields;

@@ -1,0 +1,40 @@
+#include "tasks/corpus/default_corpus_path.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace bertlab {
+namespace {
+
+// The workspace's name in runfiles paths (WORKSPACE: workspace(name = ...)).
+constexpr char kWorkspace[] = "bertlab";
+
+bool IsReadable(const std::string& path) {
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return false;
+  std::fclose(file);
+  return true;
+}
+
+}  // namespace
+
+std::string FindDefaultCorpus(const char* argv0) {
+  std::vector<std::string> candidates = {kDefaultCorpusRunfile};
+  if (const char* runfiles = std::getenv("RUNFILES_DIR")) {
+    candidates.push_back(
+        absl::StrCat(runfiles, "/", kWorkspace, "/", kDefaultCorpusRunfile));
+  }
+  if (argv0 != nullptr) {
+    candidates.push_back(absl::StrCat(argv0, ".runfiles/", kWorkspace, "/",
+                                      kDefaultCorpusRunfile));
+  }
+  for (const std::string& candidate : candidates) {
+    if (IsReadable(candidate)) return candidate;
+  }
+  return "";
+}
+
+}  // namespace bertlab

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Fault class 6 (issue 19): render accepted impossible metrics (an F1 of 150
+# rendered as "150.0 (paper 88.5, +61.5)", 1e300 as 301 digits). Now the run
+# record reader checks each metric's range (docs/RUN_RECORDS.md) and names
+# the file, the record and the field.
+#
+# Usage (from BUILD): render_faults_test.sh RUN_EXPERIMENT RENDER
+set -euo pipefail
+source tests/faults/faults_lib.sh
+run_experiment=$1 render=$2
+runs=$TEST_TMPDIR/runs
+"$run_experiment" --experiment="$experiment" --data_dir="$data_dir" \
+  --output_dir="$runs" --progress=false --report_date=2026-01-01 > /dev/null
+"$render" "$runs" --output_dir="$TEST_TMPDIR/report" --date=2026-01-01 \
+  > /dev/null 2>&1 || fail "render refused the runner's own records"
+
+record=$(ls "$runs"/finetune/bert_base/squad1/*/run.json)
+pretrain=$(ls "$runs"/pretrain/bert_base-*/run.json)
+cp "$record" "$TEST_TMPDIR/record.json"
+cp "$pretrain" "$TEST_TMPDIR/pretrain.json"
+
+# set_metric FILE ORIGINAL NAME VALUE: ORIGINAL with metrics.NAME = VALUE.
+set_metric() {
+  sed "s/\"$3\": [-0-9.e+]*/\"$3\": $4/" "$2" > "$1"
+  cmp -s "$1" "$2" && fail "could not set $3 in $1"
+  return 0
+}
+
+set_metric "$record" "$TEST_TMPDIR/record.json" f1 150
+expect_exit 1 "$render" "$runs" --output_dir="$TEST_TMPDIR/report"
+expect_err "render: $record: record finetune bert_base/squad1 lr 0.001 restart 0 (run "
+expect_err "): field \"metrics.f1\": 150 is outside [0, 100]: f1 is a percentage"
+
+set_metric "$record" "$TEST_TMPDIR/record.json" exact_match 1e300
+expect_exit 1 "$render" "$runs" --output_dir="$TEST_TMPDIR/report"
+expect_err "field \"metrics.exact_match\": 1e+300 is outside [0, 100]"
+
+cp "$TEST_TMPDIR/record.json" "$record"
+set_metric "$pretrain" "$TEST_TMPDIR/pretrain.json" mlm_perplexity 0.5
+expect_exit 1 "$render" "$runs" --output_dir="$TEST_TMPDIR/report"
+expect_err "render: $pretrain: record pretrain bert_base (run "
+expect_err "field \"metrics.mlm_perplexity\": 0.5 is outside [1, inf]: mlm_perplexity is a perplexity"
+
+# A misspelt metric is not silently a new column.
+cp "$TEST_TMPDIR/pretrain.json" "$pretrain"
+sed 's/"f1":/"f_1":/' "$TEST_TMPDIR/record.json" > "$record"
+expect_exit 1 "$render" "$runs" --output_dir="$TEST_TMPDIR/report"
+expect_err "field \"metrics.f_1\": not a metric of schema 1"
+echo "PASS"
