@@ -21,15 +21,15 @@ TEST(FileFaultHooksTest, TheDiskFillsUpAfterTheGivenBytes) {
   ASSERT_TRUE(WriteFileAtomically(dir + "/b", "old").ok());    // 8 of 10
   const absl::Status full = WriteFileAtomically(dir + "/b", "world!");
   EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(std::string(full.message()), HasSubstr("No space left on device"));
+  EXPECT_THAT(std::string(full.message()),
+              HasSubstr("No space left on device"));
   EXPECT_THAT(std::string(full.message()), HasSubstr(dir + "/b.tmp."));
   // Nothing lost: the old contents stay, the temporary file is gone.
   EXPECT_EQ(ReadFileToString(dir + "/b").value(), "old");
   int entries = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     ++entries;
-    EXPECT_THAT(entry.path().filename().string(),
-                ::testing::AnyOf("a", "b"));
+    EXPECT_THAT(entry.path().filename().string(), ::testing::AnyOf("a", "b"));
   }
   EXPECT_EQ(entries, 2);
 }
