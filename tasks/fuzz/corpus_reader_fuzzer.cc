@@ -17,9 +17,6 @@
 //   * The reference format round-trips: what WriteReferenceFormat writes of
 //     a ReferenceFormatReader's documents reads back as the same documents
 //     (with "\r" inside a sentence written as a space).
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -41,35 +38,10 @@
 #include "tasks/corpus/reference_format_reader.h"
 #include "tasks/corpus/reference_format_writer.h"
 #include "tasks/corpus/wikiextractor_reader.h"
+#include "tasks/fuzz/memory_file.h"
 
 namespace bertlab {
 namespace {
-
-// A file in memory with a path the readers can open.
-class MemoryFile {
- public:
-  explicit MemoryFile(const char* name) : fd_(::memfd_create(name, 0)) {
-    CHECK_GE(fd_, 0) << "memfd_create failed";
-    path_ = absl::StrCat("/proc/self/fd/", fd_);
-  }
-
-  void Set(absl::string_view bytes) {
-    CHECK_EQ(::ftruncate(fd_, 0), 0);
-    size_t written = 0;
-    while (written < bytes.size()) {
-      const ssize_t n = ::pwrite(fd_, bytes.data() + written,
-                                 bytes.size() - written, written);
-      CHECK_GT(n, 0) << "pwrite failed";
-      written += static_cast<size_t>(n);
-    }
-  }
-
-  const std::string& path() const { return path_; }
-
- private:
-  const int fd_;
-  std::string path_;
-};
 
 ReaderLimits TinyLimits() {
   ReaderLimits limits;

@@ -1,26 +1,30 @@
 #!/bin/bash
-# Fuzzes the tokenizer and the corpus readers (tasks/fuzz/*_fuzzer.cc) with
-# libFuzzer for a bounded time, and keeps whatever it finds as regression
-# inputs.
+# Fuzzes the tokenizer, the corpus readers, the GLUE, SQuAD and SWAG readers
+# (tasks/fuzz/*_fuzzer.cc), the safetensors reader (model/fuzz) and the
+# experiment loader (experiments/fuzz) with libFuzzer for a bounded time, and
+# keeps whatever it finds as regression inputs.
 #
 #   tools/fuzz/run_fuzzers.sh [SECONDS] [FUZZER...]
 #
-# SECONDS: fuzzing time per fuzzer (default 60). FUZZER: names from
-# tasks/fuzz (default: all of them, one after the other).
+# SECONDS: fuzzing time per fuzzer (default 60). FUZZER: names of
+# *_fuzzer.cc files in those directories (default: all of them, one after
+# the other).
 #
 # Builds outside Bazel, straight from the sources, with Debian's clang:
 # the library sources with -fsanitize=fuzzer-no-link,address,undefined
 # (coverage and sanitizers), each fuzzer linked with -fsanitize=fuzzer,...
-# (libFuzzer's main), against the system Abseil and utf8proc (pkg-config).
+# (libFuzzer's main), against the system Abseil, utf8proc, nlohmann-json and
+# protobuf (pkg-config); experiment.proto is compiled with the system protoc.
 # Objects, binaries, logs and the grown corpora live in $FUZZ_BUILD_DIR
 # (default /tmp/bertlab-fuzz), never in the tree: the committed seeds under
-# tasks/fuzz/corpus/ stay small. A grown corpus is reused by the next run.
+# */fuzz/corpus/ stay small. A grown corpus is reused by the next run.
 #
 # Each fuzzer starts from its grown corpus, its seeds and its regressions.
 # An input that crashes (a sanitizer report, a failed CHECK), times out
 # (-timeout, 25 s) or runs out of memory (-rss_limit_mb, 2560) stops that
-# fuzzer; the input is copied to tasks/fuzz/regressions/<fuzzer>/, where
-# `bazel test //tasks/fuzz:all` replays it under gcc from then on, and the
+# fuzzer; the input is copied to <dir>/regressions/<fuzzer>/ beside the
+# fuzzer's source, where `bazel test //<dir>:all` (e.g. //tasks/fuzz:all)
+# replays it under gcc from then on, and the
 # log to $FUZZ_BUILD_DIR/<fuzzer>.log. Fix the bug, commit the input, rerun.
 # The summary gives seconds, executions and findings per fuzzer. Exit
 # status: 0 when nothing was found, 1 when something was, 2 when the build
@@ -38,22 +42,38 @@ seconds=${1:-60}
   { echo "usage: $0 [SECONDS] [FUZZER...]" >&2; exit 2; }
 shift || true
 all_fuzzers=(tokenizer_fuzzer vocab_fuzzer corpus_reader_fuzzer
-  sentence_splitter_fuzzer)
+  sentence_splitter_fuzzer glue_reader_fuzzer squad_reader_fuzzer
+  swag_reader_fuzzer safetensors_fuzzer config_loader_fuzzer
+  shard_reader_fuzzer)
+fuzz_dirs=(tasks/fuzz model/fuzz experiments/fuzz)
 if [ $# -gt 0 ]; then fuzzers=("$@"); else fuzzers=("${all_fuzzers[@]}"); fi
+# The directory of each fuzzer's source, corpus/ and regressions/.
+declare -A dir_of
 for fuzzer in "${fuzzers[@]}"; do
-  [ -f "tasks/fuzz/$fuzzer.cc" ] ||
-    { echo "run_fuzzers: no tasks/fuzz/$fuzzer.cc" >&2; exit 2; }
+  for dir in "${fuzz_dirs[@]}"; do
+    [ -f "$dir/$fuzzer.cc" ] && dir_of[$fuzzer]=$dir
+  done
+  [ -n "${dir_of[$fuzzer]:-}" ] || {
+    echo "run_fuzzers: no $fuzzer.cc in ${fuzz_dirs[*]}" >&2
+    exit 2
+  }
 done
 build=${FUZZ_BUILD_DIR:-/tmp/bertlab-fuzz}
-mkdir -p "$build/obj"
+mkdir -p "$build/obj" "$build/gen"
 
 # The sources of the fuzzers' dependencies (the srcs of their cc_library
-# deps in tasks/BUILD, tasks/corpus/BUILD, common/BUILD and tasks/fuzz/BUILD;
-# a missing one shows as an undefined symbol at link time).
+# deps in the BUILD files of common, experiments, model, model/bert,
+# tasks, tasks/corpus, tasks/glue, tasks/pretraining_data, tasks/squad,
+# tasks/swag and tasks/fuzz; a missing one shows as an undefined symbol at
+# link time), and experiment.pb.cc, which protoc writes into $build/gen.
 library_sources=(
   common/check.cc
+  common/directory.cc
   common/file.cc
   common/status_macros.cc
+  experiments/config_loader.cc
+  model/bert/config.cc
+  model/safetensors.cc
   tasks/basic_tokenizer.cc
   tasks/corpus/diatheke_reader.cc
   tasks/corpus/document_builder.cc
@@ -64,14 +84,24 @@ library_sources=(
   tasks/corpus/sentence_splitter.cc
   tasks/corpus/wikiextractor_reader.cc
   tasks/full_tokenizer.cc
+  tasks/fuzz/memory_file.cc
   tasks/fuzz/tokenizer_invariants.cc
+  tasks/glue/glue_reader.cc
+  tasks/glue/glue_tasks.cc
+  tasks/pretraining_data/instance_config.cc
+  tasks/pretraining_data/shard_format.cc
+  tasks/squad/squad_reader.cc
+  tasks/swag/csv.cc
+  tasks/swag/swag.cc
   tasks/unicode_text.cc
   tasks/utf8.cc
   tasks/vocab.cc
   tasks/wordpiece.cc
 )
+generated_sources=(experiments/experiment.pb.cc)
 pkg_modules=(absl_base absl_flat_hash_map absl_flat_hash_set absl_status
-  absl_statusor absl_strings absl_str_format libutf8proc)
+  absl_statusor absl_strings absl_str_format libutf8proc nlohmann_json
+  protobuf)
 sanitizers=address,undefined
 
 # clang++ that links libFuzzer, installed from Debian when missing.
@@ -98,7 +128,7 @@ fi
 read -r -a pkg_cflags <<< "$(pkg-config --cflags "${pkg_modules[@]}")"
 read -r -a pkg_libs <<< "$(pkg-config --libs "${pkg_modules[@]}")"
 cxxflags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror
-  -I. "${pkg_cflags[@]}" -fno-sanitize-recover=undefined)
+  -I. -I"$build/gen" "${pkg_cflags[@]}" -fno-sanitize-recover=undefined)
 
 compile() {  # compile SOURCE OBJECT EXTRA_FLAGS...
   local source=$1 object=$2
@@ -108,11 +138,14 @@ compile() {  # compile SOURCE OBJECT EXTRA_FLAGS...
 }
 
 echo "run_fuzzers: building ${fuzzers[*]} in $build ($(clang++ --version | head -1))"
+protoc -I. --cpp_out="$build/gen" experiments/experiment.proto ||
+  { echo "run_fuzzers: protoc failed on experiments/experiment.proto" >&2; exit 2; }
 objects=()
 pids=()
 jobs=$(nproc)
-for source in "${library_sources[@]}"; do
+for source in "${library_sources[@]}" "${generated_sources[@]}"; do
   object="$build/obj/${source//\//_}.o"
+  [ -f "$source" ] || source="$build/gen/$source"
   objects+=("$object")
   compile "$source" "$object" -fsanitize=fuzzer-no-link,$sanitizers &
   pids+=($!)
@@ -123,7 +156,7 @@ for source in "${library_sources[@]}"; do
 done
 for pid in "${pids[@]}"; do wait "$pid" || exit 2; done
 for fuzzer in "${fuzzers[@]}"; do
-  compile "tasks/fuzz/$fuzzer.cc" "$build/obj/$fuzzer.o" \
+  compile "${dir_of[$fuzzer]}/$fuzzer.cc" "$build/obj/$fuzzer.o" \
     -fsanitize=fuzzer-no-link,$sanitizers || exit 2
   clang++ -fsanitize=fuzzer,$sanitizers "$build/obj/$fuzzer.o" \
     "${objects[@]}" "${pkg_libs[@]}" -o "$build/$fuzzer" ||
@@ -135,10 +168,10 @@ found_any=0
 for fuzzer in "${fuzzers[@]}"; do
   grown="$build/corpus/$fuzzer"
   artifacts="$build/artifacts/$fuzzer"
-  regressions="tasks/fuzz/regressions/$fuzzer"
+  regressions="${dir_of[$fuzzer]}/regressions/$fuzzer"
   rm -rf "$artifacts"
   mkdir -p "$grown" "$artifacts"
-  inputs=("$grown" "tasks/fuzz/corpus/$fuzzer")
+  inputs=("$grown" "${dir_of[$fuzzer]}/corpus/$fuzzer")
   [ -d "$regressions" ] && inputs+=("$regressions")
   echo "run_fuzzers: $fuzzer for $seconds s (log: $build/$fuzzer.log)"
   status=0
