@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <system_error>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -21,23 +22,19 @@
 #include "common/check.h"
 #include "common/file.h"
 #include "common/status_macros.h"
+#include "experiments/config_merge.h"
+#include "experiments/config_paths.h"
+#include "experiments/config_references.h"
+#include "experiments/config_text.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
 
 namespace bertlab {
 namespace experiments {
 namespace {
 
 using google::protobuf::Descriptor;
-using google::protobuf::EnumDescriptor;
 using google::protobuf::FieldDescriptor;
-using google::protobuf::FileDescriptor;
 using google::protobuf::Message;
-using google::protobuf::OneofDescriptor;
-using google::protobuf::Reflection;
-using google::protobuf::TextFormat;
-using ParseInfoTree = google::protobuf::TextFormat::ParseInfoTree;
 
 // ---------------------------------------------------------------------------
 // Numbers in messages.
@@ -700,68 +697,6 @@ class RunChecker {
   std::vector<Problem> problems_;
 };
 
-// ---------------------------------------------------------------------------
-// Field paths: "pretraining.sequence_schedule.phases[1].batch_size".
-
-struct PathStep {
-  std::string name;
-  int index = -1;  // for repeated fields; -1 = the field as a whole
-};
-
-std::vector<PathStep> SplitPath(absl::string_view path) {
-  std::vector<PathStep> steps;
-  for (absl::string_view part : absl::StrSplit(path, '.')) {
-    PathStep step;
-    const size_t bracket = part.find('[');
-    if (bracket == absl::string_view::npos) {
-      step.name = std::string(part);
-    } else {
-      step.name = std::string(part.substr(0, bracket));
-      absl::string_view digits = part.substr(bracket + 1);
-      digits.remove_suffix(1);  // ']'
-      CHECK(absl::SimpleAtoi(digits, &step.index)) << path;
-    }
-    steps.push_back(std::move(step));
-  }
-  return steps;
-}
-
-// The field `step` names in `message` (type `descriptor`): a field, or for a
-// oneof's name the member `message` has set (nullptr when none is, or when
-// `message` is nullptr).
-const FieldDescriptor* StepField(const Descriptor* descriptor,
-                                 const Message* message, const PathStep& step) {
-  if (const FieldDescriptor* field = descriptor->FindFieldByName(step.name)) {
-    return field;
-  }
-  const OneofDescriptor* oneof = descriptor->FindOneofByName(step.name);
-  CHECK(oneof != nullptr) << "no field " << step.name << " in "
-                          << descriptor->full_name();
-  if (message == nullptr) return nullptr;
-  return message->GetReflection()->GetOneofFieldDescriptor(*message, oneof);
-}
-
-// Whether `message` has `field` (element `index` of a repeated one, or any
-// element for index -1); sets *child to that message value if it has it.
-bool HasStep(const Message& message, const FieldDescriptor* field, int index,
-             const Message** child) {
-  const Reflection* reflection = message.GetReflection();
-  *child = nullptr;
-  if (field->is_repeated()) {
-    const int size = reflection->FieldSize(message, field);
-    if (index >= size || size == 0) return false;
-    if (index >= 0 && field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-      *child = &reflection->GetRepeatedMessage(message, field, index);
-    }
-    return true;
-  }
-  if (!reflection->HasField(message, field)) return false;
-  if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-    *child = &reflection->GetMessage(message, field);
-  }
-  return true;
-}
-
 enum class Source { kBase, kOverride };
 
 // Where the value at `path` of a variant's run comes from. The override
@@ -800,300 +735,6 @@ Source Attribute(const RunSpec& base, const RunSpec& overrides,
   return depth_override == steps.size() || depth_override > depth_base
              ? Source::kOverride
              : Source::kBase;
-}
-
-// The text position of the deepest step of `path` (from `root`, whose parse
-// tree is `tree`) that appears in the text; line -1 when none does.
-TextFormat::ParseLocation Locate(const Message& root, const ParseInfoTree* tree,
-                                 absl::string_view path) {
-  TextFormat::ParseLocation best;  // line -1
-  const Message* message = &root;
-  const Descriptor* descriptor = root.GetDescriptor();
-  for (const PathStep& step : SplitPath(path)) {
-    if (tree == nullptr || message == nullptr) break;
-    const FieldDescriptor* field = StepField(descriptor, message, step);
-    if (field == nullptr) break;
-    const int index = field->is_repeated() ? std::max(step.index, 0) : -1;
-    const TextFormat::ParseLocation location = tree->GetLocation(field, index);
-    if (location.line < 0) break;
-    best = location;
-    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) break;
-    tree = tree->GetTreeForNested(field, index);
-    const Message* child = nullptr;
-    HasStep(*message, field, index, &child);
-    message = child;
-    descriptor = field->message_type();
-  }
-  return best;
-}
-
-// ---------------------------------------------------------------------------
-// Text positions. protobuf's are 0-based and count a tab as a move to the
-// next multiple of 8; ours are 1-based and count bytes, as editors do.
-
-struct TextPosition {
-  int line = -1;    // 0-based
-  int column = -1;  // 0-based byte offset in the line
-};
-
-std::vector<absl::string_view> Lines(absl::string_view text) {
-  return absl::StrSplit(text, '\n');
-}
-
-TextPosition FromProtobuf(const std::vector<absl::string_view>& lines, int line,
-                          int column) {
-  if (line < 0 || line >= static_cast<int>(lines.size())) {
-    return TextPosition{line, column};
-  }
-  const absl::string_view text = lines[line];
-  int expanded = 0;
-  size_t byte = 0;
-  while (byte < text.size() && expanded < column) {
-    expanded = text[byte] == '\t' ? expanded + 8 - expanded % 8 : expanded + 1;
-    ++byte;
-  }
-  return TextPosition{line, static_cast<int>(byte) + (column - expanded)};
-}
-
-std::string Where(absl::string_view source, const TextPosition& position) {
-  if (position.line < 0) return absl::StrCat(source, ": ");
-  return absl::StrCat(source, ":", position.line + 1, ":", position.column + 1,
-                      ": ");
-}
-
-bool IsIdentifierChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
-
-// The last whole-word occurrence of `token` that starts at or before
-// `position`. protobuf reports some errors at the token after the culprit
-// (an unknown enum value at the next line's "}"), so this walks back to it.
-TextPosition FindTokenBefore(const std::vector<absl::string_view>& lines,
-                             const TextPosition& position,
-                             absl::string_view token) {
-  if (token.empty() || position.line < 0 ||
-      position.line >= static_cast<int>(lines.size())) {
-    return position;
-  }
-  for (int line = position.line; line >= 0; --line) {
-    const absl::string_view text = lines[line];
-    size_t end =
-        line == position.line
-            ? std::min<size_t>(std::max(position.column, 0), text.size())
-            : text.size();
-    while (true) {
-      const size_t found = text.substr(0, end + token.size()).rfind(token);
-      if (found == absl::string_view::npos || found > end) break;
-      const bool starts = found == 0 || !IsIdentifierChar(text[found - 1]);
-      const size_t after = found + token.size();
-      const bool ends = after >= text.size() || !IsIdentifierChar(text[after]);
-      if (starts && ends) return TextPosition{line, static_cast<int>(found)};
-      if (found == 0) break;
-      end = found - 1;
-    }
-  }
-  return position;
-}
-
-// The quoted strings of a protobuf message, in order.
-std::vector<std::string> QuotedParts(absl::string_view message) {
-  std::vector<std::string> parts;
-  std::vector<absl::string_view> pieces = absl::StrSplit(message, '"');
-  for (size_t i = 1; i < pieces.size(); i += 2) {
-    parts.emplace_back(pieces[i]);
-  }
-  return parts;
-}
-
-size_t EditDistance(absl::string_view a, absl::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
-                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// "; did you mean \"x\"?" for the closest of `candidates`, or "; known
-// fields: a, b, c" when none is close.
-std::string Suggestion(absl::string_view typed,
-                       const std::vector<std::string>& candidates,
-                       absl::string_view what) {
-  const std::string* best = nullptr;
-  size_t best_distance = 0;
-  for (const std::string& candidate : candidates) {
-    const size_t distance = EditDistance(typed, candidate);
-    if (best == nullptr || distance < best_distance) {
-      best = &candidate;
-      best_distance = distance;
-    }
-  }
-  if (best != nullptr &&
-      best_distance <= std::max<size_t>(2, typed.size() / 3)) {
-    return absl::StrCat("; did you mean \"", *best, "\"?");
-  }
-  return absl::StrCat("; ", what, ": ", absl::StrJoin(candidates, ", "));
-}
-
-// The enum type of the fields of experiment.proto named `field_name`, if all
-// of them share one.
-const EnumDescriptor* EnumOfField(absl::string_view field_name) {
-  const EnumDescriptor* found = nullptr;
-  bool ambiguous = false;
-  std::vector<const Descriptor*> pending;
-  const FileDescriptor* file = Experiment::descriptor()->file();
-  for (int i = 0; i < file->message_type_count(); ++i) {
-    pending.push_back(file->message_type(i));
-  }
-  while (!pending.empty()) {
-    const Descriptor* descriptor = pending.back();
-    pending.pop_back();
-    for (int i = 0; i < descriptor->nested_type_count(); ++i) {
-      pending.push_back(descriptor->nested_type(i));
-    }
-    const FieldDescriptor* field =
-        descriptor->FindFieldByName(std::string(field_name));
-    if (field == nullptr || field->enum_type() == nullptr) continue;
-    if (found != nullptr && found != field->enum_type()) ambiguous = true;
-    found = field->enum_type();
-  }
-  return ambiguous ? nullptr : found;
-}
-
-// Records TextFormat's errors and warnings (both fail the parse: the parse
-// is strict).
-class ParseErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    errors_.push_back(Error{line, column, message});
-  }
-  void AddWarning(int line, google::protobuf::io::ColumnNumber column,
-                  const std::string& message) override {
-    errors_.push_back(Error{line, column, message});
-  }
-
-  struct Error {
-    int line;
-    int column;
-    std::string message;
-  };
-  const std::vector<Error>& errors() const { return errors_; }
-
- private:
-  std::vector<Error> errors_;
-};
-
-// "source:LINE:COL: message", the position moved onto the culprit and a
-// hint added for the errors people make most.
-std::string DescribeParseError(absl::string_view source, absl::string_view text,
-                               const ParseErrorCollector::Error& error) {
-  const std::vector<absl::string_view> lines = Lines(text);
-  TextPosition position = FromProtobuf(lines, error.line, error.column);
-  std::string message = error.message;
-  const std::vector<std::string> quoted = QuotedParts(message);
-  if (absl::StartsWith(message, "Message type \"") &&
-      absl::StrContains(message, "has no field named") && quoted.size() >= 2) {
-    position = FindTokenBefore(lines, position, quoted[1]);
-    const Descriptor* descriptor =
-        google::protobuf::DescriptorPool::generated_pool()
-            ->FindMessageTypeByName(quoted[0]);
-    if (descriptor != nullptr) {
-      std::vector<std::string> names;
-      for (int i = 0; i < descriptor->field_count(); ++i) {
-        names.push_back(descriptor->field(i)->name());
-      }
-      message = absl::StrCat("unknown field \"", quoted[1], "\" in ",
-                             descriptor->name(),
-                             Suggestion(quoted[1], names, "its fields are"));
-    }
-  } else if (absl::StartsWith(message, "Unknown enumeration value of") &&
-             quoted.size() >= 2) {
-    position = FindTokenBefore(lines, position, quoted[0]);
-    if (const EnumDescriptor* type = EnumOfField(quoted[1])) {
-      std::vector<std::string> names;
-      for (int i = 0; i < type->value_count(); ++i) {
-        if (type->value(i)->number() != 0) {
-          names.push_back(type->value(i)->name());
-        }
-      }
-      message = absl::StrCat("unknown value \"", quoted[0], "\" for field \"",
-                             quoted[1], "\"",
-                             Suggestion(quoted[0], names, "use one of"));
-    }
-  } else if (absl::StartsWith(message, "Non-repeated field") &&
-             !quoted.empty()) {
-    position = FindTokenBefore(lines, position, quoted[0]);
-    message = absl::StrCat("field \"", quoted[0],
-                           "\" is given twice; keep one (overriding is what "
-                           "variants are for)");
-  } else if (absl::StartsWith(message, "Invalid value for") &&
-             quoted.size() >= 2) {
-    position = FindTokenBefore(lines, position, quoted[1]);
-  } else if (absl::StrContains(message, "another member of oneof") &&
-             quoted.size() >= 3) {
-    position = FindTokenBefore(lines, position, quoted[0]);
-    message =
-        absl::StrCat("\"", quoted[0], "\" and \"", quoted[1],
-                     "\" exclude each other (oneof ", quoted[2], "); keep one");
-  }
-  return absl::StrCat(Where(source, position), message);
-}
-
-// ---------------------------------------------------------------------------
-// (path_role) fields.
-
-PathRole RoleOf(const FieldDescriptor* field) {
-  return field->options().GetExtension(path_role);
-}
-
-// Calls visit(path_from_root, role, &value) for every set string field marked
-// (path_role) under `message`, then stores the value back.
-template <typename Visit>
-void VisitPaths(Message* message, const std::string& prefix, Visit&& visit) {
-  const Reflection* reflection = message->GetReflection();
-  std::vector<const FieldDescriptor*> fields;
-  reflection->ListFields(*message, &fields);
-  for (const FieldDescriptor* field : fields) {
-    const std::string name = absl::StrCat(prefix, field->name());
-    if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-      if (field->is_repeated()) {
-        for (int i = 0; i < reflection->FieldSize(*message, field); ++i) {
-          VisitPaths(reflection->MutableRepeatedMessage(message, field, i),
-                     absl::StrCat(name, "[", i, "]."), visit);
-        }
-      } else {
-        VisitPaths(reflection->MutableMessage(message, field),
-                   absl::StrCat(name, "."), visit);
-      }
-      continue;
-    }
-    if (field->cpp_type() != FieldDescriptor::CPPTYPE_STRING) continue;
-    const PathRole role = RoleOf(field);
-    if (role == PATH_ROLE_UNSPECIFIED) continue;
-    if (field->is_repeated()) {
-      for (int i = 0; i < reflection->FieldSize(*message, field); ++i) {
-        std::string value = reflection->GetRepeatedString(*message, field, i);
-        visit(absl::StrCat(name, "[", i, "]"), role, &value);
-        reflection->SetRepeatedString(message, field, i, std::move(value));
-      }
-    } else {
-      std::string value = reflection->GetString(*message, field);
-      visit(name, role, &value);
-      reflection->SetString(message, field, std::move(value));
-    }
-  }
-}
-
-std::string ResolveAgainst(const std::filesystem::path& directory,
-                           const std::string& path) {
-  if (path.empty() || path[0] == '/' || directory.empty()) return path;
-  return (directory / path).lexically_normal().string();
 }
 
 // ---------------------------------------------------------------------------
@@ -1226,8 +867,7 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
 }
 
 absl::Status ValidateImpl(const Experiment& experiment,
-                          absl::string_view source, const ParseInfoTree* tree,
-                          absl::string_view text,
+                          const ExperimentSources* sources,
                           const std::vector<Finding>& extra) {
   Findings collected;
   CollectFindings(experiment, &collected);
@@ -1235,22 +875,22 @@ absl::Status ValidateImpl(const Experiment& experiment,
   findings.insert(findings.end(), extra.begin(), extra.end());
   if (findings.empty()) return absl::OkStatus();
 
-  // In the order of the text (problems without a position first), so a
-  // reader fixes the file top to bottom; without text, in check order.
-  const std::vector<absl::string_view> lines = Lines(text);
-  std::vector<std::pair<TextPosition, std::string>> messages;
-  for (const Finding& finding : findings) {
+  // The experiment file's problems first, in the order of its text
+  // (problems without a position first), then each referenced file's, so a
+  // reader fixes each file top to bottom; without text, in check order.
+  struct Line {
+    bool in_root;
+    std::string source;
     TextPosition position;
-    std::string where;
-    if (!source.empty()) {
-      const TextFormat::ParseLocation location =
-          Locate(experiment, tree, finding.path);
-      if (location.line >= 0) {
-        position = FromProtobuf(lines, location.line, location.column);
-      }
-      where = Where(source, position);
-    }
-    std::string line = absl::StrCat(where, finding.path, " ", finding.text);
+    std::string line;
+  };
+  std::vector<Line> messages;
+  for (const Finding& finding : findings) {
+    ValueOrigin origin;
+    if (sources != nullptr) origin = sources->Find(finding.path);
+    std::string line = absl::StrCat(
+        sources == nullptr ? "" : Where(origin.source, origin.position),
+        finding.path, " ", finding.text);
     if (!finding.variants.empty() &&
         static_cast<int>(finding.variants.size()) !=
             experiment.variants_size()) {
@@ -1258,132 +898,22 @@ absl::Status ValidateImpl(const Experiment& experiment,
                       finding.variants.size() > 1 ? "s " : " ",
                       absl::StrJoin(finding.variants, ", "), ")");
     }
-    messages.emplace_back(position, std::move(line));
+    absl::StrAppend(&line, origin.via);
+    const bool in_root =
+        sources == nullptr || origin.source == sources->root_source();
+    messages.push_back(
+        Line{in_root, origin.source, origin.position, std::move(line)});
   }
-  std::stable_sort(messages.begin(), messages.end(),
-                   [](const auto& a, const auto& b) {
-                     return std::make_pair(a.first.line, a.first.column) <
-                            std::make_pair(b.first.line, b.first.column);
-                   });
+  std::stable_sort(
+      messages.begin(), messages.end(), [](const Line& a, const Line& b) {
+        return std::make_tuple(!a.in_root, a.source, a.position.line,
+                               a.position.column) <
+               std::make_tuple(!b.in_root, b.source, b.position.line,
+                               b.position.column);
+      });
   std::vector<std::string> texts;
-  for (auto& [position, line] : messages) texts.push_back(std::move(line));
+  for (Line& message : messages) texts.push_back(std::move(message.line));
   return absl::InvalidArgumentError(absl::StrJoin(texts, "\n"));
-}
-
-// Copies singular field `field` of `from` into `to`.
-void CopySingular(const Message& from, const FieldDescriptor* field,
-                  Message* to) {
-  const Reflection* in = from.GetReflection();
-  const Reflection* out = to->GetReflection();
-  switch (field->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32:
-      out->SetInt32(to, field, in->GetInt32(from, field));
-      break;
-    case FieldDescriptor::CPPTYPE_INT64:
-      out->SetInt64(to, field, in->GetInt64(from, field));
-      break;
-    case FieldDescriptor::CPPTYPE_UINT32:
-      out->SetUInt32(to, field, in->GetUInt32(from, field));
-      break;
-    case FieldDescriptor::CPPTYPE_UINT64:
-      out->SetUInt64(to, field, in->GetUInt64(from, field));
-      break;
-    case FieldDescriptor::CPPTYPE_DOUBLE:
-      out->SetDouble(to, field, in->GetDouble(from, field));
-      break;
-    case FieldDescriptor::CPPTYPE_FLOAT:
-      out->SetFloat(to, field, in->GetFloat(from, field));
-      break;
-    case FieldDescriptor::CPPTYPE_BOOL:
-      out->SetBool(to, field, in->GetBool(from, field));
-      break;
-    case FieldDescriptor::CPPTYPE_ENUM:
-      out->SetEnumValue(to, field, in->GetEnumValue(from, field));
-      break;
-    case FieldDescriptor::CPPTYPE_STRING:
-      out->SetString(to, field, in->GetString(from, field));
-      break;
-    case FieldDescriptor::CPPTYPE_MESSAGE:
-      out->MutableMessage(to, field)->CopyFrom(in->GetMessage(from, field));
-      break;
-  }
-}
-
-// Appends element `index` of repeated `field` of `from` to `to`.
-void AppendElement(const Message& from, const FieldDescriptor* field, int index,
-                   Message* to) {
-  const Reflection* in = from.GetReflection();
-  const Reflection* out = to->GetReflection();
-  switch (field->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32:
-      out->AddInt32(to, field, in->GetRepeatedInt32(from, field, index));
-      break;
-    case FieldDescriptor::CPPTYPE_INT64:
-      out->AddInt64(to, field, in->GetRepeatedInt64(from, field, index));
-      break;
-    case FieldDescriptor::CPPTYPE_UINT32:
-      out->AddUInt32(to, field, in->GetRepeatedUInt32(from, field, index));
-      break;
-    case FieldDescriptor::CPPTYPE_UINT64:
-      out->AddUInt64(to, field, in->GetRepeatedUInt64(from, field, index));
-      break;
-    case FieldDescriptor::CPPTYPE_DOUBLE:
-      out->AddDouble(to, field, in->GetRepeatedDouble(from, field, index));
-      break;
-    case FieldDescriptor::CPPTYPE_FLOAT:
-      out->AddFloat(to, field, in->GetRepeatedFloat(from, field, index));
-      break;
-    case FieldDescriptor::CPPTYPE_BOOL:
-      out->AddBool(to, field, in->GetRepeatedBool(from, field, index));
-      break;
-    case FieldDescriptor::CPPTYPE_ENUM:
-      out->AddEnumValue(to, field,
-                        in->GetRepeatedEnumValue(from, field, index));
-      break;
-    case FieldDescriptor::CPPTYPE_STRING:
-      out->AddString(to, field, in->GetRepeatedString(from, field, index));
-      break;
-    case FieldDescriptor::CPPTYPE_MESSAGE:
-      out->AddMessage(to, field)->CopyFrom(
-          in->GetRepeatedMessage(from, field, index));
-      break;
-  }
-}
-
-void SetToDefault(const FieldDescriptor* field, Message* message) {
-  const Reflection* reflection = message->GetReflection();
-  switch (field->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32:
-      reflection->SetInt32(message, field, field->default_value_int32());
-      break;
-    case FieldDescriptor::CPPTYPE_INT64:
-      reflection->SetInt64(message, field, field->default_value_int64());
-      break;
-    case FieldDescriptor::CPPTYPE_UINT32:
-      reflection->SetUInt32(message, field, field->default_value_uint32());
-      break;
-    case FieldDescriptor::CPPTYPE_UINT64:
-      reflection->SetUInt64(message, field, field->default_value_uint64());
-      break;
-    case FieldDescriptor::CPPTYPE_DOUBLE:
-      reflection->SetDouble(message, field, field->default_value_double());
-      break;
-    case FieldDescriptor::CPPTYPE_FLOAT:
-      reflection->SetFloat(message, field, field->default_value_float());
-      break;
-    case FieldDescriptor::CPPTYPE_BOOL:
-      reflection->SetBool(message, field, field->default_value_bool());
-      break;
-    case FieldDescriptor::CPPTYPE_ENUM:
-      reflection->SetEnum(message, field, field->default_value_enum());
-      break;
-    case FieldDescriptor::CPPTYPE_STRING:
-      reflection->SetString(message, field, field->default_value_string());
-      break;
-    case FieldDescriptor::CPPTYPE_MESSAGE:
-      CHECK(false) << "messages have no default";
-      break;
-  }
 }
 
 }  // namespace
@@ -1392,37 +922,8 @@ absl::StatusOr<Experiment> ParseExperiment(absl::string_view text,
                                            absl::string_view source,
                                            const LoadOptions& options) {
   Experiment experiment;
-  ParseInfoTree tree;
-  ParseErrorCollector collector;
-  TextFormat::Parser parser;
-  parser.RecordErrorsTo(&collector);
-  parser.WriteLocationsTo(&tree);
-  // The defaults already refuse unknown fields and extensions, field
-  // numbers for names and a singular field given twice; said here so that
-  // it stays so.
-  parser.AllowUnknownField(false);
-  parser.AllowUnknownExtension(false);
-  parser.AllowFieldNumber(false);
-  parser.AllowPartialMessage(false);
-  const bool parsed = parser.ParseFromString(std::string(text), &experiment);
-  if (!parsed || !collector.errors().empty()) {
-    std::vector<std::string> messages;
-    for (const ParseErrorCollector::Error& error : collector.errors()) {
-      messages.push_back(DescribeParseError(source, text, error));
-    }
-    if (messages.empty()) {
-      messages.push_back(
-          absl::StrCat(source, ": not a text-format Experiment"));
-    }
-    return absl::InvalidArgumentError(absl::StrJoin(messages, "\n"));
-  }
-
-  const std::filesystem::path directory =
-      std::filesystem::path(std::string(source)).parent_path();
-  VisitPaths(&experiment, "",
-             [&](const std::string&, PathRole, std::string* value) {
-               *value = ResolveAgainst(directory, *value);
-             });
+  ExperimentSources sources;
+  RETURN_IF_ERROR(ResolveReferences(text, source, &experiment, &sources));
 
   std::vector<Finding> missing_files;
   if (options.check_input_files) {
@@ -1436,12 +937,12 @@ absl::StatusOr<Experiment> ParseExperiment(absl::string_view text,
                        path,
                        absl::StrCat("(\"", *value,
                                     "\") is not a readable file; paths are "
-                                    "relative to the experiment's directory"),
+                                    "relative to the file that names them"),
                        {}});
                  }
                });
   }
-  RETURN_IF_ERROR(ValidateImpl(experiment, source, &tree, text, missing_files));
+  RETURN_IF_ERROR(ValidateImpl(experiment, &sources, missing_files));
   return experiment;
 }
 
@@ -1452,57 +953,7 @@ absl::StatusOr<Experiment> LoadExperiment(const std::string& path,
 }
 
 absl::Status Validate(const Experiment& experiment) {
-  return ValidateImpl(experiment, "", nullptr, "", {});
-}
-
-void MergeOverrides(const Message& overrides, Message* target) {
-  CHECK(overrides.GetDescriptor() == target->GetDescriptor())
-      << overrides.GetDescriptor()->full_name() << " vs "
-      << target->GetDescriptor()->full_name();
-  const Reflection* reflection = overrides.GetReflection();
-  const Reflection* target_reflection = target->GetReflection();
-  std::vector<const FieldDescriptor*> fields;
-  reflection->ListFields(overrides, &fields);
-  for (const FieldDescriptor* field : fields) {
-    if (field->is_repeated()) {
-      target_reflection->ClearField(target, field);
-      for (int i = 0; i < reflection->FieldSize(overrides, field); ++i) {
-        AppendElement(overrides, field, i, target);
-      }
-    } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-      // MutableMessage clears another member of the field's oneof.
-      MergeOverrides(reflection->GetMessage(overrides, field),
-                     target_reflection->MutableMessage(target, field));
-    } else {
-      CopySingular(overrides, field, target);
-    }
-  }
-}
-
-void FillDefaults(Message* message) {
-  const Descriptor* descriptor = message->GetDescriptor();
-  const Reflection* reflection = message->GetReflection();
-  for (int i = 0; i < descriptor->field_count(); ++i) {
-    const FieldDescriptor* field = descriptor->field(i);
-    const bool is_message =
-        field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;
-    if (field->is_repeated()) {
-      if (!is_message) continue;
-      for (int j = 0; j < reflection->FieldSize(*message, field); ++j) {
-        FillDefaults(reflection->MutableRepeatedMessage(message, field, j));
-      }
-    } else if (field->containing_oneof() != nullptr) {
-      // Filling would choose a member; fill inside the chosen one only.
-      if (is_message && reflection->HasField(*message, field)) {
-        FillDefaults(reflection->MutableMessage(message, field));
-      }
-    } else if (is_message) {
-      FillDefaults(reflection->MutableMessage(message, field));
-    } else if (field->has_default_value() &&
-               !reflection->HasField(*message, field)) {
-      SetToDefault(field, message);
-    }
-  }
+  return ValidateImpl(experiment, nullptr, {});
 }
 
 std::vector<ResolvedRun> ResolveRuns(const Experiment& experiment) {

@@ -29,6 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "experiments/config_merge.h"
 #include "experiments/experiment.pb.h"
 #include "google/protobuf/message.h"
 #include "model/bert/config.h"
@@ -64,22 +65,6 @@ absl::StatusOr<Experiment> ParseExperiment(absl::string_view text,
 // sentence, the masking mix sums to 1, ...). Messages name fields by path;
 // without the text there are no line numbers.
 absl::Status Validate(const Experiment& experiment);
-
-// Merges `overrides` into `target` (the same message type) the way a
-// variant overrides its base: every field set in `overrides` wins, singular
-// messages merge field by field (recursively), and a repeated field set in
-// `overrides` REPLACES the target's list. protobuf's MergeFrom would append
-// to it instead (base phases + variant phases), which is never what a
-// variant means. Setting one member of a oneof clears the target's other
-// member.
-void MergeOverrides(const google::protobuf::Message& overrides,
-                    google::protobuf::Message* target);
-
-// Sets every unset field that has a [default = ...] in the schema to that
-// default, creating unset sub-messages on the way (but not oneof members),
-// so the message spells out every number it runs with. For a complete spec
-// (a resolved run), never for overrides.
-void FillDefaults(google::protobuf::Message* message);
 
 struct ResolvedRun {
   // The variant's name, or "base" for an experiment without variants.

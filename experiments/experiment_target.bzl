@@ -1,23 +1,40 @@
-"""experiment_target: `bazel run //experiments:<name>` for one experiment."""
+"""experiment_target: `bazel run //<package>:<name>` for one experiment."""
 
-def experiment_target(name):
-    """A runnable target for <name>.mini.textproto and <name>.paper.textproto.
+def experiment_target(name, experiment = None, variants = [], script = None):
+    """A runnable target for an experiment's two scale presets.
 
-    It runs //experiments:run_experiment with both scale presets;
-    `--scale` picks the preset. The embedded corpus comes in the runner's
-    own runfiles.
+    It runs //experiments:run_experiment with <experiment>.mini.textproto
+    and <experiment>.paper.textproto; `--scale` picks the preset. The
+    embedded corpus comes in the runner's own runfiles, and the files of
+    ablations/ that experiments refer to in this target's.
+
+    Args:
+      name: the target's name.
+      experiment: the experiment's label without the suffix (default
+        `name` in this package), e.g. "//experiments:table5_ablation".
+      variants: run only these variants (--variants); default all.
+      script: the shell script that starts the runner (default
+        //experiments:run_experiment.sh, which just runs it).
     """
+    experiment = experiment or name
+    mini = experiment + ".mini.textproto"
+    paper = experiment + ".paper.textproto"
+    runner = "//experiments:run_experiment"
+    args = [
+        "$(rootpath %s)" % runner,
+        "--experiment_mini=$(rootpath %s)" % mini,
+        "--experiment_paper=$(rootpath %s)" % paper,
+    ]
+    if variants:
+        args.append("--variants=" + ",".join(variants))
     native.sh_binary(
         name = name,
-        srcs = ["run_experiment.sh"],
-        args = [
-            "$(rootpath :run_experiment)",
-            "--experiment_mini=$(rootpath %s.mini.textproto)" % name,
-            "--experiment_paper=$(rootpath %s.paper.textproto)" % name,
-        ],
+        srcs = [script or "//experiments:run_experiment.sh"],
+        args = args,
         data = [
-            ":run_experiment",
-            name + ".mini.textproto",
-            name + ".paper.textproto",
+            runner,
+            mini,
+            paper,
+            "//ablations:textprotos",
         ],
     )

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "experiments/config_loader.h"
 #include "experiments/experiment.pb.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "model/bert/config.h"
 #include "tasks/pretraining_data/instance_config.h"
@@ -110,6 +112,44 @@ TEST(ExperimentsValidateTest, PretrainMiniHasTheTable5Variants) {
     EXPECT_EQ(spec.pretraining().data().format(),
               PretrainingData::DEFAULT_CORPUS);
   }
+}
+
+// The tables share pre-training runs through the cache only while their
+// bases are the same, so each table takes its model and pre-training from
+// its scale's one file in ablations/ and writes none of it itself; Table 5's
+// and Table 8's rows are the variant files of ablations/variants/.
+TEST(ExperimentsValidateTest, TablesTakeTheirBaseAndVariantsFromAblations) {
+  int tables = 0;
+  for (const std::string& path : Experiments("experiments")) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    if (!absl::StartsWith(name, "table")) continue;
+    SCOPED_TRACE(path);
+    ++tables;
+    const std::string scale =
+        absl::StrContains(name, ".mini.") ? "mini" : "paper";
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)),
+                           std::istreambuf_iterator<char>());
+    Experiment raw;  // as written, references unresolved
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &raw));
+    EXPECT_THAT(raw.base().include(),
+                ::testing::ElementsAre(
+                    absl::StrCat("ablations/scales/", scale, ".textproto")));
+    EXPECT_FALSE(raw.base().has_model());
+    EXPECT_FALSE(raw.base().has_pretraining());
+    const bool ablation_table =
+        absl::StartsWith(name, "table5_") || absl::StartsWith(name, "table8_");
+    for (const Variant& variant : raw.variants()) {
+      SCOPED_TRACE(variant.ShortDebugString());
+      EXPECT_FALSE(variant.overrides().has_pretraining());
+      if (ablation_table) {
+        EXPECT_TRUE(variant.has_variant_file());
+        EXPECT_FALSE(variant.has_name());
+        EXPECT_FALSE(variant.has_overrides());
+      }
+    }
+  }
+  EXPECT_EQ(tables, 14);
 }
 
 }  // namespace

@@ -22,7 +22,9 @@
 
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -38,6 +40,7 @@
 #include "common/user_path.h"
 #include "experiments/config_loader.h"
 #include "experiments/device_flags.h"
+#include "experiments/run_plan.h"
 #include "experiments/runner.h"
 #include "tasks/corpus/default_corpus_path.h"
 
@@ -68,6 +71,15 @@ ABSL_FLAG(std::string, default_corpus, "",
           "(default: the embedded one, from the binary's runfiles)");
 ABSL_FLAG(std::string, experiment, "",
           "run this experiment file instead of the scale presets");
+ABSL_FLAG(std::vector<std::string>, variants, {},
+          "run only these variants (comma-separated; default: all), with the "
+          "pre-training a selected variant reuses; the output goes to "
+          "<workspace>/runs/<experiment>-<variants>/<scale> by default, and "
+          "the pre-training cache is the tables' own");
+ABSL_FLAG(bool, dry_run, false,
+          "load and validate the experiment, print what it would run "
+          "(encoder, parameters, pre-training steps and tokens, fine-tuning "
+          "runs) and stop");
 
 namespace bertlab {
 namespace {
@@ -133,12 +145,29 @@ absl::Status Run(const char* argv0) {
   options.experiment_path = ResolveUserPath(experiment);
   ASSIGN_OR_RETURN(const experiments::Experiment loaded,
                    experiments::LoadExperiment(options.experiment_path));
+  options.variants = absl::GetFlag(FLAGS_variants);
+  ASSIGN_OR_RETURN(const std::set<std::string> selected,
+                   experiments::SelectedVariants(loaded, options.variants));
+  if (absl::GetFlag(FLAGS_dry_run)) {
+    ASSIGN_OR_RETURN(const std::string plan,
+                     experiments::DescribeRunPlan(loaded, selected));
+    std::cout << options.experiment_path << " is valid (--dry_run: nothing "
+              << "was run)\n"
+              << plan;
+    return absl::OkStatus();
+  }
   std::string output_dir = absl::GetFlag(FLAGS_output_dir);
   const bool default_output = output_dir.empty();
   if (output_dir.empty()) {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
+    // A subset of the variants gets a directory of its own, so that its
+    // report holds only its rows.
+    const std::string name =
+        selected.empty() ? loaded.name()
+                         : absl::StrCat(loaded.name(), "-",
+                                        absl::StrJoin(options.variants, "+"));
     output_dir = absl::StrCat(workspace == nullptr ? "." : workspace, "/runs/",
-                              loaded.name(), "/", scale);
+                              name, "/", scale);
   }
   options.output_dir = ResolveUserPath(output_dir);
   std::string cache_dir = absl::GetFlag(FLAGS_cache_dir);

@@ -1,5 +1,6 @@
 #include "experiments/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -25,6 +27,7 @@
 #include "experiments/pretraining_data_prep.h"
 #include "experiments/pretraining_options.h"
 #include "experiments/run_lock.h"
+#include "experiments/run_plan.h"
 #include "google/protobuf/text_format.h"
 #include "model/bert/checkpoint.h"
 #include "model/train/finetuner.h"
@@ -249,10 +252,15 @@ class Runner {
                      options_.data_dir.empty()
                          ? ", no --data_dir: derived default tasks only"
                          : absl::StrCat(", data ", options_.data_dir)));
+    ASSIGN_OR_RETURN(const std::set<std::string> selected,
+                     SelectedVariants(experiment_, options_.variants));
     for (const ResolvedRun& run : runs_) {
-      if (PretrainedFrom(run.name).empty()) RETURN_IF_ERROR(Pretrain(run));
+      if (PretrainedFrom(run.name).empty() && NeedsPretraining(run, selected)) {
+        RETURN_IF_ERROR(Pretrain(run));
+      }
     }
     for (size_t i = 0; i < runs_.size(); ++i) {
+      if (!selected.empty() && selected.count(runs_[i].name) == 0) continue;
       RETURN_IF_ERROR(Finetune(runs_[i], Description(i)));
     }
     summary_.report_dir = Join(options_.output_dir, "report");
@@ -294,6 +302,16 @@ class Runner {
       if (v.name() == variant) return v.pretrained_from();
     }
     return "";
+  }
+
+  // Whether `run` is selected, or a selected variant reuses its checkpoint.
+  bool NeedsPretraining(const ResolvedRun& run,
+                        const std::set<std::string>& selected) const {
+    if (selected.empty() || selected.count(run.name) > 0) return true;
+    for (const std::string& name : selected) {
+      if (PretrainedFrom(name) == run.name) return true;
+    }
+    return false;
   }
 
   absl::Status Pretrain(const ResolvedRun& run) {

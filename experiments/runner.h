@@ -93,6 +93,10 @@ struct RunnerOptions {
   // common/parallel.h): another device or precision gives other bits.
   std::string pretraining_device = "cpu";
   BackendPrecision pretraining_precision = BackendPrecision::kFloat32;
+  // Only these variants (empty: all): each is fine-tuned, and pre-trained
+  // unless it reuses another's checkpoint, which is then pre-trained (not
+  // fine-tuned). An unknown name is an error.
+  std::vector<std::string> variants;
 };
 
 struct RunnerSummary {

@@ -1,0 +1,145 @@
+#include "experiments/run_plan.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/file.h"
+#include "common/status_macros.h"
+#include "experiments/config_loader.h"
+#include "experiments/config_text.h"
+#include "model/bert/config.h"
+
+namespace bertlab {
+namespace experiments {
+namespace {
+
+absl::StatusOr<int64_t> VocabSize(const ModelSpec& model) {
+  if (model.has_train_vocab()) return model.train_vocab().size();
+  ASSIGN_OR_RETURN(const std::string text,
+                   ReadFileToString(model.vocab_file()));
+  return static_cast<int64_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// 1.2e+09 as "1.2G", for counts a reader compares by magnitude.
+std::string Magnitude(double value) {
+  const char* units[] = {"", "K", "M", "G", "T", "P"};
+  int unit = 0;
+  while (value >= 1000 && unit < 5) {
+    value /= 1000;
+    ++unit;
+  }
+  return absl::StrFormat(value < 10 ? "%.2f%s" : "%.0f%s", value, units[unit]);
+}
+
+}  // namespace
+
+absl::StatusOr<std::set<std::string>> SelectedVariants(
+    const Experiment& experiment, const std::vector<std::string>& requested) {
+  std::vector<std::string> names;
+  for (const Variant& variant : experiment.variants()) {
+    names.push_back(variant.name());
+  }
+  if (names.empty()) names.push_back("base");
+  std::set<std::string> selected;
+  for (const std::string& name : requested) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--variants: experiment ", experiment.name(), " has no variant \"",
+          name, "\"", Suggestion(name, names, "its variants are")));
+    }
+    selected.insert(name);
+  }
+  return selected;
+}
+
+absl::StatusOr<std::string> DescribeRunPlan(
+    const Experiment& experiment, const std::set<std::string>& selected) {
+  std::string out = absl::StrCat("experiment ", experiment.name(), ": ",
+                                 experiment.description(), "\n");
+  int finetune_runs = 0;
+  int pretrain_runs = 0;
+  double pretrain_tokens = 0;
+  for (const ResolvedRun& run : ResolveRuns(experiment)) {
+    std::string pretrained_from;
+    for (const Variant& variant : experiment.variants()) {
+      if (variant.name() == run.name)
+        pretrained_from = variant.pretrained_from();
+    }
+    bool wanted = selected.empty() || selected.count(run.name) > 0;
+    bool pretrain_only = false;
+    if (!wanted && pretrained_from.empty()) {
+      for (const Variant& variant : experiment.variants()) {
+        if (selected.count(variant.name()) > 0 &&
+            variant.pretrained_from() == run.name) {
+          wanted = pretrain_only = true;
+        }
+      }
+    }
+    if (!wanted) continue;
+    ASSIGN_OR_RETURN(const int64_t vocab_size, VocabSize(run.spec.model()));
+    ASSIGN_OR_RETURN(const BertConfig config,
+                     ToBertConfig(run.spec.model(), vocab_size));
+    absl::StrAppendFormat(
+        &out, "  %s: L%d H%d A%d, %s encoder parameters, vocabulary %d%s\n",
+        run.name, config.num_hidden_layers, config.hidden_size,
+        config.num_attention_heads, Magnitude(EncoderParameterCount(config)),
+        vocab_size,
+        config.attention_mode == AttentionMode::kCausal ? ", causal attention"
+                                                        : "");
+    const PretrainingSpec& pretraining = run.spec.pretraining();
+    if (pretrained_from.empty()) {
+      const std::vector<int64_t> ends = SequencePhaseEndSteps(pretraining);
+      double tokens = 0;
+      std::vector<std::string> phases;
+      for (int i = 0; i < pretraining.sequence_schedule().phases_size(); ++i) {
+        const SequencePhase& phase = pretraining.sequence_schedule().phases(i);
+        const int64_t steps = ends[i] - (i == 0 ? 0 : ends[i - 1]);
+        tokens += static_cast<double>(steps) * phase.batch_size() *
+                  phase.max_seq_length();
+        phases.push_back(absl::StrCat(steps, " x ", phase.batch_size(), " x ",
+                                      phase.max_seq_length()));
+      }
+      pretrain_tokens += tokens;
+      ++pretrain_runs;
+      absl::StrAppendFormat(
+          &out, "    pre-training: %s%s, %d steps (%s), %s tokens\n",
+          pretraining.objectives().language_model() ==
+                  PretrainingObjectives::LEFT_TO_RIGHT
+              ? "left-to-right LM"
+              : "masked LM",
+          pretraining.objectives().next_sentence() ? " + next sentence" : "",
+          pretraining.schedule().total_steps(), absl::StrJoin(phases, ", "),
+          Magnitude(tokens));
+    } else {
+      absl::StrAppend(&out, "    pre-training: reuses ", pretrained_from,
+                      "'s checkpoint\n");
+    }
+    if (pretrain_only) {
+      absl::StrAppend(&out, "    fine-tuning: none (pre-trained for ",
+                      "a selected variant)\n");
+      continue;
+    }
+    std::vector<std::string> tasks;
+    for (const FinetuneTaskSpec& task : run.spec.finetuning().tasks()) {
+      const int runs = task.learning_rates_size() * task.restarts();
+      finetune_runs += runs;
+      tasks.push_back(absl::StrCat(task.task(), " ", runs));
+    }
+    absl::StrAppend(&out, "    fine-tuning runs: ",
+                    tasks.empty() ? "none" : absl::StrJoin(tasks, ", "),
+                    run.spec.finetuning().bilstm() ? " (with a BiLSTM)" : "",
+                    "\n");
+  }
+  absl::StrAppendFormat(&out,
+                        "total: %d pre-training runs (%s tokens), %d "
+                        "fine-tuning runs\n",
+                        pretrain_runs, Magnitude(pretrain_tokens),
+                        finetune_runs);
+  return out;
+}
+
+}  // namespace experiments
+}  // namespace bertlab

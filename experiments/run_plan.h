@@ -1,0 +1,34 @@
+// What an experiment would run, without running it (run_experiment
+// --dry_run): per variant, the encoder and its size, the pre-training
+// (objective, steps, tokens) or the checkpoint it reuses, and the
+// fine-tuning grid. For checking a configuration on a machine that cannot
+// run it (a paper-scale one on a CPU).
+#ifndef BERTLAB_EXPERIMENTS_RUN_PLAN_H_
+#define BERTLAB_EXPERIMENTS_RUN_PLAN_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "experiments/experiment.pb.h"
+
+namespace bertlab {
+namespace experiments {
+
+// The variants named in `requested` (a --variants flag), each checked
+// against the experiment's (an unknown name is an error with a
+// did-you-mean); an experiment without variants has the one run "base".
+absl::StatusOr<std::set<std::string>> SelectedVariants(
+    const Experiment& experiment, const std::vector<std::string>& requested);
+
+// One line per run of `experiment` (a loaded, hence valid, one) in
+// `selected` (empty: all), then a total. Errors only from the conversion to
+// the encoder config (a vocabulary file that cannot be read).
+absl::StatusOr<std::string> DescribeRunPlan(
+    const Experiment& experiment, const std::set<std::string>& selected);
+
+}  // namespace experiments
+}  // namespace bertlab
+
+#endif  // BERTLAB_EXPERIMENTS_RUN_PLAN_H_
