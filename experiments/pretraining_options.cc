@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/fnv1a.h"
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
 #include "tasks/pretraining_data/instance_config.h"
@@ -58,11 +59,10 @@ absl::Status CheckShards(const RunSpec& spec, int phase, const std::string& dir,
                      header.vocab_size, " tokens; the model has ", vocab_size));
   }
   if (vocab_hash.has_value() && *vocab_hash != header.vocab_hash) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the shards in ", dir, " were made with vocabulary ",
-                     absl::Hex(header.vocab_hash, absl::kZeroPad16),
-                     ", not the model's vocab_file (",
-                     absl::Hex(*vocab_hash, absl::kZeroPad16), ")"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the shards in ", dir, " were made with vocabulary ",
+        Fnv1a64Hex(header.vocab_hash), ", not the model's vocab_file (",
+        Fnv1a64Hex(*vocab_hash), ")"));
   }
   const bool lower_case = !spec.model().cased();
   if (header.tokenizer.lower_case != lower_case) {

@@ -19,6 +19,7 @@
 #include "common/directory.h"
 #include "common/file.h"
 #include "common/file_lock.h"
+#include "common/fnv1a.h"
 #include "common/parallel.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
@@ -36,7 +37,6 @@
 #include "reports/render.h"
 #include "tasks/default_tasks/default_tasks.h"
 #include "tasks/full_tokenizer.h"
-#include "tasks/vocab.h"
 
 namespace bertlab {
 namespace experiments {
@@ -48,8 +48,6 @@ using Clock = std::chrono::system_clock;
 std::string Join(const std::string& a, const std::string& b) {
   return (fs::path(a) / b).string();
 }
-
-std::string Hex16(uint64_t value) { return absl::StrFormat("%016x", value); }
 
 absl::StatusOr<std::string> ReadText(const std::string& path) {
   std::ifstream in(path);
@@ -329,7 +327,7 @@ class Runner {
     // spec, and the same path may hold another vocabulary tomorrow.
     ASSIGN_OR_RETURN(const std::string vocab_hash,
                      Sha256FileHex(data.vocab_file));
-    const std::string run_id = Hex16(Fnv1a64(
+    const std::string run_id = Fnv1a64Hex(Fnv1a64(
         absl::StrCat(ProtoText(identity), "\ncorpus ", data.corpus_hash,
                      "\nvocab ", vocab_hash, "\nthreads ", execution_.threads,
                      "\ndevice ", execution_.pretraining_device, "\nprecision ",
@@ -561,7 +559,7 @@ class Runner {
     const uint64_t seed = spec.seed() + restart;
     // Fine-tuning runs on the CPU; the pre-training run's id carries its
     // device and precision.
-    const std::string run_id = Hex16(Fnv1a64(absl::StrCat(
+    const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
         "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
         ProtoText(spec), "lr ", LearningRateText(lr), "\nrestart ", restart,
         "\nseed ", seed, "\nbilstm ", bilstm, "\n", data_hash_text, "threads ",

@@ -12,15 +12,6 @@
 
 namespace bertlab {
 
-uint64_t Fnv1a64(absl::string_view bytes, uint64_t hash) {
-  constexpr uint64_t kPrime = 0x100000001b3ULL;
-  for (char byte : bytes) {
-    hash ^= static_cast<uint8_t>(byte);
-    hash *= kPrime;
-  }
-  return hash;
-}
-
 absl::StatusOr<Vocab> Vocab::LoadFile(const std::string& path) {
   ASSIGN_OR_RETURN(const std::string contents, ReadFileToString(path),
                    _.Prepend("cannot read vocabulary: "));
@@ -93,8 +84,6 @@ const std::string& Vocab::IdToToken(int id) const {
   return tokens_[static_cast<size_t>(id)];
 }
 
-std::string Vocab::ContentHashHex() const {
-  return absl::StrFormat("%016x", content_hash_);
-}
+std::string Vocab::ContentHashHex() const { return Fnv1a64Hex(content_hash_); }
 
 }  // namespace bertlab

@@ -22,6 +22,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/fnv1a.h"
 
 namespace bertlab {
 
@@ -64,10 +65,6 @@ class Vocab {
   absl::flat_hash_map<std::string, int> ids_;
   uint64_t content_hash_ = 0;
 };
-
-// FNV-1a 64 of `bytes`, continuing from `hash` (start with kFnv1a64Offset).
-inline constexpr uint64_t kFnv1a64Offset = 0xcbf29ce484222325ULL;
-uint64_t Fnv1a64(absl::string_view bytes, uint64_t hash = kFnv1a64Offset);
 
 }  // namespace bertlab
 

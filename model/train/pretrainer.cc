@@ -21,6 +21,7 @@
 #include "common/check.h"
 #include "common/file.h"
 #include "common/file_lock.h"
+#include "common/fnv1a.h"
 #include "common/parallel.h"
 #include "common/split_mix.h"
 #include "common/status_macros.h"
@@ -31,7 +32,6 @@
 #include "model/train/training_checkpoint.h"
 #include "model/train/training_log.h"
 #include "nlohmann/json.hpp"
-#include "tasks/vocab.h"
 
 namespace bertlab {
 namespace {
@@ -52,10 +52,6 @@ std::string Short(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   return absl::StrFormat("%g", value);
-}
-
-std::string Hex16(uint64_t value) {
-  return absl::StrCat(absl::Hex(value, absl::kZeroPad16));
 }
 
 double Seconds(Clock::duration duration) {
@@ -89,8 +85,8 @@ std::string DatasetFingerprint(const ShardDataset& dataset) {
       Fnv1a64(absl::StrCat(InstanceConfigToText(header.config),
                            TokenizerSettingsToText(header.tokenizer)));
   return absl::StrCat(dataset.size(), " instances in ", dataset.num_shards(),
-                      " shards, instance config ", Hex16(config_hash),
-                      ", vocabulary ", Hex16(header.vocab_hash));
+                      " shards, instance config ", Fnv1a64Hex(config_hash),
+                      ", vocabulary ", Fnv1a64Hex(header.vocab_hash));
 }
 
 absl::StatusOr<PhaseData> OpenPhaseData(const PretrainingOptions& options,
@@ -551,13 +547,13 @@ absl::StatusOr<PretrainingResult> RunPretraining(
                      data[0].train->header().vocab_hash) {
       return absl::FailedPreconditionError(absl::StrCat(
           "phases[", i, "] reads shards made with vocabulary ",
-          Hex16(phase_data.train->header().vocab_hash), " but phases[0] ",
-          Hex16(data[0].train->header().vocab_hash)));
+          Fnv1a64Hex(phase_data.train->header().vocab_hash), " but phases[0] ",
+          Fnv1a64Hex(data[0].train->header().vocab_hash)));
     }
     data.push_back(std::move(phase_data));
   }
   const std::string run_config = RunConfigText(options, data);
-  const std::string run_config_hash = Hex16(Fnv1a64(run_config));
+  const std::string run_config_hash = Fnv1a64Hex(Fnv1a64(run_config));
 
   const BertForPretraining model(options.model,
                                  masked_lm && options.next_sentence);
@@ -578,11 +574,11 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   // different run is an error; a disagreement with the run is corruption.
   const auto check_resume = [&](const ResumePoint& point) -> absl::Status {
     const TrainerState& stored = point.state;
-    if (stored.run_config_hash != Hex16(Fnv1a64(stored.run_config))) {
+    if (stored.run_config_hash != Fnv1a64Hex(Fnv1a64(stored.run_config))) {
       return absl::DataLossError(
           absl::StrCat("its run_config_hash ", stored.run_config_hash,
                        " is not the hash of its own run config (",
-                       Hex16(Fnv1a64(stored.run_config)), ")"));
+                       Fnv1a64Hex(Fnv1a64(stored.run_config)), ")"));
     }
     if (stored.run_config != run_config) {
       return absl::FailedPreconditionError(absl::StrCat(

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/check.h"
+#include "common/fnv1a.h"
 #include "common/philox.h"
 #include "common/status_macros.h"
 
@@ -23,10 +24,6 @@ namespace {
 uint32_t ReadU32(const unsigned char* bytes) {
   return uint32_t{bytes[0]} | uint32_t{bytes[1]} << 8 |
          uint32_t{bytes[2]} << 16 | uint32_t{bytes[3]} << 24;
-}
-
-std::string Hex(uint64_t value) {
-  return absl::StrCat(absl::Hex(value, absl::kZeroPad16));
 }
 
 }  // namespace
@@ -119,7 +116,7 @@ std::string ShardDataset::Describe() const {
                       absl::StrJoin(directories_, ", "), " (",
                       ObjectiveName(header_.config.objective),
                       ", max_seq_length ", header_.config.max_seq_length,
-                      ", vocabulary ", Hex(header_.vocab_hash), ")");
+                      ", vocabulary ", Fnv1a64Hex(header_.vocab_hash), ")");
 }
 
 absl::Status ShardDataset::Get(int64_t index,

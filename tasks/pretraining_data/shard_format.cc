@@ -23,6 +23,7 @@
 #include "common/check.h"
 #include "common/directory.h"
 #include "common/file.h"
+#include "common/fnv1a.h"
 #include "common/status_macros.h"
 #include "tasks/vocab.h"
 
@@ -80,8 +81,6 @@ absl::string_view ControlCategoriesName(ControlCategories categories) {
   return categories == ControlCategories::kAllOther ? "all_other"
                                                     : "control_and_format";
 }
-
-std::string HashHex(uint64_t hash) { return absl::StrFormat("%016x", hash); }
 
 // The header's checksum: FNV-1a 64 with the checksum field read as zeros.
 uint64_t HeaderChecksum(absl::string_view header_bytes) {
@@ -595,9 +594,10 @@ absl::StatusOr<std::unique_ptr<ShardReader>> ShardReader::Open(
   const uint64_t stored_checksum = GetU64(fixed + kChecksumOffset);
   const uint64_t checksum = HeaderChecksum(header_data);
   if (stored_checksum != checksum) {
-    return absl::DataLossError(absl::StrCat(
-        "shard ", path, " has a corrupt header: checksum ", HashHex(checksum),
-        " does not match the stored ", HashHex(stored_checksum)));
+    return absl::DataLossError(
+        absl::StrCat("shard ", path, " has a corrupt header: checksum ",
+                     Fnv1a64Hex(checksum), " does not match the stored ",
+                     Fnv1a64Hex(stored_checksum)));
   }
 
   ShardHeader header;
@@ -667,8 +667,8 @@ absl::StatusOr<std::unique_ptr<ShardReader>> ShardReader::Open(
   if (expectations.vocab_hash.has_value() &&
       *expectations.vocab_hash != header.vocab_hash) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "vocabulary hash ", HashHex(header.vocab_hash), " in shard ", path,
-        " does not match the expected ", HashHex(*expectations.vocab_hash),
+        "vocabulary hash ", Fnv1a64Hex(header.vocab_hash), " in shard ", path,
+        " does not match the expected ", Fnv1a64Hex(*expectations.vocab_hash),
         ": the shards were made with another vocab.txt"));
   }
   if (expectations.vocab_size.has_value() &&
