@@ -41,7 +41,7 @@ constexpr char kScale[] =
            checkpoint_every_steps: 50
            seed: 7
          }
-)pb";
+    )pb";
 
 // A tree of files under a fresh directory: <root>/ablations/... and
 // <root>/experiments/<name>.
