@@ -244,4 +244,26 @@ void ParallelFor(int64_t begin, int64_t end, int64_t min_chunk,
                     });
 }
 
+FixedChunks MakeFixedChunks(int64_t begin, int64_t end, int64_t chunk_size) {
+  CHECK_GE(chunk_size, 1);
+  FixedChunks chunks;
+  chunks.begin = begin;
+  chunks.end = std::max(begin, end);
+  chunks.chunk_size = chunk_size;
+  return chunks;
+}
+
+void ParallelForFixedChunks(
+    int64_t begin, int64_t end, int64_t chunk_size,
+    const std::function<void(int64_t chunk, int64_t begin, int64_t end)>&
+        body) {
+  const FixedChunks chunks = MakeFixedChunks(begin, end, chunk_size);
+  ParallelFor(0, chunks.num_chunks(), /*min_chunk=*/1,
+              [&](int64_t first, int64_t last) {
+                for (int64_t chunk = first; chunk < last; ++chunk) {
+                  body(chunk, chunks.ChunkBegin(chunk), chunks.ChunkEnd(chunk));
+                }
+              });
+}
+
 }  // namespace bertlab

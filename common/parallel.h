@@ -7,16 +7,33 @@
 // elementwise loops that follow, and per-head attention products can run side
 // by side, each on one thread.
 //
-// Partition rule (static and deterministic: it depends only on the range,
-// min_chunk and the thread count, never on timing, so a reduction that combines
-// one partial result per chunk in chunk order is reproducible run to run):
+// Two partitions. ParallelFor's (element-wise work) is static and
+// deterministic, depending only on the range, min_chunk and the thread count,
+// never on timing:
 //   size       = end - begin                       (nothing to do if size <= 0)
 //   num_chunks = max(1, min(num_threads, size / min_chunk))
 //   base       = size / num_chunks,  extra = size % num_chunks
 //   chunk c    = [begin + c * base + min(c, extra),
 //                 begin + (c + 1) * base + min(c + 1, extra))
 // i.e. contiguous chunks in order, the first `extra` one element longer, each
-// at least min_chunk long unless the whole range is shorter.
+// at least min_chunk long unless the whole range is shorter. Because it moves
+// with the thread count, it is only for work whose every output element is
+// computed by one body call the same way wherever the boundaries fall
+// (element-wise loops, and loops over output columns or rows that each sum
+// their own inputs in a fixed order).
+//
+// FixedChunks (reductions, and any work whose bits depend on where a chunk
+// ends) cut the range into chunks of exactly chunk_size elements from begin,
+// the last one shorter:
+//   chunk c    = [begin + c * chunk_size, min(end, begin + (c + 1) *
+//   chunk_size))
+// The boundaries depend only on the range and chunk_size, never on the thread
+// count. ParallelReduce computes one partial per fixed chunk (threads take
+// runs of consecutive chunks under ParallelFor's rule) and the calling thread
+// combines the partials in chunk order, so a reduction gives the same bits at
+// every thread count. That makes a run a function of its config and seed
+// whatever --threads says, except for what model/ops/gemm does with split
+// products (model/ops/README.md, "Determinism").
 //
 // The calling thread runs chunk 0 and pool worker w runs chunk w + 1. A
 // ParallelFor issued from inside a body (nested) runs the same partition
@@ -28,11 +45,17 @@
 //   ParallelFor(0, rows, /*min_chunk=*/16, [&](int64_t begin, int64_t end) {
 //     for (int64_t row = begin; row < end; ++row) NormalizeRow(row);
 //   });
+//   const double sum_of_squares = ParallelReduce(
+//       0, size, /*chunk_size=*/1 << 14, 0.0,
+//       [&](int64_t begin, int64_t end) { return SumOfSquares(begin, end); },
+//       std::plus<double>());
 #ifndef BERTLAB_COMMON_PARALLEL_H_
 #define BERTLAB_COMMON_PARALLEL_H_
 
 #include <cstdint>
 #include <functional>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -83,8 +106,9 @@ ChunkPartition PartitionRange(int64_t begin, int64_t end, int64_t min_chunk,
                               int num_threads);
 
 // Runs body(chunk, chunk_begin, chunk_end) for every chunk of `partition`, in
-// parallel on the pool, and returns when all are done. Use it for reductions:
-// keep one partial per chunk index and combine them in order afterwards.
+// parallel on the pool, and returns when all are done. The chunks move with
+// the thread count, so this is for work that wants one slot per participant
+// (a worker pool taking tasks), not for reductions: those use ParallelReduce.
 void ParallelForChunks(
     const ChunkPartition& partition,
     const std::function<void(int chunk, int64_t begin, int64_t end)>& body);
@@ -93,6 +117,61 @@ void ParallelForChunks(
 // PartitionRange(begin, end, min_chunk, NumThreads()).
 void ParallelFor(int64_t begin, int64_t end, int64_t min_chunk,
                  const std::function<void(int64_t begin, int64_t end)>& body);
+
+// [begin, end) cut into chunks of chunk_size elements from begin, the last
+// one shorter (the FixedChunks rule at the top of this file).
+struct FixedChunks {
+  int64_t begin = 0;
+  int64_t end = 0;         // >= begin
+  int64_t chunk_size = 1;  // >= 1
+
+  int64_t num_chunks() const {
+    return (end - begin + chunk_size - 1) / chunk_size;
+  }
+  int64_t ChunkBegin(int64_t chunk) const { return begin + chunk * chunk_size; }
+  int64_t ChunkEnd(int64_t chunk) const {
+    return end - begin - chunk * chunk_size > chunk_size
+               ? begin + (chunk + 1) * chunk_size
+               : end;
+  }
+};
+
+// chunk_size >= 1; an empty or reversed range has no chunks.
+FixedChunks MakeFixedChunks(int64_t begin, int64_t end, int64_t chunk_size);
+
+// Runs body(chunk, chunk_begin, chunk_end) once for every fixed chunk of
+// [begin, end), in parallel (threads take runs of consecutive chunks), and
+// returns when all are done. Each call sees the same chunk at every thread
+// count, so work whose bits depend on where a chunk ends (a library product
+// over a block of rows) is invariant when each call covers one chunk.
+void ParallelForFixedChunks(
+    int64_t begin, int64_t end, int64_t chunk_size,
+    const std::function<void(int64_t chunk, int64_t begin, int64_t end)>& body);
+
+// A reduction whose bits do not depend on the thread count: partial c =
+// chunk_value(chunk_begin, chunk_end) for every fixed chunk c of
+// [begin, end), computed in parallel, then
+//   result = combine(...combine(combine(init, partial 0), partial 1)...)
+// in chunk order on the calling thread. chunk_value must compute its partial
+// from its own range only (serially, in a fixed order). An empty range gives
+// init. T is default-constructible and copyable.
+template <typename T, typename ChunkValue, typename Combine>
+T ParallelReduce(int64_t begin, int64_t end, int64_t chunk_size, T init,
+                 const ChunkValue& chunk_value, const Combine& combine) {
+  const FixedChunks chunks = MakeFixedChunks(begin, end, chunk_size);
+  std::vector<T> partials(static_cast<size_t>(chunks.num_chunks()));
+  ParallelForFixedChunks(
+      begin, end, chunk_size,
+      [&](int64_t chunk, int64_t chunk_begin, int64_t chunk_end) {
+        partials[static_cast<size_t>(chunk)] =
+            chunk_value(chunk_begin, chunk_end);
+      });
+  T result = std::move(init);
+  for (const T& partial : partials) {
+    result = combine(std::move(result), partial);
+  }
+  return result;
+}
 
 }  // namespace bertlab
 

@@ -7,14 +7,19 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 
@@ -186,6 +191,163 @@ TEST(ParallelForTest, ReductionOverChunksIsReproducible) {
   };
   const float first = reduce();
   for (int repeat = 0; repeat < 10; ++repeat) EXPECT_EQ(reduce(), first);
+}
+
+using ChunkCall = std::tuple<int64_t, int64_t, int64_t>;  // chunk, begin, end
+
+std::vector<ChunkCall> FixedChunkList(const FixedChunks& chunks) {
+  std::vector<ChunkCall> list;
+  for (int64_t chunk = 0; chunk < chunks.num_chunks(); ++chunk) {
+    list.emplace_back(chunk, chunks.ChunkBegin(chunk), chunks.ChunkEnd(chunk));
+  }
+  return list;
+}
+
+TEST(FixedChunksTest, FollowsDocumentedRule) {
+  // Chunks of exactly chunk_size from begin, the last one shorter.
+  EXPECT_EQ(
+      FixedChunkList(MakeFixedChunks(7, 30, 5)),
+      (std::vector<ChunkCall>{
+          {0, 7, 12}, {1, 12, 17}, {2, 17, 22}, {3, 22, 27}, {4, 27, 30}}));
+  // A size that chunk_size divides: no short chunk.
+  EXPECT_EQ(FixedChunkList(MakeFixedChunks(-4, 4, 4)),
+            (std::vector<ChunkCall>{{0, -4, 0}, {1, 0, 4}}));
+  // Shorter than one chunk: one chunk.
+  EXPECT_EQ(FixedChunkList(MakeFixedChunks(3, 5, 100)),
+            (std::vector<ChunkCall>{{0, 3, 5}}));
+  // Empty and reversed ranges have no chunks.
+  EXPECT_EQ(MakeFixedChunks(5, 5, 3).num_chunks(), 0);
+  EXPECT_EQ(MakeFixedChunks(5, 2, 3).num_chunks(), 0);
+}
+
+// The thread counts and sizes of the invariance tests: sizes around chunk
+// boundaries and thread counts that divide none of the chunk counts.
+constexpr int kThreadCounts[] = {1, 2, 3, 4, 7};
+constexpr int64_t kAwkwardSizes[] = {0, 1,    2,    6,    7,
+                                     8, 1023, 1024, 1025, 100003};
+
+TEST(ParallelForFixedChunksTest,
+     EveryChunkOnceWithTheSameBoundsAtAnyThreadCount) {
+  for (int threads : kThreadCounts) {
+    SetNumThreads(threads);
+    for (int64_t size : kAwkwardSizes) {
+      for (int64_t chunk_size : {1, 7, 1024}) {
+        SCOPED_TRACE(::testing::Message() << threads << " threads, size "
+                                          << size << ", chunk " << chunk_size);
+        std::mutex mutex;
+        std::vector<ChunkCall> calls;
+        std::set<std::thread::id> thread_ids;
+        ParallelForFixedChunks(11, 11 + size, chunk_size,
+                               [&](int64_t chunk, int64_t begin, int64_t end) {
+                                 std::lock_guard<std::mutex> lock(mutex);
+                                 calls.emplace_back(chunk, begin, end);
+                                 thread_ids.insert(std::this_thread::get_id());
+                               });
+        std::sort(calls.begin(), calls.end());
+        EXPECT_EQ(calls,
+                  FixedChunkList(MakeFixedChunks(11, 11 + size, chunk_size)));
+        EXPECT_LE(thread_ids.size(), static_cast<size_t>(threads));
+      }
+    }
+  }
+}
+
+// Order-sensitive float terms: pseudo-random magnitudes and signs with many
+// fraction bits, so that regrouping the additions changes the bits.
+float AwkwardValue(int64_t i) {
+  const uint32_t hashed = static_cast<uint32_t>(i) * 2654435761u;
+  return (static_cast<float>(hashed >> 8) - 8388608.0f) / 1024.0f /
+         static_cast<float>(1 + i % 13);
+}
+
+float FixedChunkSum(int64_t size, int64_t chunk_size) {
+  return ParallelReduce(
+      int64_t{0}, size, chunk_size, 0.0f,
+      [](int64_t begin, int64_t end) {
+        float sum = 0;
+        for (int64_t i = begin; i < end; ++i) sum += AwkwardValue(i);
+        return sum;
+      },
+      [](float total, float partial) { return total + partial; });
+}
+
+TEST(ParallelReduceTest, BitIdenticalForAnyThreadCount) {
+  for (int64_t size : kAwkwardSizes) {
+    for (int64_t chunk_size : {1, 7, 1024}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "size " << size << ", chunk " << chunk_size);
+      // The documented result: chunk partials, added in chunk order.
+      float expected = 0;
+      for (int64_t begin = 0; begin < size; begin += chunk_size) {
+        float partial = 0;
+        for (int64_t i = begin; i < std::min(size, begin + chunk_size); ++i) {
+          partial += AwkwardValue(i);
+        }
+        expected += partial;
+      }
+      for (int threads : kThreadCounts) {
+        SetNumThreads(threads);
+        const float sum = FixedChunkSum(size, chunk_size);
+        EXPECT_EQ(std::memcmp(&sum, &expected, sizeof(sum)), 0)
+            << threads << " threads: " << sum << " vs " << expected;
+      }
+    }
+  }
+}
+
+TEST(ParallelReduceTest, TheSumReallyDependsOnTheGrouping) {
+  // Guards the test above: with another chunk size the bits change, so equal
+  // bits across thread counts mean the grouping did not move.
+  SetNumThreads(1);
+  const float by_7 = FixedChunkSum(100003, 7);
+  const float by_1024 = FixedChunkSum(100003, 1024);
+  EXPECT_NE(std::memcmp(&by_7, &by_1024, sizeof(float)), 0);
+}
+
+TEST(ParallelReduceTest, CombinesInChunkOrderOnTheCallingThreadAfterInit) {
+  for (int threads : kThreadCounts) {
+    SetNumThreads(threads);
+    const std::thread::id caller = std::this_thread::get_id();
+    bool combined_elsewhere = false;
+    // Not commutative: the result spells the order of the combination.
+    const std::string order = ParallelReduce(
+        int64_t{100}, int64_t{100 + 10 * 5 + 3}, int64_t{5},
+        std::string("init"),
+        [](int64_t begin, int64_t end) {
+          return absl::StrCat("[", begin, ",", end, ")");
+        },
+        [&](std::string total, const std::string& partial) {
+          if (std::this_thread::get_id() != caller) combined_elsewhere = true;
+          return total + partial;
+        });
+    EXPECT_EQ(order,
+              "init[100,105)[105,110)[110,115)[115,120)[120,125)[125,130)"
+              "[130,135)[135,140)[140,145)[145,150)[150,153)")
+        << threads << " threads";
+    EXPECT_FALSE(combined_elsewhere) << threads << " threads";
+  }
+}
+
+TEST(ParallelReduceTest, EmptyRangeGivesInitAndNestedCallsMatchTopLevel) {
+  SetNumThreads(4);
+  EXPECT_EQ(ParallelReduce(
+                int64_t{3}, int64_t{3}, int64_t{2}, 42,
+                [](int64_t, int64_t) -> int {
+                  ADD_FAILURE() << "called on an empty range";
+                  return 0;
+                },
+                std::plus<int>()),
+            42);
+  const float top_level = FixedChunkSum(100003, 1024);
+  std::vector<float> nested(8);
+  ParallelFor(0, 8, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      nested[i] = FixedChunkSum(100003, 1024);
+    }
+  });
+  for (float value : nested) {
+    EXPECT_EQ(std::memcmp(&value, &top_level, sizeof(float)), 0);
+  }
 }
 
 TEST(ParallelForTest, ConcurrentTopLevelCallsTakeTurns) {

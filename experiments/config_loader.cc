@@ -281,8 +281,8 @@ class RunChecker {
     switch (model.attention_mode()) {
       case ModelSpec::ATTENTION_MODE_UNSPECIFIED:
         Add("model.attention_mode",
-            "is ATTENTION_MODE_UNSPECIFIED: set BIDIRECTIONAL (masked LM) or "
-            "CAUSAL (left-to-right LM)");
+            "is ATTENTION_MODE_UNSPECIFIED: set BIDIRECTIONAL (masked LM), "
+            "CAUSAL (left-to-right LM) or REVERSE_CAUSAL (right-to-left LM)");
         break;
       case ModelSpec::CAUSAL:
         if (masked_lm()) {
@@ -291,6 +291,15 @@ class RunChecker {
               "MASKED_LM, which predicts a token from both sides; set "
               "attention_mode: BIDIRECTIONAL, or language_model: "
               "LEFT_TO_RIGHT");
+        }
+        break;
+      case ModelSpec::REVERSE_CAUSAL:
+        if (masked_lm()) {
+          Add("model.attention_mode",
+              "(REVERSE_CAUSAL) does not fit pretraining.objectives."
+              "language_model MASKED_LM, which predicts a token from both "
+              "sides; set attention_mode: BIDIRECTIONAL, or language_model: "
+              "RIGHT_TO_LEFT");
         }
         break;
       case ModelSpec::BIDIRECTIONAL:
@@ -303,8 +312,8 @@ class RunChecker {
     switch (objectives.language_model()) {
       case PretrainingObjectives::LANGUAGE_MODEL_UNSPECIFIED:
         Add("pretraining.objectives.language_model",
-            "is LANGUAGE_MODEL_UNSPECIFIED: set MASKED_LM (BERT) or "
-            "LEFT_TO_RIGHT");
+            "is LANGUAGE_MODEL_UNSPECIFIED: set MASKED_LM (BERT), "
+            "LEFT_TO_RIGHT or RIGHT_TO_LEFT");
         break;
       case PretrainingObjectives::LEFT_TO_RIGHT:
         if (objectives.next_sentence()) {
@@ -317,6 +326,31 @@ class RunChecker {
           Add("pretraining.objectives.language_model",
               "(LEFT_TO_RIGHT) needs causal attention: a bidirectional model "
               "sees the token it predicts; set model.attention_mode: CAUSAL");
+        } else if (spec_.model().attention_mode() ==
+                   ModelSpec::REVERSE_CAUSAL) {
+          Add("pretraining.objectives.language_model",
+              "(LEFT_TO_RIGHT) needs causal attention: a reverse-causal model "
+              "sees the next token, which it predicts; set "
+              "model.attention_mode: CAUSAL");
+        }
+        break;
+      case PretrainingObjectives::RIGHT_TO_LEFT:
+        if (objectives.next_sentence()) {
+          Add("pretraining.objectives.language_model",
+              "(RIGHT_TO_LEFT) has no next-sentence task (a sequence is one "
+              "segment of one document); set pretraining.objectives."
+              "next_sentence: false");
+        }
+        if (spec_.model().attention_mode() == ModelSpec::BIDIRECTIONAL ||
+            spec_.model().attention_mode() == ModelSpec::CAUSAL) {
+          Add("pretraining.objectives.language_model",
+              absl::StrCat(
+                  "(RIGHT_TO_LEFT) needs reverse-causal attention: a ",
+                  spec_.model().attention_mode() == ModelSpec::CAUSAL
+                      ? "causal"
+                      : "bidirectional",
+                  " model sees the previous token, which it predicts; set "
+                  "model.attention_mode: REVERSE_CAUSAL"));
         }
         break;
       case PretrainingObjectives::MASKED_LM:
@@ -328,7 +362,7 @@ class RunChecker {
   }
 
   void CheckMasking() {
-    if (!masked_lm()) return;  // LEFT_TO_RIGHT masks nothing
+    if (!masked_lm()) return;  // LEFT_TO_RIGHT and RIGHT_TO_LEFT mask nothing
     const MaskingSpec& masking = spec_.pretraining().masking();
     InRange("pretraining.masking.masked_lm_prob", masking.masked_lm_prob(),
             kFraction, "BERT uses 0.15");
@@ -536,8 +570,9 @@ class RunChecker {
                          min_length, " for ",
                          masked_lm() ? "MASKED_LM ([CLS] A [SEP] B [SEP] "
                                        "needs 2 tokens of text)"
-                                     : "LEFT_TO_RIGHT ([CLS] text [SEP] "
-                                       "needs 2 tokens of text)",
+                                     : "LEFT_TO_RIGHT and RIGHT_TO_LEFT "
+                                       "([CLS] text [SEP] needs 2 tokens of "
+                                       "text)",
                          "; BERT uses 128 and 512"));
       } else if (phase.max_seq_length() > max_positions) {
         Add(path + ".max_seq_length",
@@ -1065,10 +1100,13 @@ absl::StatusOr<BertConfig> ToBertConfig(const ModelSpec& model,
     case ModelSpec::CAUSAL:
       config.attention_mode = AttentionMode::kCausal;
       break;
+    case ModelSpec::REVERSE_CAUSAL:
+      config.attention_mode = AttentionMode::kReverseCausal;
+      break;
     case ModelSpec::ATTENTION_MODE_UNSPECIFIED:
       return absl::InvalidArgumentError(
           "model.attention_mode is ATTENTION_MODE_UNSPECIFIED: set "
-          "BIDIRECTIONAL or CAUSAL");
+          "BIDIRECTIONAL, CAUSAL or REVERSE_CAUSAL");
   }
   RETURN_IF_ERROR(Annotate(ValidateConfig(config), "model: "));
   return config;
@@ -1092,6 +1130,9 @@ InstanceConfig ToInstanceConfig(const PretrainingSpec& pretraining,
       config.next_sentence = objectives.next_sentence();
       break;
     case PretrainingObjectives::LEFT_TO_RIGHT:
+    case PretrainingObjectives::RIGHT_TO_LEFT:
+      // Both directions read the same [CLS] text [SEP] windows (so their
+      // shards are shared); only the trainer's labels differ.
       config.objective = PretrainingObjective::kLeftToRight;
       config.max_predictions_per_seq = 0;  // nothing is masked
       config.next_sentence = false;

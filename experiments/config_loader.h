@@ -62,7 +62,8 @@ absl::StatusOr<Experiment> ParseExperiment(absl::string_view text,
 // every run ResolveRuns makes: required fields, every numeric range and the
 // consistency between fields (phase fractions sum to 1, max_seq_length <=
 // max_position_embeddings, LEFT_TO_RIGHT needs CAUSAL attention and no next
-// sentence, the masking mix sums to 1, ...). Messages name fields by path;
+// sentence, RIGHT_TO_LEFT REVERSE_CAUSAL and no next sentence, the masking
+// mix sums to 1, ...). Messages name fields by path;
 // without the text there are no line numbers.
 absl::Status Validate(const Experiment& experiment);
 

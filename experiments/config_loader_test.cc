@@ -577,6 +577,51 @@ const RuleCase kRuleCases[] = {
      },
      "base.pretraining.objectives.language_model (LEFT_TO_RIGHT) has no "
      "next-sentence task"},
+    {"MaskedLmWithReverseCausalAttention",
+     [](RunSpec* s) {
+       Model(s)->set_attention_mode(ModelSpec::REVERSE_CAUSAL);
+     },
+     "base.model.attention_mode (REVERSE_CAUSAL) does not fit "
+     "pretraining.objectives.language_model MASKED_LM, which predicts a "
+     "token from both sides; set attention_mode: BIDIRECTIONAL, or "
+     "language_model: RIGHT_TO_LEFT"},
+    {"LeftToRightWithReverseCausalAttention",
+     [](RunSpec* s) {
+       Pre(s)->mutable_objectives()->set_language_model(
+           PretrainingObjectives::LEFT_TO_RIGHT);
+       Pre(s)->mutable_objectives()->set_next_sentence(false);
+       Model(s)->set_attention_mode(ModelSpec::REVERSE_CAUSAL);
+     },
+     "base.pretraining.objectives.language_model (LEFT_TO_RIGHT) needs "
+     "causal attention: a reverse-causal model sees the next token, which it "
+     "predicts; set model.attention_mode: CAUSAL"},
+    {"RightToLeftNeedsReverseCausal",
+     [](RunSpec* s) {
+       Pre(s)->mutable_objectives()->set_language_model(
+           PretrainingObjectives::RIGHT_TO_LEFT);
+       Pre(s)->mutable_objectives()->set_next_sentence(false);
+     },
+     "base.pretraining.objectives.language_model (RIGHT_TO_LEFT) needs "
+     "reverse-causal attention: a bidirectional model sees the previous "
+     "token, which it predicts; set model.attention_mode: REVERSE_CAUSAL"},
+    {"RightToLeftWithCausalAttention",
+     [](RunSpec* s) {
+       Pre(s)->mutable_objectives()->set_language_model(
+           PretrainingObjectives::RIGHT_TO_LEFT);
+       Pre(s)->mutable_objectives()->set_next_sentence(false);
+       Model(s)->set_attention_mode(ModelSpec::CAUSAL);
+     },
+     "base.pretraining.objectives.language_model (RIGHT_TO_LEFT) needs "
+     "reverse-causal attention: a causal model sees the previous token"},
+    {"RightToLeftHasNoNextSentence",
+     [](RunSpec* s) {
+       Pre(s)->mutable_objectives()->set_language_model(
+           PretrainingObjectives::RIGHT_TO_LEFT);
+       Model(s)->set_attention_mode(ModelSpec::REVERSE_CAUSAL);
+     },
+     "base.pretraining.objectives.language_model (RIGHT_TO_LEFT) has no "
+     "next-sentence task (a sequence is one segment of one document); set "
+     "pretraining.objectives.next_sentence: false"},
     {"RandomNextProb",
      [](RunSpec* s) {
        Pre(s)->mutable_objectives()->set_random_next_prob(1.5);
@@ -792,6 +837,65 @@ TEST(ValidationTest, LeftToRightIgnoresMaskingAndPredictions) {
   Phase(spec, 0)->clear_max_predictions_per_seq();
   Phase(spec, 0)->set_max_seq_length(4);  // [CLS] + 2 tokens + [SEP]
   EXPECT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+}
+
+TEST(ValidationTest, RightToLeftIgnoresMaskingAndPredictions) {
+  Experiment experiment = ValidExperiment();
+  RunSpec* spec = experiment.mutable_base();
+  Model(spec)->set_attention_mode(ModelSpec::REVERSE_CAUSAL);
+  Model(spec)->set_type_vocab_size(1);
+  Pre(spec)->mutable_objectives()->set_language_model(
+      PretrainingObjectives::RIGHT_TO_LEFT);
+  Pre(spec)->mutable_objectives()->set_next_sentence(false);
+  Pre(spec)->mutable_masking()->set_keep_fraction(0.5);  // ignored
+  Phase(spec, 0)->clear_max_predictions_per_seq();
+  Phase(spec, 0)->set_max_seq_length(4);  // [CLS] + 2 tokens + [SEP]
+  EXPECT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+}
+
+// A right-to-left variant that forgot its attention mode and next_sentence,
+// and a masked-LM one with reverse-causal attention: each problem at the
+// line and column of the value that causes it.
+TEST(ValidationTest, RightToLeftProblemsPointAtTheirLine) {
+  const std::string text = absl::StrCat(kValid, R"pb(
+    variants {
+      name: "rtl"
+      overrides { pretraining { objectives { language_model: RIGHT_TO_LEFT } } }
+    }
+    variants {
+      name: "reverse_mlm"
+      overrides { model { attention_mode: REVERSE_CAUSAL } }
+    }
+  )pb");
+  // "line:column" of the first occurrence of `needle` in text, 1-based.
+  const auto position = [&text](const std::string& needle) {
+    const size_t at = text.find(needle);
+    CHECK(at != std::string::npos) << needle;
+    const size_t line_start = text.rfind('\n', at);
+    return absl::StrCat(std::count(text.begin(), text.begin() + at, '\n') + 1,
+                        ":", at - (line_start + 1) + 1);
+  };
+  const std::string language_model = position("language_model: RIGHT_TO_LEFT");
+  const std::string attention_mode = position("attention_mode: REVERSE_CAUSAL");
+  absl::StatusOr<Experiment> experiment = ParseExperiment(text, "r.textproto");
+  ASSERT_FALSE(experiment.ok());
+  const std::string message(experiment.status().message());
+  EXPECT_THAT(message,
+              HasSubstr(absl::StrCat(
+                  "r.textproto:", language_model,
+                  ": variants[0].overrides.pretraining.objectives."
+                  "language_model (RIGHT_TO_LEFT) has no next-sentence task")));
+  EXPECT_THAT(message,
+              HasSubstr(absl::StrCat(
+                  "r.textproto:", language_model,
+                  ": variants[0].overrides.pretraining.objectives."
+                  "language_model (RIGHT_TO_LEFT) needs reverse-causal "
+                  "attention: a bidirectional model")));
+  EXPECT_THAT(message, HasSubstr(absl::StrCat(
+                           "r.textproto:", attention_mode,
+                           ": variants[1].overrides.model.attention_mode "
+                           "(REVERSE_CAUSAL) does not fit")));
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 2) << message;
 }
 
 TEST(ValidationTest, ReportsEveryProblemOnItsOwnLine) {
@@ -1064,6 +1168,31 @@ TEST(ToInstanceConfigTest, LeftToRight) {
   EXPECT_EQ(config.max_predictions_per_seq, 0);
   EXPECT_FALSE(config.next_sentence);
   EXPECT_TRUE(ValidateInstanceConfig(config).ok());
+}
+
+TEST(ToInstanceConfigTest, RightToLeftReadsTheLeftToRightInstances) {
+  RunSpec spec = ValidExperiment().base();
+  Pre(&spec)->mutable_objectives()->set_language_model(
+      PretrainingObjectives::LEFT_TO_RIGHT);
+  Pre(&spec)->mutable_objectives()->set_next_sentence(false);
+  const InstanceConfig left_to_right = ToInstanceConfig(spec.pretraining(), 0);
+  Pre(&spec)->mutable_objectives()->set_language_model(
+      PretrainingObjectives::RIGHT_TO_LEFT);
+  const InstanceConfig right_to_left = ToInstanceConfig(spec.pretraining(), 0);
+  EXPECT_EQ(right_to_left.objective, PretrainingObjective::kLeftToRight);
+  // The same instances, so the same shards.
+  EXPECT_EQ(InstanceConfigToText(right_to_left),
+            InstanceConfigToText(left_to_right));
+  EXPECT_TRUE(ValidateInstanceConfig(right_to_left).ok());
+}
+
+TEST(ToBertConfigTest, ReverseCausal) {
+  RunSpec spec = ValidExperiment().base();
+  spec.mutable_model()->set_attention_mode(ModelSpec::REVERSE_CAUSAL);
+  FillDefaults(&spec);
+  absl::StatusOr<BertConfig> config = ToBertConfig(spec.model(), 1000);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->attention_mode, AttentionMode::kReverseCausal);
 }
 
 // ---------------------------------------------------------------------------

@@ -114,6 +114,39 @@ TEST(ExperimentsValidateTest, PretrainMiniHasTheTable5Variants) {
   }
 }
 
+// ablations/variants/rtl_no_nsp.textproto, in no table yet (its row needs the
+// model that concatenates it with ltr_no_nsp), validates on the mini scale,
+// and its shards are ltr_no_nsp's.
+TEST(ExperimentsValidateTest, RightToLeftVariantFileValidates) {
+  absl::StatusOr<Experiment> experiment = ParseExperiment(
+      R"pb(
+        name: "rtl_check"
+        base { include: "ablations/scales/mini.textproto" }
+        variants { variant_file: "ablations/variants/ltr_no_nsp.textproto" }
+        variants { variant_file: "ablations/variants/rtl_no_nsp.textproto" }
+      )pb",
+      "experiments/rtl_check.textproto");
+  ASSERT_TRUE(experiment.ok()) << experiment.status();
+  const std::vector<ResolvedRun> runs = ResolveRuns(*experiment);
+  ASSERT_EQ(runs.size(), 2u);
+  const RunSpec& ltr = runs[0].spec;
+  const RunSpec& rtl = runs[1].spec;
+  EXPECT_EQ(runs[1].name, "rtl_no_nsp");
+  EXPECT_EQ(rtl.model().attention_mode(), ModelSpec::REVERSE_CAUSAL);
+  EXPECT_EQ(rtl.pretraining().objectives().language_model(),
+            PretrainingObjectives::RIGHT_TO_LEFT);
+  EXPECT_FALSE(rtl.pretraining().objectives().next_sentence());
+  absl::StatusOr<BertConfig> config =
+      ToBertConfig(rtl.model(), rtl.model().train_vocab().size());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->attention_mode, AttentionMode::kReverseCausal);
+  for (int i = 0; i < rtl.pretraining().sequence_schedule().phases_size();
+       ++i) {
+    EXPECT_EQ(InstanceConfigToText(ToInstanceConfig(rtl.pretraining(), i)),
+              InstanceConfigToText(ToInstanceConfig(ltr.pretraining(), i)));
+  }
+}
+
 // The tables share pre-training runs through the cache only while their
 // bases are the same, so each table takes its model and pre-training from
 // its scale's one file in ablations/ and writes none of it itself; Table 5's

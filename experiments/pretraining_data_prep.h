@@ -28,9 +28,22 @@
 // LM shards are made with the next-sentence label whether or not the run
 // trains on it (the instances are the same bytes), so the full and No-NSP
 // variants share them.
+//
+// Memory does not grow with the size of the corpus, so a paper-scale one
+// (3.3B words) prepares like the embedded one: the key and the corpus hash
+// are FNV-1a 64 streams over 1 MiB chunks of the files, the split reads one
+// document at a time and appends it to train.txt or held_out.txt, the
+// vocabulary trainer reads train.txt line by line and the instance builder
+// in blocks (instance_builder.h). What remains is bounded otherwise: one
+// block of text and its instances (InstanceConfig::max_block_bytes, 64 MiB),
+// the shard being written (ShardWriterOptions::instances_per_shard) and the
+// trainer's count per distinct word, which grows with the distinct words
+// (far slower than the corpus), not with the text.
+// pretraining_data_prep_memory_test measures the peak.
 #ifndef BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_
 #define BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -48,6 +61,14 @@ struct DataPrepOptions {
   std::string default_corpus;
   // Progress lines on stderr.
   bool verbose = true;
+  // Streaming bounds, for tests that measure memory on corpora of a few MiB;
+  // 0 keeps the defaults: InstanceConfig::max_block_bytes (64 MiB of text
+  // per block) and ShardWriterOptions::instances_per_shard. The block limit
+  // is part of the instance config, so shards made with another one have
+  // another key and header and are never mixed with the default's; the
+  // shard size changes only where the same instances are cut into files.
+  int64_t max_block_bytes = 0;
+  int64_t instances_per_shard = 0;
 };
 
 struct PreparedData {
@@ -62,8 +83,9 @@ struct PreparedData {
 };
 
 // For a resolved, validated RunSpec. Errors: unreadable corpus files (file
-// and line), a held-out fraction that leaves no documents on either side,
-// no instances.
+// and line), a corpus file that changes while it is read, a held-out
+// fraction that leaves no documents on either side (only the lock file stays),
+// no instances, negative streaming bounds.
 absl::StatusOr<PreparedData> PreparePretrainingData(
     const RunSpec& spec, const DataPrepOptions& options);
 

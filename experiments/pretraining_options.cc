@@ -30,7 +30,8 @@ absl::Status CheckShards(const RunSpec& spec, int phase, const std::string& dir,
   ASSIGN_OR_RETURN(const ShardHeader header, FirstShardHeader(dir));
   InstanceConfig expected = ToInstanceConfig(spec.pretraining(), phase);
   const InstanceConfig& actual = header.config;
-  // Fields that do not change the instances of this objective.
+  // Fields that do not change the instances of this objective (both LM
+  // directions read left-to-right instances).
   if (expected.objective == PretrainingObjective::kLeftToRight &&
       actual.objective == PretrainingObjective::kLeftToRight) {
     expected.max_predictions_per_seq = actual.max_predictions_per_seq;
@@ -103,10 +104,13 @@ absl::StatusOr<PretrainingOptions> OptionsFromSpec(
   }
   PretrainingOptions options;
   ASSIGN_OR_RETURN(options.model, ToBertConfig(spec.model(), vocab_size));
-  const bool masked_lm = pretraining.objectives().language_model() ==
-                         PretrainingObjectives::MASKED_LM;
+  const PretrainingObjectives::LanguageModel language_model =
+      pretraining.objectives().language_model();
+  const bool masked_lm = language_model == PretrainingObjectives::MASKED_LM;
   options.objective = masked_lm ? LanguageModelObjective::kMaskedLm
-                                : LanguageModelObjective::kLeftToRight;
+                      : language_model == PretrainingObjectives::RIGHT_TO_LEFT
+                          ? LanguageModelObjective::kRightToLeft
+                          : LanguageModelObjective::kLeftToRight;
   options.next_sentence = masked_lm && pretraining.objectives().next_sentence();
   for (int i = 0; i < phases.size(); ++i) {
     RETURN_IF_ERROR(CheckShards(spec, i, shards[i], vocab_size, vocab_hash));

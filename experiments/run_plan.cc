@@ -87,8 +87,13 @@ absl::StatusOr<std::string> DescribeRunPlan(
         run.name, config.num_hidden_layers, config.hidden_size,
         config.num_attention_heads, Magnitude(EncoderParameterCount(config)),
         vocab_size,
-        config.attention_mode == AttentionMode::kCausal ? ", causal attention"
-                                                        : "");
+        config.attention_mode == AttentionMode::kBidirectional
+            ? ""
+            : absl::StrCat(", ",
+                           config.attention_mode == AttentionMode::kCausal
+                               ? "causal"
+                               : "reverse-causal",
+                           " attention"));
     const PretrainingSpec& pretraining = run.spec.pretraining();
     if (pretrained_from.empty()) {
       const std::vector<int64_t> ends = SequencePhaseEndSteps(pretraining);
@@ -109,6 +114,9 @@ absl::StatusOr<std::string> DescribeRunPlan(
           pretraining.objectives().language_model() ==
                   PretrainingObjectives::LEFT_TO_RIGHT
               ? "left-to-right LM"
+          : pretraining.objectives().language_model() ==
+                  PretrainingObjectives::RIGHT_TO_LEFT
+              ? "right-to-left LM"
               : "masked LM",
           pretraining.objectives().next_sentence() ? " + next sentence" : "",
           pretraining.schedule().total_steps(), absl::StrJoin(phases, ", "),

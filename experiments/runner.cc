@@ -31,10 +31,12 @@
 #include "experiments/run_plan.h"
 #include "google/protobuf/text_format.h"
 #include "model/bert/checkpoint.h"
+#include "model/ops/cpu_gemm_engine.h"
 #include "model/train/finetuner.h"
 #include "model/train/pretrainer.h"
 #include "nlohmann/json.hpp"
 #include "reports/render.h"
+#include "reports/run_records.h"
 #include "tasks/default_tasks/default_tasks.h"
 #include "tasks/full_tokenizer.h"
 
@@ -77,24 +79,47 @@ std::string PrecisionName(BackendPrecision precision) {
 }
 
 // How the runs execute, beside what they are: a run's bits depend on the
-// thread count (every parallel reduction is partitioned by it,
-// common/parallel.h) and pre-training's on its device and precision, so
-// these are part of every run id, written into every record and kept in
-// <output_dir>/execution.json.
+// thread count (model/ops/gemm splits large products into one library call
+// per thread, and the library's bits depend on where a call's rows end;
+// reductions are not the reason, common/parallel.h) and the CPU GEMM engine
+// (model/ops/cpu_gemm_engine.h), and pre-training's on its device and
+// precision, so these are part of every run id, written into every record
+// and kept in <output_dir>/execution.json. The engine appears (in ids and
+// JSON) only when it is not OpenBLAS, the engine of every run before the
+// setting existed, so their ids and output directories stay valid.
 struct Execution {
   int threads = 1;
+  std::string cpu_gemm = "openblas";
   std::string pretraining_device;
   std::string pretraining_precision;
 
+  bool DefaultCpuGemm() const { return cpu_gemm == "openblas"; }
   nlohmann::json Json() const {
-    return {{"threads", threads},
-            {"pretraining_device", pretraining_device},
-            {"pretraining_precision", pretraining_precision}};
+    nlohmann::json json = {{"threads", threads},
+                           {"pretraining_device", pretraining_device},
+                           {"pretraining_precision", pretraining_precision}};
+    if (!DefaultCpuGemm()) json["cpu_gemm"] = cpu_gemm;
+    return json;
+  }
+  reports::RunExecution Record() const {
+    reports::RunExecution record;
+    record.threads = threads;
+    record.pretraining_device = pretraining_device;
+    record.pretraining_precision = pretraining_precision;
+    record.cpu_gemm = cpu_gemm;
+    return record;
   }
   // The flags that give these settings.
   std::string Flags() const {
-    return absl::StrCat("--threads=", threads, " --device=", pretraining_device,
-                        " --precision=", pretraining_precision);
+    return absl::StrCat(
+        "--threads=", threads,
+        DefaultCpuGemm() ? "" : absl::StrCat(" --cpu_gemm=", cpu_gemm),
+        " --device=", pretraining_device,
+        " --precision=", pretraining_precision);
+  }
+  // What run ids add for the engine: nothing for OpenBLAS (see above).
+  std::string CpuGemmIdText() const {
+    return DefaultCpuGemm() ? "" : absl::StrCat("\ncpu_gemm ", cpu_gemm);
   }
 };
 
@@ -116,32 +141,78 @@ absl::StatusOr<std::string> NewestCheckpoint(const std::string& run_dir) {
 }
 
 // The parts of a run record every kind shares.
-nlohmann::json RecordBase(const Experiment& experiment,
-                          const RunnerOptions& options,
-                          const Execution& execution, const ResolvedRun& run,
-                          const std::string& variant,
-                          const std::string& description,
-                          const std::string& run_id, const BertConfig& config) {
-  nlohmann::json record;
-  record["schema"] = 1;
-  record["experiment"] = experiment.name();
-  record["table"] = experiment.report().table();
-  record["scale"] = options.scale;
-  record["run_id"] = run_id;
-  record["variant"] = variant;
-  record["variant_description"] = description;
-  record["code_version"] = options.code_version;
-  record["execution"] = execution.Json();
+reports::RunRecord RecordBase(
+    const Experiment& experiment, const RunnerOptions& options,
+    const Execution& execution, const ResolvedRun& run,
+    const std::string& variant, const std::string& description,
+    const std::string& run_id, const BertConfig& config) {
+  reports::RunRecord record;
+  record.experiment = experiment.name();
+  record.table = experiment.report().table();
+  record.scale = options.scale;
+  record.run_id = run_id;
+  record.variant = variant;
+  record.variant_description = description;
+  record.code_version = options.code_version;
+  record.execution = execution.Record();
   const ModelSpec& model = run.spec.model();
-  record["model"] = {
-      {"size", model.has_size() ? model.size()
-                                : absl::StrCat("L", config.num_hidden_layers,
-                                               "_H", config.hidden_size, "_A",
-                                               config.num_attention_heads)},
-      {"num_hidden_layers", config.num_hidden_layers},
-      {"hidden_size", config.hidden_size},
-      {"num_attention_heads", config.num_attention_heads}};
+  record.model.size =
+      model.has_size()
+          ? model.size()
+          : absl::StrCat("L", config.num_hidden_layers, "_H",
+                         config.hidden_size, "_A", config.num_attention_heads);
+  record.model.num_hidden_layers = static_cast<int>(config.num_hidden_layers);
+  record.model.hidden_size = static_cast<int>(config.hidden_size);
+  record.model.num_attention_heads =
+      static_cast<int>(config.num_attention_heads);
   return record;
+}
+
+void SetTimings(Clock::time_point start, Clock::time_point end,
+                reports::RunRecord* record) {
+  record->wall_seconds = std::chrono::duration<double>(end - start).count();
+  record->started_at = IsoTime(start);
+  record->finished_at = IsoTime(end);
+}
+
+// The metrics and timings of a pre-training result.json (the runner's own
+// file in the cache) into `record`.
+absl::Status ReadPretrainingResult(const nlohmann::json& result,
+                                   const std::string& path,
+                                   reports::RunRecord* record) {
+  const auto corrupt = [&](const std::string& what) {
+    return absl::DataLossError(absl::StrCat(
+        path, ": ", what, "; delete its directory to train again"));
+  };
+  const nlohmann::json& metrics = result.at("metrics");
+  if (!metrics.is_object()) return corrupt("\"metrics\" is not an object");
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    if (!it.value().is_number()) {
+      return corrupt(absl::StrCat("metric \"", it.key(), "\" is not a number"));
+    }
+    record->metrics[it.key()] = it.value().get<double>();
+  }
+  const auto timings = result.find("timings");
+  const auto has = [&](const char* field, bool number) {
+    const auto it = timings->find(field);
+    return it != timings->end() && (number ? it->is_number() : it->is_string());
+  };
+  if (timings == result.end() || !timings->is_object() ||
+      !has("wall_seconds", true) || !has("started_at", false) ||
+      !has("finished_at", false)) {
+    return corrupt("\"timings\" lacks wall_seconds, started_at or finished_at");
+  }
+  record->wall_seconds = (*timings)["wall_seconds"].get<double>();
+  record->started_at = (*timings)["started_at"].get<std::string>();
+  record->finished_at = (*timings)["finished_at"].get<std::string>();
+  return absl::OkStatus();
+}
+
+absl::Status WriteRecord(const std::string& dir,
+                         const reports::RunRecord& record) {
+  RETURN_IF_ERROR(CreateDirectories(dir));
+  return WriteFileAtomically(Join(dir, reports::kRunRecordFileName),
+                             reports::RunRecordToJson(record).dump(2) + "\n");
 }
 
 nlohmann::json Timings(Clock::time_point start, Clock::time_point end) {
@@ -210,6 +281,9 @@ absl::Status CheckExecution(const std::string& output_dir,
     old.pretraining_device = recorded["pretraining_device"].get<std::string>();
     old.pretraining_precision =
         recorded["pretraining_precision"].get<std::string>();
+    if (recorded.value("cpu_gemm", nlohmann::json()).is_string()) {
+      old.cpu_gemm = recorded["cpu_gemm"].get<std::string>();
+    }
     before = old.Flags();
   }
   return absl::FailedPreconditionError(absl::StrCat(
@@ -228,6 +302,7 @@ class Runner {
     ASSIGN_OR_RETURN(experiment_, LoadExperiment(options_.experiment_path));
     runs_ = ResolveRuns(experiment_);
     execution_.threads = NumThreads();
+    execution_.cpu_gemm = CpuGemmEngineName(GetCpuGemmEngine());
     execution_.pretraining_device = options_.pretraining_device;
     execution_.pretraining_precision =
         PrecisionName(options_.pretraining_precision);
@@ -327,11 +402,11 @@ class Runner {
     // spec, and the same path may hold another vocabulary tomorrow.
     ASSIGN_OR_RETURN(const std::string vocab_hash,
                      Sha256FileHex(data.vocab_file));
-    const std::string run_id = Fnv1a64Hex(Fnv1a64(
-        absl::StrCat(ProtoText(identity), "\ncorpus ", data.corpus_hash,
-                     "\nvocab ", vocab_hash, "\nthreads ", execution_.threads,
-                     "\ndevice ", execution_.pretraining_device, "\nprecision ",
-                     execution_.pretraining_precision)));
+    const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
+        ProtoText(identity), "\ncorpus ", data.corpus_hash, "\nvocab ",
+        vocab_hash, "\nthreads ", execution_.threads, "\ndevice ",
+        execution_.pretraining_device, "\nprecision ",
+        execution_.pretraining_precision, execution_.CpuGemmIdText())));
     // The training itself lives in the cache, shared by every experiment
     // that pre-trains the same spec on the same corpus; the record lives
     // with the experiment.
@@ -412,34 +487,29 @@ class Runner {
     ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
     ASSIGN_OR_RETURN(const BertConfig config,
                      ReadCheckpointConfig(pretrained.checkpoint));
-    nlohmann::json record =
+    reports::RunRecord record =
         RecordBase(experiment_, options_, execution_, run, run.name,
                    DescriptionOf(run.name), run_id, config);
-    record["kind"] = "pretrain";
-    record["derived"] = false;
-    record["data_source"] =
+    record.kind = "pretrain";
+    record.derived = false;
+    record.data_source =
         run.spec.pretraining().data().format() ==
                 PretrainingData::DEFAULT_CORPUS
             ? "embedded default corpus (the World English Bible)"
             : absl::StrJoin(run.spec.pretraining().data().corpus_files(), ", ");
-    record["metrics"] = result_json["metrics"];
-    record["timings"] = result_json["timings"];
-    nlohmann::json hashes = nlohmann::json::object();
+    RETURN_IF_ERROR(ReadPretrainingResult(result_json, result_path, &record));
     if (run.spec.pretraining().data().format() ==
         PretrainingData::DEFAULT_CORPUS) {
-      ASSIGN_OR_RETURN(hashes["default_corpus.txt"],
+      ASSIGN_OR_RETURN(record.data_hashes["default_corpus.txt"],
                        Sha256FileHex(options_.default_corpus));
     } else {
       for (const std::string& file :
            run.spec.pretraining().data().corpus_files()) {
-        ASSIGN_OR_RETURN(hashes[fs::path(file).filename().string()],
+        ASSIGN_OR_RETURN(record.data_hashes[fs::path(file).filename().string()],
                          Sha256FileHex(file));
       }
     }
-    record["data_hashes"] = hashes;
-    RETURN_IF_ERROR(CreateDirectories(record_dir));
-    RETURN_IF_ERROR(WriteFileAtomically(Join(record_dir, "run.json"),
-                                        record.dump(2) + "\n"));
+    RETURN_IF_ERROR(WriteRecord(record_dir, record));
     pretrained_[run.name] = pretrained;
     return absl::OkStatus();
   }
@@ -531,7 +601,7 @@ class Runner {
       }
       ASSIGN_OR_RETURN(const FinetuneTask* loaded,
                        Task(task, spec, pretrained.vocab_file, cased));
-      nlohmann::json hashes = nlohmann::json::object();
+      std::map<std::string, std::string> hashes;
       std::string data_hash_text;
       for (const auto& [name, path] : loaded->data_files()) {
         ASSIGN_OR_RETURN(const std::string hash, Sha256FileHex(path));
@@ -554,7 +624,8 @@ class Runner {
       const ResolvedRun& run, const std::string& description,
       const Pretrained& pretrained, const BertConfig& config,
       const FinetuneTaskSpec& spec, const FinetuneTask& task,
-      const std::string& stands_in_for, const nlohmann::json& hashes,
+      const std::string& stands_in_for,
+      const std::map<std::string, std::string>& hashes,
       const std::string& data_hash_text, double lr, int restart, bool bilstm) {
     const uint64_t seed = spec.seed() + restart;
     // Fine-tuning runs on the CPU; the pre-training run's id carries its
@@ -563,7 +634,7 @@ class Runner {
         "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
         ProtoText(spec), "lr ", LearningRateText(lr), "\nrestart ", restart,
         "\nseed ", seed, "\nbilstm ", bilstm, "\n", data_hash_text, "threads ",
-        execution_.threads, "\n")));
+        execution_.threads, "\n", execution_.CpuGemmIdText())));
     const std::string dir = Join(
         Join(Join(Join(options_.output_dir, "finetune"), run.name), task.key()),
         absl::StrCat("lr", LearningRateText(lr), "-r", restart, "-",
@@ -621,25 +692,24 @@ class Runner {
     const auto end = Clock::now();
     for (size_t i = 0; i < results.size(); ++i) {
       const TaskMetrics& result = results[i];
-      nlohmann::json record = RecordBase(experiment_, options_, execution_, run,
-                                         run.name, description, run_id, config);
-      record["kind"] = "finetune";
-      record["task"] = result.task;
-      record["derived"] = task.derived();
-      if (!stands_in_for.empty()) record["stands_in_for"] = stands_in_for;
-      record["data_source"] = task.data_source();
-      record["learning_rate"] = lr;
-      record["restart"] = restart;
-      record["seed"] = seed;
-      nlohmann::json metrics = nlohmann::json::object();
-      for (const auto& [name, value] : result.metrics) metrics[name] = value;
-      record["metrics"] = metrics;
-      record["primary_metric"] =
+      reports::RunRecord record =
+          RecordBase(experiment_, options_, execution_, run, run.name,
+                     description, run_id, config);
+      record.kind = "finetune";
+      record.task = result.task;
+      record.derived = task.derived();
+      record.stands_in_for = stands_in_for;
+      record.data_source = task.data_source();
+      record.learning_rate = lr;
+      record.restart = restart;
+      record.seed = static_cast<int64_t>(seed);
+      record.metrics = {result.metrics.begin(), result.metrics.end()};
+      record.primary_metric =
           PrimaryMetric(experiment_.report().table(),
                         stands_in_for.empty() ? result.task : stands_in_for);
-      record["timings"] = Timings(start, end);
-      record["data_hashes"] = hashes;
-      if (!task.warnings().empty()) record["warnings"] = task.warnings();
+      SetTimings(start, end, &record);
+      record.data_hashes = hashes;
+      record.warnings = task.warnings();
       std::string summary;
       for (const auto& [name, value] : result.metrics) {
         absl::StrAppend(&summary, summary.empty() ? "" : ", ", name, " ",
@@ -649,9 +719,7 @@ class Runner {
           "fine-tuned ", label, " (", result.task, "): ", summary,
           absl::StrFormat(" in %.0f s, %.0f tokens/s", tuner->stats().seconds,
                           tuner->stats().tokens_per_second)));
-      RETURN_IF_ERROR(CreateDirectories(record_dirs[i]));
-      RETURN_IF_ERROR(WriteFileAtomically(Join(record_dirs[i], "run.json"),
-                                          record.dump(2) + "\n"));
+      RETURN_IF_ERROR(WriteRecord(record_dirs[i], record));
     }
     ++summary_.finetune_runs;
     return absl::OkStatus();

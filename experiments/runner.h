@@ -22,8 +22,9 @@
 // directory named after its id:
 //
 //   <output_dir>/experiment.textproto     the experiment as loaded
-//   <output_dir>/execution.json           threads, device and precision of
-//                                         every run here; a command with
+//   <output_dir>/execution.json           threads, CPU GEMM engine, device
+//                                         and precision of every run
+//                                         here; a command with
 //                                         others is refused (their runs
 //                                         would be new runs beside these)
 //   <output_dir>/pretrain/<variant>-<id>/ run.json

@@ -20,6 +20,13 @@
 // apart. The caller points the pooler at the last real token (the final
 // [SEP]) through EncoderBatch::pooled_positions, the position that has read
 // the whole input, as GPT's classifier does; FinetuneBatch does this.
+// Reverse-causal encoders (kReverseCausal, the right-to-left LM) need
+// nothing: their [CLS] at position 0 sees every token, so the pooler stays
+// there.
+//
+// The ELMo-style "LTR & RTL" model of the paper's section 5.1 (an LTR and an
+// RTL encoder concatenated before these heads) is TwoEncoderForFinetuning,
+// model/two_encoder_for_finetuning.h.
 #ifndef BERTLAB_MODEL_BERT_FOR_FINETUNING_H_
 #define BERTLAB_MODEL_BERT_FOR_FINETUNING_H_
 

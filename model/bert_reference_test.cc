@@ -1,11 +1,13 @@
 // The whole model against the independent PyTorch reference
 // (tools/reference/bert_reference.py, float64): the fixtures hold a tiny
 // BertForPreTraining's parameters, a batch with padding, and the reference's
-// logits, hidden states, losses and every parameter gradient. The C++ model
-// runs in float32 and must match
+// logits, hidden states, losses and every parameter gradient, for each
+// attention mode (bidirectional, causal, reverse causal). The C++ model runs
+// in float32 and must match
 //   outputs and losses     to 1e-5 relative,
 //   parameter gradients    to 1e-4 relative,
-// with the comparator of model/testing/reference_fixture.h.
+// with the comparator of model/testing/reference_fixture.h (padded positions
+// of the reverse-causal encoder: see FullyMaskedRowTolerance).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -26,6 +28,44 @@ using testing::kReferenceOutputTolerance;
 using testing::Matches;
 using testing::ReferenceFixture;
 using testing::Rms;
+
+// A reverse-causal encoder's padded query (right padding) sees only keys that
+// are padding or before it, so every score of its row carries the -10000
+// mask, and float32 rounds s - 10000 to ulp(10000) = 2^-10: each score is off
+// by up to 2^-11 absolute, which moves its softmax by up to 2^-10 relative
+// per layer. The reference adds the mask in float64. Those positions are in
+// no loss and no real position reads them (their keys get probability 0),
+// so they are compared to that bound, L * 2^-10, and every real position to
+// kReferenceOutputTolerance as usual.
+double FullyMaskedRowTolerance(const BertConfig& config) {
+  return static_cast<double>(config.num_hidden_layers) * std::ldexp(1.0, -10);
+}
+
+// Compares the (B*T, width) output `ours` with the reference tensor `name`:
+// rows of real tokens to kReferenceOutputTolerance, padded rows to
+// padded_tolerance; both relative to the whole tensor's rms.
+void ExpectRowsMatch(const std::string& name, const float* ours,
+                     const std::vector<float>& reference,
+                     const std::vector<int32_t>& mask,
+                     double padded_tolerance) {
+  const size_t width = reference.size() / mask.size();
+  const double scale = Rms(reference);
+  std::vector<float> real_ours, real_reference, padded_ours, padded_reference;
+  for (size_t row = 0; row < mask.size(); ++row) {
+    const bool real = mask[row] != 0;
+    std::vector<float>& to_ours = real ? real_ours : padded_ours;
+    std::vector<float>& to_reference = real ? real_reference : padded_reference;
+    to_ours.insert(to_ours.end(), ours + row * width, ours + (row + 1) * width);
+    to_reference.insert(to_reference.end(), reference.begin() + row * width,
+                        reference.begin() + (row + 1) * width);
+  }
+  EXPECT_TRUE(Matches(name + " (real positions)", real_ours.data(),
+                      real_reference, kReferenceOutputTolerance, scale));
+  if (!padded_ours.empty()) {
+    EXPECT_TRUE(Matches(name + " (padded positions)", padded_ours.data(),
+                        padded_reference, padded_tolerance, scale));
+  }
+}
 
 void CheckAgainstReference(const std::string& fixture_name) {
   const ReferenceFixture fixture(fixture_name);
@@ -73,16 +113,20 @@ void CheckAgainstReference(const std::string& fixture_name) {
   EXPECT_TRUE(Matches("next_sentence_loss", &nsp_loss,
                       fixture.Floats("output.next_sentence_loss"),
                       kReferenceOutputTolerance));
-  EXPECT_TRUE(Matches("prediction_logits", buffers.heads.prediction_logits(),
-                      fixture.Floats("output.prediction_logits"),
-                      kReferenceOutputTolerance));
+  const double padded_tolerance =
+      config.attention_mode == AttentionMode::kReverseCausal
+          ? FullyMaskedRowTolerance(config)
+          : kReferenceOutputTolerance;
+  ExpectRowsMatch("prediction_logits", buffers.heads.prediction_logits(),
+                  fixture.Floats("output.prediction_logits"), mask,
+                  padded_tolerance);
   EXPECT_TRUE(Matches("seq_relationship_logits",
                       buffers.heads.next_sentence_logits(),
                       fixture.Floats("output.seq_relationship_logits"),
                       kReferenceOutputTolerance));
-  EXPECT_TRUE(Matches("last_hidden_state", buffers.encoder.sequence_output(),
-                      fixture.Floats("output.last_hidden_state"),
-                      kReferenceOutputTolerance));
+  ExpectRowsMatch("last_hidden_state", buffers.encoder.sequence_output(),
+                  fixture.Floats("output.last_hidden_state"), mask,
+                  padded_tolerance);
   EXPECT_TRUE(Matches("pooled_output", buffers.encoder.pooled_output(),
                       fixture.Floats("output.pooled_output"),
                       kReferenceOutputTolerance));
@@ -98,7 +142,7 @@ void CheckAgainstReference(const std::string& fixture_name) {
                         kReferenceGradientTolerance, gradient_scale));
   }
 
-  // The masked-LM loss alone (the No NSP and LTR objectives), where the
+  // The masked-LM loss alone (the No NSP, LTR and RTL objectives), where the
   // fixture has it.
   if (fixture.file().Find("grad_masked_lm.cls.predictions.bias") != nullptr) {
     const BertForPretraining mlm_only(config, /*next_sentence=*/false);
@@ -123,6 +167,14 @@ TEST(BertReferenceTest, BidirectionalMatchesPyTorch) {
 
 TEST(BertReferenceTest, CausalMatchesPyTorch) {
   CheckAgainstReference("bert_reference_causal.safetensors");
+}
+
+// The right-to-left LM's encoder (each position sees itself and what
+// follows) with its labels, every position predicting the previous token.
+TEST(BertReferenceTest, ReverseCausalMatchesPyTorch) {
+  const ReferenceFixture fixture("bert_reference_reverse_causal.safetensors");
+  ASSERT_EQ(fixture.config().attention_mode, AttentionMode::kReverseCausal);
+  CheckAgainstReference("bert_reference_reverse_causal.safetensors");
 }
 
 }  // namespace

@@ -33,6 +33,12 @@
 //             configuration (the compare script does that).
 // BM_SgemmPeak runs cblas_sgemm on square 2048 products and on the BASE FFN
 // shape (1024 x 3072 x 768): GFLOP/s = 2 M N K per call.
+//
+// BM_PretrainingStep/... runs the float products on OpenBLAS (the default
+// CPU GEMM engine), BM_PretrainingStepOneDnn/... (same sizes and batches) on
+// oneDNN (model/ops/cpu_gemm_engine.h), e.g. both engines at one size:
+//   bazel run -c opt //model:pretraining_step_benchmark --
+//       --benchmark_filter='BM_PretrainingStep(OneDnn)?/L2_H128_A2/batch:32/dropout:1/
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -50,6 +56,7 @@
 #include "model/bert/config.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_pretraining.h"
+#include "model/ops/cpu_gemm_engine.h"
 
 namespace bertlab {
 namespace {
@@ -141,9 +148,10 @@ void ZeroGradients(std::vector<float>* grads) {
               });
 }
 
-void BM_PretrainingStep(benchmark::State& state, const std::string& size,
-                        int64_t batch, bool dropout) {
+void BM_PretrainingStep(benchmark::State& state, CpuGemmEngine engine,
+                        const std::string& size, int64_t batch, bool dropout) {
   SetNumThreads(kNumThreads);
+  SetCpuGemmEngine(engine);
   const absl::StatusOr<BertConfig> config = ConfigForSize(size, kVocab);
   CHECK_OK(config.status());
   const BertForPretraining model(*config, /*next_sentence=*/true);
@@ -185,6 +193,7 @@ void BM_PretrainingStep(benchmark::State& state, const std::string& size,
   state.counters["GFLOP/step"] = StepFlops(*config, batch) * 1e-9;
   state.counters["RSS_MiB"] = PeakRssMiB();
   state.counters["loss"] = loss;
+  SetCpuGemmEngine(kDefaultCpuGemmEngine);
 }
 
 // With --benchmark_repetitions=N the "min" aggregate of the time and the
@@ -197,23 +206,27 @@ double MaxOf(const std::vector<double>& values) {
   return *std::max_element(values.begin(), values.end());
 }
 
-// BM_PretrainingStep/<size>/batch:<B>/dropout:<0|1>. A BASE step takes
-// seconds: --benchmark_min_time (default 0.5 s) then runs one iteration per
-// repetition.
+// BM_PretrainingStep[OneDnn]/<size>/batch:<B>/dropout:<0|1>. A BASE step
+// takes seconds: --benchmark_min_time (default 0.5 s) then runs one
+// iteration per repetition.
 bool RegisterPretrainingSteps() {
-  for (const char* size : kSizes) {
-    for (int64_t batch : kBatches) {
-      for (bool dropout : {true, false}) {
-        const std::string name =
-            absl::StrCat("BM_PretrainingStep/", size, "/batch:", batch,
-                         "/dropout:", dropout ? 1 : 0);
-        benchmark::RegisterBenchmark(name.c_str(), BM_PretrainingStep, size,
-                                     batch, dropout)
-            ->Unit(benchmark::kMillisecond)
-            ->MeasureProcessCPUTime()
-            ->ComputeStatistics("min", MinOf)
-            ->ComputeStatistics("max", MaxOf)
-            ->UseRealTime();
+  for (CpuGemmEngine engine :
+       {CpuGemmEngine::kOpenBlas, CpuGemmEngine::kOneDnn}) {
+    for (const char* size : kSizes) {
+      for (int64_t batch : kBatches) {
+        for (bool dropout : {true, false}) {
+          const std::string name = absl::StrCat(
+              engine == CpuGemmEngine::kOneDnn ? "BM_PretrainingStepOneDnn/"
+                                               : "BM_PretrainingStep/",
+              size, "/batch:", batch, "/dropout:", dropout ? 1 : 0);
+          benchmark::RegisterBenchmark(name.c_str(), BM_PretrainingStep, engine,
+                                       size, batch, dropout)
+              ->Unit(benchmark::kMillisecond)
+              ->MeasureProcessCPUTime()
+              ->ComputeStatistics("min", MinOf)
+              ->ComputeStatistics("max", MaxOf)
+              ->UseRealTime();
+        }
       }
     }
   }

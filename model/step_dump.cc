@@ -190,7 +190,14 @@ absl::Status RunStepDump(const StepDumpOptions& options) {
   // A config.json with absurd sizes is refused here, before any allocation.
   ASSIGN_OR_RETURN(BertConfig config,
                    ReadCheckpointConfig(options.checkpoint_dir));
+  if (options.causal && options.reverse_causal) {
+    return absl::InvalidArgumentError(
+        "--causal and --reverse_causal exclude each other: give one");
+  }
   if (options.causal) config.attention_mode = AttentionMode::kCausal;
+  if (options.reverse_causal) {
+    config.attention_mode = AttentionMode::kReverseCausal;
+  }
   ASSIGN_OR_RETURN(std::string batch_json,
                    ReadFileToString(options.batch_path));
   ASSIGN_OR_RETURN(StepDumpBatch batch,
@@ -238,9 +245,7 @@ absl::Status RunStepDump(const StepDumpOptions& options) {
   writer.SetMetadata("checkpoint", options.checkpoint_dir);
   writer.SetMetadata("batch", options.batch_path);
   writer.SetMetadata("attention_mode",
-                     config.attention_mode == AttentionMode::kCausal
-                         ? "causal"
-                         : "bidirectional");
+                     AttentionModeName(config.attention_mode));
   const float mlm_loss = buffers.heads.masked_lm_loss();
   const float nsp_loss = buffers.heads.next_sentence_loss();
   RETURN_IF_ERROR(writer.AddFloat32(

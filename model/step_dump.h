@@ -55,10 +55,12 @@ absl::StatusOr<StepDumpBatch> ParseStepDumpBatch(absl::string_view json,
                                                  const BertConfig& config);
 
 struct StepDumpOptions {
-  std::string checkpoint_dir;  // config.json + model.safetensors
-  std::string batch_path;      // the batch JSON
-  std::string output_path;     // the safetensors file to write
-  bool causal = false;         // force causal attention (else as configured)
+  std::string checkpoint_dir;   // config.json + model.safetensors
+  std::string batch_path;       // the batch JSON
+  std::string output_path;      // the safetensors file to write
+  bool causal = false;          // force causal attention (else as configured)
+  bool reverse_causal = false;  // force reverse-causal attention; not with
+                                // causal
 };
 
 absl::Status RunStepDump(const StepDumpOptions& options);

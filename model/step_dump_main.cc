@@ -1,5 +1,5 @@
 // bazel run //model:step_dump -- --checkpoint=DIR --batch=B.json
-//     --out=O.safetensors [--causal]
+//     --out=O.safetensors [--causal | --reverse_causal]
 //
 // Runs one BertForPreTraining forward and backward (training mode, dropout 0)
 // and writes logits, losses, hidden states and every parameter gradient; see
@@ -21,13 +21,16 @@ ABSL_FLAG(std::string, batch, "", "batch JSON (see model/step_dump.h)");
 ABSL_FLAG(std::string, out, "", "output safetensors file");
 ABSL_FLAG(bool, causal, false,
           "use causal (left-to-right) attention whatever the config says");
+ABSL_FLAG(bool, reverse_causal, false,
+          "use reverse-causal (right-to-left) attention whatever the config "
+          "says");
 
 int main(int argc, char** argv) {
   return bertlab::RunMain("step_dump", [&] {
     absl::SetProgramUsageMessage(
         "runs one BertForPreTraining training step and dumps its outputs and "
         "gradients\n  step_dump --checkpoint=DIR --batch=B.json "
-        "--out=O.safetensors [--causal]");
+        "--out=O.safetensors [--causal | --reverse_causal]");
     absl::ParseCommandLine(argc, argv);
     bertlab::StepDumpOptions options;
     options.checkpoint_dir =
@@ -35,6 +38,7 @@ int main(int argc, char** argv) {
     options.batch_path = bertlab::ResolveUserPath(absl::GetFlag(FLAGS_batch));
     options.output_path = bertlab::ResolveUserPath(absl::GetFlag(FLAGS_out));
     options.causal = absl::GetFlag(FLAGS_causal);
+    options.reverse_causal = absl::GetFlag(FLAGS_reverse_causal);
     for (const auto& [flag, value] :
          {std::pair<const char*, std::string>{"--checkpoint",
                                               options.checkpoint_dir},

@@ -143,6 +143,46 @@ TEST(StepDumpTest, CausalFlagOverridesABidirectionalConfig) {
       fixture.Floats("output.prediction_logits"), kReferenceOutputTolerance));
 }
 
+// The right-to-left LM's fixture through a bidirectional checkpoint: the
+// flag makes the step the fixture's (loss and every gradient; the padded
+// rows' outputs carry float32 mask rounding, see bert_reference_test.cc).
+TEST(StepDumpTest, ReverseCausalFlagOverridesABidirectionalConfig) {
+  const ReferenceFixture fixture("bert_reference_reverse_causal.safetensors");
+  BertConfig bidirectional = fixture.config();
+  bidirectional.attention_mode = AttentionMode::kBidirectional;
+  const DumpInputs inputs(fixture, "reverse_causal", bidirectional);
+  StepDumpOptions options{inputs.checkpoint_dir, inputs.batch_path,
+                          TempPath("reverse_causal_out.safetensors")};
+  options.reverse_causal = true;
+  ASSERT_TRUE(RunStepDump(options).ok());
+  absl::StatusOr<SafetensorsFile> dump =
+      SafetensorsFile::Open(options.output_path);
+  ASSERT_TRUE(dump.ok()) << dump.status();
+  EXPECT_EQ(dump->metadata().at("attention_mode"), "reverse_causal");
+  for (const char* name : {"loss", "masked_lm_loss", "next_sentence_loss",
+                           "pooled_output", "seq_relationship_logits"}) {
+    EXPECT_TRUE(Matches(name, dump->ReadFloat32(name)->data(),
+                        fixture.Floats(std::string("output.") + name),
+                        kReferenceOutputTolerance));
+  }
+  std::vector<float> all_gradients;
+  for (const std::string& name : fixture.file().TensorNames()) {
+    if (name.rfind("grad.", 0) != 0) continue;
+    const std::vector<float> g = fixture.Floats(name);
+    all_gradients.insert(all_gradients.end(), g.begin(), g.end());
+  }
+  for (const std::string& name : fixture.file().TensorNames()) {
+    if (name.rfind("grad.", 0) != 0) continue;
+    ASSERT_NE(dump->Find(name), nullptr) << name;
+    EXPECT_TRUE(Matches(name, dump->ReadFloat32(name)->data(),
+                        fixture.Floats(name), kReferenceGradientTolerance,
+                        Rms(all_gradients)));
+  }
+  options.causal = true;
+  EXPECT_THAT(RunStepDump(options).message(),
+              HasSubstr("--causal and --reverse_causal exclude each other"));
+}
+
 BertConfig TinyConfig() {
   BertConfig config;
   config.vocab_size = 10;

@@ -195,6 +195,11 @@ absl::Status ParseExecution(const Json& json, const std::string& path,
   RETURN_IF_ERROR(reader.OneOf("pretraining_precision",
                                execution.pretraining_precision,
                                {"fp32", "bf16"}));
+  if (reader.Has("cpu_gemm")) {
+    ASSIGN_OR_RETURN(execution.cpu_gemm, reader.String("cpu_gemm"));
+    RETURN_IF_ERROR(
+        reader.OneOf("cpu_gemm", execution.cpu_gemm, {"openblas", "onednn"}));
+  }
   return reader.Finish();
 }
 
@@ -429,6 +434,54 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   }
   RETURN_IF_ERROR(reader.Finish());
   return record;
+}
+
+nlohmann::json RunRecordToJson(const RunRecord& record) {
+  Json json = {
+      {"schema", record.schema},
+      {"experiment", record.experiment},
+      {"table", record.table},
+      {"scale", record.scale},
+      {"run_id", record.run_id},
+      {"kind", record.kind},
+      {"variant", record.variant},
+      {"variant_description", record.variant_description},
+      {"data_source", record.data_source},
+      {"derived", record.derived},
+      {"metrics", record.metrics},
+      {"timings",
+       {{"wall_seconds", record.wall_seconds},
+        {"started_at", record.started_at},
+        {"finished_at", record.finished_at}}},
+      {"code_version", record.code_version},
+      {"data_hashes", record.data_hashes},
+      {"model",
+       {{"size", record.model.size},
+        {"num_hidden_layers", record.model.num_hidden_layers},
+        {"hidden_size", record.model.hidden_size},
+        {"num_attention_heads", record.model.num_attention_heads}}},
+  };
+  if (record.is_finetune()) {
+    json["task"] = record.task;
+    if (!record.stands_in_for.empty()) {
+      json["stands_in_for"] = record.stands_in_for;
+    }
+    json["learning_rate"] = record.learning_rate;
+    json["restart"] = record.restart;
+    json["seed"] = record.seed;
+    json["primary_metric"] = record.primary_metric;
+  }
+  if (record.execution.has_value()) {
+    json["execution"] = {
+        {"threads", record.execution->threads},
+        {"pretraining_device", record.execution->pretraining_device},
+        {"pretraining_precision", record.execution->pretraining_precision}};
+    if (record.execution->cpu_gemm != "openblas") {
+      json["execution"]["cpu_gemm"] = record.execution->cpu_gemm;
+    }
+  }
+  if (!record.warnings.empty()) json["warnings"] = record.warnings;
+  return json;
 }
 
 absl::StatusOr<std::vector<RunRecord>> LoadRunRecords(

@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
 
 namespace bertlab {
 namespace reports {
@@ -44,6 +45,9 @@ struct RunExecution {
   int threads = 0;
   std::string pretraining_device;     // "cpu", "cuda"
   std::string pretraining_precision;  // "fp32", "bf16"
+  // "openblas", "onednn" (model/ops/cpu_gemm_engine.h); absent in a record
+  // means openblas, and an openblas record does not write it.
+  std::string cpu_gemm = "openblas";
 };
 
 // The range a metric's value must lie in (docs/RUN_RECORDS.md, "Metric names
@@ -102,6 +106,12 @@ struct RunRecord {
 // \"metrics.f1\": 150 is outside [0, 100] (a percentage)".
 absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
                                          absl::string_view path);
+
+// The record as run.json holds it: the inverse of ParseRunRecord (the path
+// is not written; optional parts are written when set: stands_in_for when
+// non-empty, execution when present, warnings when any). The runner writes
+// every record through this, so the schema's writer is this one function.
+nlohmann::json RunRecordToJson(const RunRecord& record);
 
 // Reads every file named run.json below `runs_dir` (any depth; symlinked
 // directories are not followed), sorted by path. NotFound when `runs_dir`

@@ -187,6 +187,7 @@ TEST(ParseRunRecordTest, ReadsExecutionAndWarnings) {
   ASSERT_TRUE(record->execution.has_value());
   EXPECT_EQ(record->execution->threads, 2);
   EXPECT_EQ(record->execution->pretraining_precision, "fp32");
+  EXPECT_EQ(record->execution->cpu_gemm, "openblas");  // absent: openblas
   EXPECT_THAT(record->warnings,
               ::testing::ElementsAre("train.json: 2 of 9 training questions "
                                      "skipped"));
@@ -197,9 +198,63 @@ TEST(ParseRunRecordTest, ReadsExecutionAndWarnings) {
               HasSubstr("field \"execution.pretraining_precision\": \"fp16\" "
                         "is not one of fp32, bf16"));
   json["execution"]["pretraining_precision"] = "bf16";
+  json["execution"]["cpu_gemm"] = "onednn";
+  const auto on_onednn = ParseRunRecord(json.dump(), "r");
+  ASSERT_TRUE(on_onednn.ok()) << on_onednn.status();
+  EXPECT_EQ(on_onednn->execution->cpu_gemm, "onednn");
+  EXPECT_EQ(RunRecordToJson(*on_onednn)["execution"]["cpu_gemm"], "onednn");
+  json["execution"]["cpu_gemm"] = "mkl";
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"execution.cpu_gemm\": \"mkl\" is not one "
+                        "of openblas, onednn"));
+  json["execution"].erase("cpu_gemm");
   json["warnings"] = {1};
   EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
               HasSubstr("field \"warnings[0]\": expected a string"));
+}
+
+// RunRecordToJson is ParseRunRecord's inverse: a record with every optional
+// part set comes back field for field, and the text comes back unchanged.
+TEST(RunRecordToJsonTest, RoundTripsEveryField) {
+  FixtureRun run;
+  run.task = "web_squad";
+  run.derived = true;
+  run.stands_in_for = "squad1";
+  run.learning_rate = 3e-4;
+  run.restart = 4;
+  run.primary_metric = "f1";
+  run.metrics = {{"f1", 31.25}, {"exact_match", 20.5}};
+  RunRecord record = MakeRecord(run);
+  record.execution = RunExecution{2, "cpu", "fp32"};
+  record.warnings = {"skipped 3 examples"};
+  const nlohmann::json json = RunRecordToJson(record);
+  absl::StatusOr<RunRecord> back = ParseRunRecord(json.dump(2), "x/run.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(RunRecordToJson(*back), json);
+  EXPECT_EQ(back->path, "x/run.json");
+  EXPECT_EQ(back->stands_in_for, "squad1");
+  EXPECT_EQ(back->seed, 21);
+  EXPECT_EQ(back->restart, 4);
+  EXPECT_EQ(back->metrics, record.metrics);
+  EXPECT_EQ(back->data_hashes, record.data_hashes);
+  ASSERT_TRUE(back->execution.has_value());
+  EXPECT_EQ(back->execution->threads, 2);
+  EXPECT_EQ(back->execution->pretraining_precision, "fp32");
+  EXPECT_EQ(back->warnings, record.warnings);
+  EXPECT_EQ(back->model.num_attention_heads, 4);
+}
+
+TEST(RunRecordToJsonTest, APretrainRecordHasNoFineTuningFields) {
+  FixtureRun run;
+  run.kind = "pretrain";
+  run.metrics = {{"mlm_perplexity", 5.5}, {"final_loss", 1.7}};
+  const nlohmann::json json = RunRecordToJson(MakeRecord(run));
+  for (const char* field :
+       {"task", "stands_in_for", "learning_rate", "restart", "seed",
+        "primary_metric", "execution", "warnings"}) {
+    EXPECT_FALSE(json.contains(field)) << field;
+  }
+  EXPECT_TRUE(ParseRunRecord(json.dump(), "p/run.json").ok());
 }
 
 TEST(ParseRunRecordTest, InvalidJsonNamesTheFile) {

@@ -13,43 +13,35 @@ namespace reports {
 namespace testing {
 
 nlohmann::json RecordJson(const FixtureRun& run) {
-  nlohmann::json json = {
-      {"schema", 1},
-      {"experiment", absl::StrCat(run.table, "_test")},
-      {"table", run.table},
-      {"scale", run.scale},
-      {"run_id", "3f2a9c"},
-      {"kind", run.kind},
-      {"variant", run.variant},
-      {"variant_description", absl::StrCat("variant ", run.variant)},
-      {"data_source", run.derived ? "embedded default (derived from the "
-                                    "World English Bible)"
-                                  : "../shared/data/glue/" + run.task},
-      {"derived", run.derived},
-      {"metrics", run.metrics},
-      {"timings",
-       {{"wall_seconds", 1.5},
-        {"started_at", "2024-01-01T00:00:00Z"},
-        {"finished_at", "2024-01-01T00:00:01Z"}}},
-      {"code_version", run.code_version},
-      {"data_hashes",
-       {{"glue/MRPC/dev.tsv", std::string(64, 'a')},
-        {"vocab.txt", std::string(64, 'b')}}},
-      {"model",
-       {{"size", "L4_H256_A4"},
-        {"num_hidden_layers", 4},
-        {"hidden_size", 256},
-        {"num_attention_heads", 4}}},
-  };
+  RunRecord record;
+  record.experiment = absl::StrCat(run.table, "_test");
+  record.table = run.table;
+  record.scale = run.scale;
+  record.run_id = "3f2a9c";
+  record.kind = run.kind;
+  record.variant = run.variant;
+  record.variant_description = absl::StrCat("variant ", run.variant);
+  record.data_source = run.derived ? "embedded default (derived from the "
+                                     "World English Bible)"
+                                   : "../shared/data/glue/" + run.task;
+  record.derived = run.derived;
+  record.metrics = run.metrics;
+  record.wall_seconds = 1.5;
+  record.started_at = "2024-01-01T00:00:00Z";
+  record.finished_at = "2024-01-01T00:00:01Z";
+  record.code_version = run.code_version;
+  record.data_hashes = {{"glue/MRPC/dev.tsv", std::string(64, 'a')},
+                        {"vocab.txt", std::string(64, 'b')}};
+  record.model = ModelSize{"L4_H256_A4", 4, 256, 4};
   if (run.kind == "finetune") {
-    json["task"] = run.task;
-    json["learning_rate"] = run.learning_rate;
-    json["restart"] = run.restart;
-    json["seed"] = 17 + run.restart;
-    json["primary_metric"] = run.primary_metric;
-    if (!run.stands_in_for.empty()) json["stands_in_for"] = run.stands_in_for;
+    record.task = run.task;
+    record.learning_rate = run.learning_rate;
+    record.restart = run.restart;
+    record.seed = 17 + run.restart;
+    record.primary_metric = run.primary_metric;
+    record.stands_in_for = run.stands_in_for;
   }
-  return json;
+  return RunRecordToJson(record);
 }
 
 RunRecord MakeRecord(const FixtureRun& run) {

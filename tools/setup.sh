@@ -19,6 +19,7 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev    # Google Benchmark
   libopenblas-dev     # cblas_sgemm / cblas_dgemm on CPU
+  libdnnl-dev         # oneDNN 2.6 matmul: the --cpu_gemm=onednn engine of model/ops/gemm
   clang-format        # the format check in .ci/run (tools/check_format.sh)
   nlohmann-json3-dev  # JSON (safetensors headers, HF config.json, SQuAD, run records)
   libutf8proc-dev     # Unicode categories and NFD for the BERT tokenizer

@@ -227,11 +227,14 @@ absl::StatusOr<BertConfig> ParseConfigJson(absl::string_view text,
       config.attention_mode = AttentionMode::kBidirectional;
     } else if (mode == "causal") {
       config.attention_mode = AttentionMode::kCausal;
+    } else if (mode == "reverse_causal") {
+      config.attention_mode = AttentionMode::kReverseCausal;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          source,
-          ": \"attention_mode\" must be \"bidirectional\" or \"causal\", got ",
-          it->dump()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(source,
+                       ": \"attention_mode\" must be \"bidirectional\", "
+                       "\"causal\" or \"reverse_causal\", got ",
+                       it->dump()));
     }
   }
   if (absl::Status status = ValidateConfig(config); !status.ok()) {
@@ -239,6 +242,18 @@ absl::StatusOr<BertConfig> ParseConfigJson(absl::string_view text,
         absl::StrCat(source, ": ", status.message()));
   }
   return config;
+}
+
+const char* AttentionModeName(AttentionMode mode) {
+  switch (mode) {
+    case AttentionMode::kBidirectional:
+      return "bidirectional";
+    case AttentionMode::kCausal:
+      return "causal";
+    case AttentionMode::kReverseCausal:
+      return "reverse_causal";
+  }
+  return "unknown";
 }
 
 std::string ConfigToJson(const BertConfig& config) {
@@ -257,9 +272,7 @@ std::string ConfigToJson(const BertConfig& config) {
       {"hidden_dropout_prob", config.hidden_dropout_prob},
       {"attention_probs_dropout_prob", config.attention_probs_dropout_prob},
       {"initializer_range", config.initializer_range},
-      {"attention_mode", config.attention_mode == AttentionMode::kCausal
-                             ? "causal"
-                             : "bidirectional"},
+      {"attention_mode", AttentionModeName(config.attention_mode)},
   };
   return json.dump(2) + "\n";
 }

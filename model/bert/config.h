@@ -7,9 +7,10 @@
 // max_position_embeddings, type_vocab_size, layer_norm_eps, hidden_act
 // ("gelu" = exact erf GELU, "gelu_new" or "gelu_pytorch_tanh" = tanh
 // approximation), hidden_dropout_prob, attention_probs_dropout_prob,
-// initializer_range, and bertlab's own "attention_mode" ("bidirectional" or
-// "causal"; absent = bidirectional), which keeps a left-to-right model causal
-// when it is fine-tuned.
+// initializer_range, and bertlab's own "attention_mode" ("bidirectional",
+// "causal" or "reverse_causal"; absent = bidirectional), which keeps a
+// left-to-right (right-to-left) model causal (reverse causal) when it is
+// fine-tuned.
 #ifndef BERTLAB_MODEL_BERT_CONFIG_H_
 #define BERTLAB_MODEL_BERT_CONFIG_H_
 
@@ -24,7 +25,14 @@
 
 namespace bertlab {
 
-enum class AttentionMode { kBidirectional, kCausal };
+enum class AttentionMode {
+  kBidirectional,  // every token sees every token (BERT)
+  kCausal,         // token i sees tokens j <= i (left-to-right LM)
+  kReverseCausal,  // token i sees tokens j >= i (right-to-left LM)
+};
+
+// The config.json spelling: "bidirectional", "causal", "reverse_causal".
+const char* AttentionModeName(AttentionMode mode);
 
 struct BertConfig {
   int64_t vocab_size = 30522;

@@ -60,6 +60,23 @@ TEST(ConfigTest, RoundTripsThroughJson) {
   EXPECT_EQ(parsed->layer_norm_eps, 1e-12);
 }
 
+TEST(ConfigTest, RoundTripsEveryAttentionMode) {
+  for (AttentionMode mode :
+       {AttentionMode::kBidirectional, AttentionMode::kCausal,
+        AttentionMode::kReverseCausal}) {
+    BertConfig config = ConfigForSize("L2_H128_A2", 997).value();
+    config.attention_mode = mode;
+    const std::string json = ConfigToJson(config);
+    EXPECT_THAT(json, HasSubstr(std::string("\"attention_mode\": \"") +
+                                AttentionModeName(mode) + "\""));
+    absl::StatusOr<BertConfig> parsed = ParseConfigJson(json, "x");
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(parsed->attention_mode, mode) << AttentionModeName(mode);
+  }
+  EXPECT_STREQ(AttentionModeName(AttentionMode::kReverseCausal),
+               "reverse_causal");
+}
+
 TEST(ConfigTest, SizeTableHasThePaperGrid) {
   struct Expected {
     const char* name;

@@ -12,9 +12,9 @@
 //                     (or at batch.pooled_positions when given)
 //
 // The encoder knows nothing of tasks: heads read sequence_output and
-// pooled_output and hand back their gradients. Attention is causal when the
-// config says so (the left-to-right variant), padding keys get the additive
-// -10000 mask of the reference.
+// pooled_output and hand back their gradients. Attention is causal (reverse
+// causal) when the config says so, for the left-to-right (right-to-left)
+// variant; padding keys get the additive -10000 mask of the reference.
 //
 // Dropout draws from Philox stream (seed, step, tensor id) with the tensor ids
 // below, so a training step's masks depend only on (seed, step).
@@ -38,7 +38,8 @@ struct EncoderBatch {
   // (B) the token the pooler reads in each row; null = 0, the [CLS] token.
   // Fine-tuning a causal (left-to-right) encoder points it at the last real
   // token, the only one that has seen the whole input
-  // (model/bert_for_finetuning.h).
+  // (model/bert_for_finetuning.h); a reverse-causal one keeps [CLS], which
+  // sees the whole input there.
   const int32_t* pooled_positions = nullptr;
 };
 

@@ -1,8 +1,8 @@
 // Where the encoder's dropout masks come from: the rate and Philox stream of
 // each dropout site under DropoutSettings, and the attention options of a
-// layer (causal mask, probability dropout). Shared by the CPU encoder
-// (encoder.cc) and the CUDA encoder (model/cuda/encoder_cuda.cc), so both
-// draw the same masks.
+// layer (causal or reverse-causal mask, probability dropout). Shared by the CPU
+// encoder (encoder.cc) and the CUDA encoder (model/cuda/encoder_cuda.cc), so
+// both draw the same masks.
 #ifndef BERTLAB_MODEL_BERT_ENCODER_DROPOUT_H_
 #define BERTLAB_MODEL_BERT_ENCODER_DROPOUT_H_
 
@@ -27,13 +27,15 @@ inline DropoutSite EncoderDropoutSite(const DropoutSettings& dropout,
           PhiloxStream{dropout.seed, dropout.step, tensor_id}};
 }
 
-// Layer `layer`'s attention: causal per the config, probability dropout at
-// site LayerDropoutTensorId(layer, 0).
+// Layer `layer`'s attention: causal or reverse causal per the config,
+// probability dropout at site LayerDropoutTensorId(layer, 0).
 inline AttentionOptions EncoderAttentionOptions(const BertConfig& config,
                                                 const DropoutSettings& dropout,
                                                 int64_t layer) {
   AttentionOptions options;
   options.causal = config.attention_mode == AttentionMode::kCausal;
+  options.reverse_causal =
+      config.attention_mode == AttentionMode::kReverseCausal;
   const DropoutSite site =
       EncoderDropoutSite(dropout, config.attention_probs_dropout_prob,
                          LayerDropoutTensorId(layer, 0));

@@ -71,7 +71,23 @@ void CheckEncoderGradients(AttentionMode mode, bool training) {
   const TinyBatch batch;
   const DropoutSettings dropout{training, /*seed=*/99, /*step=*/3};
   const int64_t n = 2 * 5 * config.hidden_size;
-  const std::vector<double> sequence_projection = RandomVector(n, 11);
+  std::vector<double> sequence_projection = RandomVector(n, 11);
+  if (mode == AttentionMode::kReverseCausal) {
+    // A padded query of the reverse-causal mask sees only keys that are
+    // padding or before it: its whole row is masked, its scores sit at
+    // -10000, and double's rounding there (ulp 1.8e-12) over 2h = 2e-6 is
+    // ~1e-6 in the central differences, a hundred times the tolerance. So the
+    // loss reads the real positions only, as the right-to-left LM's does;
+    // padded outputs reach no real position (their keys get probability
+    // exp(-10000) = 0), and the op's own check covers such rows
+    // (model/ops/attention_test.cc).
+    for (int64_t row = 0; row < 2 * 5; ++row) {
+      if (batch.attention_mask[row] != 0) continue;
+      for (int64_t h = 0; h < config.hidden_size; ++h) {
+        sequence_projection[row * config.hidden_size + h] = 0.0;
+      }
+    }
+  }
   const std::vector<double> pooled_projection =
       RandomVector(2 * config.hidden_size, 12);
   EncoderActivations<double> acts(config, 2, 5);
@@ -143,6 +159,47 @@ TEST(EncoderTest, CausalOutputsIgnoreLaterTokens) {
       }
     }
   }
+  // Sequence 1 is untouched.
+  for (int i = 30; i < 60; ++i) EXPECT_EQ(acts.sequence_output()[i], before[i]);
+}
+
+TEST(EncoderGradientTest, ReverseCausalWithPadding) {
+  CheckEncoderGradients(AttentionMode::kReverseCausal, /*training=*/false);
+}
+
+TEST(EncoderGradientTest, ReverseCausalWithDropout) {
+  CheckEncoderGradients(AttentionMode::kReverseCausal, /*training=*/true);
+}
+
+// The mirror of CausalOutputsIgnoreLaterTokens: position t reads tokens t and
+// after only, so [CLS] (t = 0) reads them all.
+TEST(EncoderTest, ReverseCausalOutputsIgnoreEarlierTokens) {
+  const BertConfig config = TinyConfig(AttentionMode::kReverseCausal);
+  ParameterLayout layout;
+  const EncoderOffsets offsets = AddEncoderParameters(config, &layout);
+  const std::vector<double> params = RandomParameters(layout);
+  TinyBatch batch;
+  EncoderActivations<double> acts(config, 2, 5);
+  EncoderForward(config, offsets, params.data(), batch.View(), {}, &acts);
+  const std::vector<double> before(acts.sequence_output(),
+                                   acts.sequence_output() + 60);
+  const std::vector<double> pooled_before(acts.pooled_output(),
+                                          acts.pooled_output() + 12);
+  batch.input_ids[3] = 8;  // sequence 0, position 3
+  EncoderForward(config, offsets, params.data(), batch.View(), {}, &acts);
+  for (int t = 0; t < 5; ++t) {
+    for (int h = 0; h < 6; ++h) {
+      const int i = t * 6 + h;
+      if (t > 3) {
+        EXPECT_EQ(acts.sequence_output()[i], before[i]) << t;
+      } else {
+        EXPECT_NE(acts.sequence_output()[i], before[i]) << t;
+      }
+    }
+  }
+  // [CLS] has seen the change, so the pooled output moves.
+  for (int h = 0; h < 6; ++h)
+    EXPECT_NE(acts.pooled_output()[h], pooled_before[h]);
   // Sequence 1 is untouched.
   for (int i = 30; i < 60; ++i) EXPECT_EQ(acts.sequence_output()[i], before[i]);
 }

@@ -99,6 +99,9 @@ EncoderActivations<T>::EncoderActivations(const BertConfig& config,
     CHECK_LE(config.head_dim(), kFlashAttentionMaxHeadDim)
         << "GpuAttention::kFlash: head_dim " << config.head_dim()
         << " is over the flash kernel's maximum; use kUnfused";
+    CHECK(config.attention_mode != AttentionMode::kReverseCausal)
+        << "GpuAttention::kFlash has no reverse-causal mask yet (the "
+           "right-to-left LM); use kUnfused";
   }
   // Every size comes from the plan; a buffer not in the plan would fail the
   // byte check at the end.

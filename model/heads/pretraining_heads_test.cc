@@ -1,7 +1,7 @@
 // Gradient checks of BertForPreTraining as a whole (encoder + masked-LM head
 // with the tied decoder + next-sentence head) in double precision, for the
-// three pre-training variants: full (MLM + NSP), No NSP, and LTR (causal
-// encoder, every position predicted).
+// pre-training variants: full (MLM + NSP), No NSP, LTR (causal encoder,
+// every position predicted) and its mirror RTL (reverse-causal encoder).
 #include "model/heads/pretraining_heads.h"
 
 #include <cmath>
@@ -133,6 +133,25 @@ TEST(PretrainingHeadsGradientTest, LeftToRightEveryPosition) {
   }
   PretrainingTargets targets{positions.data(), labels.data(), 10, nullptr};
   CheckModelGradients(&model, targets, /*training=*/false);
+}
+
+// The mirror: a reverse-causal encoder, every position predicting the
+// previous token; [CLS] predicts none.
+TEST(PretrainingHeadsGradientTest, RightToLeftEveryPosition) {
+  Model model(TinyConfig(AttentionMode::kReverseCausal), false);
+  const Batch batch;
+  std::vector<int32_t> positions, labels;
+  for (int b = 0; b < 2; ++b) {
+    const int length = b == 0 ? 5 : 3;
+    for (int t = 0; t < 5; ++t) {
+      positions.push_back(b * 5 + t);
+      labels.push_back(t >= 1 && t < length ? batch.input_ids[b * 5 + t - 1]
+                                            : kIgnoreLabel);
+    }
+  }
+  PretrainingTargets targets{positions.data(), labels.data(), 10, nullptr};
+  CheckModelGradients(&model, targets, /*training=*/false);
+  CheckModelGradients(&model, targets, /*training=*/true);
 }
 
 TEST(PretrainingHeadsTest, LossIsTheSumOfItsParts) {

@@ -9,13 +9,13 @@
 //   scores[i, j] = q_i . k_j / sqrt(head_dim) + mask[i, j]
 //   mask[i, j]   = options.mask_value when key j is padding
 //                  (attention_mask[b, j] == 0) or, with options.causal, when
-//                  j > i; 0 otherwise. The value is added once even when both
-//                  hold. BERT adds -10000.0 (modeling.py: adder =
-//                  (1 - mask) * -10000.0). Being additive, a mask that covers
-//                  every key of a row shifts all its scores equally, so such a
-//                  row (all padding) gets the unmasked softmax, as in the
-//                  reference; only a mask_value that swamps the scores in T
-//                  (e.g. -1e30) makes it uniform.
+//                  j > i, or, with options.reverse_causal, when j < i; 0
+//                  otherwise. The value is added once even when two hold. BERT
+//                  adds -10000.0 (modeling.py: adder = (1 - mask) * -10000.0).
+//                  Being additive, a mask that covers every key of a row shifts
+//                  all its scores equally, so such a row (all padding) gets the
+//                  unmasked softmax, as in the reference; only a mask_value
+//                  that swamps the scores in T (e.g. -1e30) makes it uniform.
 //   probs[i, :]  = softmax(scores[i, :])       saved, BEFORE dropout
 //   dropped[i,j] = probs[i, j] * keep(e) / (1 - rate), e = the flat index of
 //                  (b, a, i, j) in probs, keep(e) = PhiloxUniform(
@@ -46,6 +46,10 @@ namespace bertlab {
 struct AttentionOptions {
   // Also mask keys j > i (decoder-style self-attention; BERT: false).
   bool causal = false;
+  // Also mask keys j < i: the mirror image, for a right-to-left LM (query i
+  // sees itself and the keys after it; ELMo's backward LM). At most one of
+  // causal and reverse_causal.
+  bool reverse_causal = false;
   // Added to the score of every masked key (BERT: -10000.0).
   double mask_value = -10000.0;
   // Attention-probability dropout rate in [0, 1) (BERT pre-training: 0.1).

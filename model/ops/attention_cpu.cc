@@ -21,6 +21,8 @@ void CheckShapes(int64_t batch, int64_t seq_len, int64_t heads,
       << ", head_dim " << head_dim;
   CHECK(options.dropout_rate >= 0.0f && options.dropout_rate < 1.0f)
       << "dropout_rate " << options.dropout_rate << " is outside [0, 1)";
+  CHECK(!(options.causal && options.reverse_causal))
+      << "causal and reverse_causal together mask every key but the query's";
 }
 
 template <typename T>
@@ -71,7 +73,7 @@ void SoftmaxBackwardRow(float* d, const float* p, int64_t seq_len) {
 
 // Adds options.mask_value to the masked keys of rows [0, seq_len) of one
 // (b, head) score matrix. Nothing to add when the sequence has no padding and
-// the attention is not causal.
+// the attention is neither causal nor reverse causal.
 template <typename T>
 void AddMask(T* scores, const int32_t* key_mask, int64_t seq_len,
              const AttentionOptions& options) {
@@ -79,14 +81,15 @@ void AddMask(T* scores, const int32_t* key_mask, int64_t seq_len,
   if (key_mask != nullptr) {
     for (int64_t j = 0; j < seq_len; ++j) any_padding |= key_mask[j] == 0;
   }
-  if (!any_padding && !options.causal) return;
+  if (!any_padding && !options.causal && !options.reverse_causal) return;
   const T mask_value = static_cast<T>(options.mask_value);
   for (int64_t i = 0; i < seq_len; ++i) {
     T* row = scores + i * seq_len;
     for (int64_t j = 0; j < seq_len; ++j) {
       const bool padded = any_padding && key_mask[j] == 0;
       const bool future = options.causal && j > i;
-      if (padded || future) row[j] += mask_value;
+      const bool past = options.reverse_causal && j < i;
+      if (padded || future || past) row[j] += mask_value;
     }
   }
 }

@@ -81,7 +81,7 @@ void AttentionForwardImpl(T* out, T* probs, T* scratch, float* scores,
   BERTLAB_LAUNCH(RowBlocks(rows), dim3(kWarp, kRowsPerBlock), 0,
                  context.stream(), MaskedSoftmaxKernel)
   (probs, scores, attention_mask, rows, heads, seq_len, options.causal,
-   static_cast<float>(options.mask_value));
+   options.reverse_causal, static_cast<float>(options.mask_value));
   BERTLAB_CUDA_CHECK_LAUNCH();
   const T* weights = probs;
   if (dropout) {

@@ -1,5 +1,6 @@
 // CUDA twin of attention.h: the same math, masks (additive
-// options.mask_value for padding keys and, with options.causal, future keys),
+// options.mask_value for padding keys and, with options.causal, future keys,
+// with options.reverse_causal, past keys),
 // softmax saved before dropout, and attention-probability dropout drawing
 // PhiloxUniform(options.dropout_stream, e) for element e of probs: the same
 // mask bits as the CPU.

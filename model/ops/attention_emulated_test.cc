@@ -63,7 +63,8 @@ Outputs RunKernels(simt::Schedule schedule, int64_t seq_len, bool causal,
       kInPlace ? reinterpret_cast<T*>(scores.data()) : probs_buffer.data();
   simt::Launch(options, dim3(cuda::RowBlocks(rows)), row_block, 0,
                &cuda::MaskedSoftmaxKernel<T>, probs, scores.data(), mask.data(),
-               rows, kHeads, seq_len, causal, kMaskValue);
+               rows, kHeads, seq_len, causal, /*reverse_causal=*/false,
+               kMaskValue);
   Outputs o;
   o.scores = scores;
   o.probs = ToFloats(std::vector<T>(probs, probs + count));

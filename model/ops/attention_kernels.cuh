@@ -46,6 +46,7 @@ BERTLAB_KERNEL_UNBOUNDED MaskedSoftmaxKernel(T* probs, float* scores,
                                              const int32_t* attention_mask,
                                              int64_t rows, int64_t heads,
                                              int64_t seq_len, bool causal,
+                                             bool reverse_causal,
                                              float mask_value) {
   const int64_t row =
       static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.y;
@@ -61,8 +62,9 @@ BERTLAB_KERNEL_UNBOUNDED MaskedSoftmaxKernel(T* probs, float* scores,
   for (int64_t j = lane; j < seq_len; j += kWarp) {
     const bool padded = key_mask != nullptr && key_mask[j] == 0;
     const bool future = causal && j > i;
+    const bool past = reverse_causal && j < i;
     float score = s[j];
-    if (padded || future) score += mask_value;
+    if (padded || future || past) score += mask_value;
     s[j] = score;
     max_value = fmaxf(max_value, score);
   }

@@ -54,6 +54,13 @@ AttentionOptions Options(bool causal, float dropout_rate) {
   return options;
 }
 
+// Query i sees keys j >= i (a right-to-left LM's mask).
+AttentionOptions ReverseCausalOptions(float dropout_rate) {
+  AttentionOptions options = Options(false, dropout_rate);
+  options.reverse_causal = true;
+  return options;
+}
+
 // The definition in the header, one scalar at a time.
 void NaiveAttention(std::vector<double>* out, std::vector<double>* probs,
                     const std::vector<double>& qkv, const int32_t* mask,
@@ -74,7 +81,8 @@ void NaiveAttention(std::vector<double>* out, std::vector<double>* probs,
           }
           scores[j] = dot / std::sqrt(static_cast<double>(s.head_dim));
           const bool padded = mask != nullptr && mask[b * t + j] == 0;
-          if (padded || (options.causal && j > i)) {
+          if (padded || (options.causal && j > i) ||
+              (options.reverse_causal && j < i)) {
             scores[j] += options.mask_value;
           }
         }
@@ -187,6 +195,40 @@ TEST(AttentionTest, GradientAcrossSeveralRowBlocks) {
                 "blocks, dropout, padding and causal");
 }
 
+TEST(AttentionTest, GradientWithReverseCausalMask) {
+  CheckGradient(kOddSeven, nullptr, ReverseCausalOptions(0.0f),
+                "reverse causal");
+}
+
+// Right padding, as the right-to-left LM's batches have, gives every padded
+// query a fully masked row (each key is padding or before it). Its scores then
+// sit near mask_value, where double's rounding (ulp(10000) = 1.8e-12) divided
+// by 2h of the central difference is ~1e-7, far above kGradientTolerance;
+// mask_value -100 is the same math (exp(-100) ~ 4e-44 still shifts nothing
+// measurable) with a hundredth of that rounding.
+AttentionOptions PaddedReverseCausalOptions(float dropout_rate) {
+  AttentionOptions options = ReverseCausalOptions(dropout_rate);
+  options.mask_value = -100.0;
+  return options;
+}
+
+TEST(AttentionTest, GradientWithPaddingAndReverseCausalMasks) {
+  const std::vector<int32_t> mask = PaddingMask(kOddSeven.seq_len, {3, 6});
+  CheckGradient(kOddSeven, mask.data(), PaddedReverseCausalOptions(0.0f),
+                "padding and reverse causal");
+}
+
+TEST(AttentionTest, GradientWithDropoutPaddingAndReverseCausalMasks) {
+  const std::vector<int32_t> mask = PaddingMask(kOddSeven.seq_len, {5, 7});
+  CheckGradient(kOddSeven, mask.data(), PaddedReverseCausalOptions(0.3f),
+                "dropout, padding and reverse causal");
+  const std::vector<int32_t> long_mask =
+      PaddingMask(kSeveralBlocks.seq_len, {61});
+  CheckGradient(kSeveralBlocks, long_mask.data(),
+                PaddedReverseCausalOptions(0.25f),
+                "blocks, dropout, padding and reverse causal");
+}
+
 TEST(AttentionTest, BackwardOverwritesWhateverWasInDQkv) {
   const Shape s = kOddSeven;
   const std::vector<int32_t> mask = PaddingMask(s.seq_len, {2, 7});
@@ -229,6 +271,59 @@ TEST(AttentionTest, CausalProbsAreZeroAboveTheDiagonalAndRowsSumToOne) {
   }
   // The first query sees only itself.
   EXPECT_EQ(probs[0], 1.0f);
+}
+
+TEST(AttentionTest, ReverseCausalProbsAreZeroBelowTheDiagonal) {
+  const Shape s = {2, 9, 3, 8};
+  const std::vector<float> qkv =
+      Cast<float>(RandomVector(s.QkvSize(), 15, -3, 3));
+  std::vector<float> out, probs;
+  Forward(&out, &probs, qkv, nullptr, s, ReverseCausalOptions(0.0f));
+  const int64_t t = s.seq_len;
+  for (int64_t row = 0; row < s.batch * s.heads * t; ++row) {
+    const int64_t i = row % t;
+    double sum = 0;
+    for (int64_t j = 0; j < t; ++j) {
+      const float p = probs[row * t + j];
+      if (j < i) {
+        EXPECT_EQ(p, 0.0f) << "row " << row << " key " << j;
+      } else {
+        EXPECT_GT(p, 0.0f) << "row " << row << " key " << j;
+      }
+      sum += p;
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-6) << "row " << row;
+  }
+  // The last query sees only itself.
+  EXPECT_EQ(probs[(t - 1) * t + t - 1], 1.0f);
+}
+
+// Reversing the order of the tokens turns the reverse-causal mask into the
+// causal one: out_rev(x) = flip(out_causal(flip(x))), an independent check
+// of the mirror that does not share AddMask's reverse branch.
+TEST(AttentionTest, ReverseCausalIsCausalOnTheReversedSequence) {
+  const Shape s = {2, 11, 3, 4};
+  const std::vector<double> qkv = RandomVector(s.QkvSize(), 22, -2, 2);
+  const int64_t t = s.seq_len, width = 3 * s.Hidden(), hidden = s.Hidden();
+  std::vector<double> flipped(qkv.size());
+  for (int64_t b = 0; b < s.batch; ++b) {
+    for (int64_t i = 0; i < t; ++i) {
+      std::copy_n(qkv.begin() + (b * t + i) * width, width,
+                  flipped.begin() + (b * t + (t - 1 - i)) * width);
+    }
+  }
+  std::vector<double> out, probs, causal_out, causal_probs;
+  Forward(&out, &probs, qkv, nullptr, s, ReverseCausalOptions(0.0f));
+  Forward(&causal_out, &causal_probs, flipped, nullptr, s, Options(true, 0.0f));
+  for (int64_t b = 0; b < s.batch; ++b) {
+    for (int64_t i = 0; i < t; ++i) {
+      for (int64_t c = 0; c < hidden; ++c) {
+        ASSERT_NEAR(out[(b * t + i) * hidden + c],
+                    causal_out[(b * t + (t - 1 - i)) * hidden + c], 1e-14)
+            << "batch " << b << " query " << i;
+      }
+    }
+  }
 }
 
 TEST(AttentionTest, PaddedKeysGetZeroProbability) {

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "common/check.h"
@@ -10,7 +11,8 @@
 namespace bertlab {
 namespace {
 
-// Rows per ParallelFor chunk: enough elements to outweigh the hand-off.
+// Rows per chunk (ParallelFor's at least, the loss reduction's exactly):
+// enough elements to outweigh the hand-off.
 int64_t MinRowsPerChunk(int64_t cols) {
   constexpr int64_t kMinElementsPerChunk = 16384;
   return std::max<int64_t>(1,
@@ -135,34 +137,33 @@ T SoftmaxCrossEntropyForward(T* probs, const T* logits, const int32_t* labels,
                              int32_t ignore_index) {
   CHECK_GT(classes, 0);
   CHECK_GE(rows, 0);
-  const ChunkPartition partition =
-      PartitionRange(0, rows, MinRowsPerChunk(classes), NumThreads());
-  // One partial sum of w_i * loss_i per chunk, combined in chunk order.
-  std::vector<double> partial_loss(static_cast<size_t>(partition.num_chunks));
-  ParallelForChunks(partition, [&](int chunk, int64_t begin, int64_t end) {
-    double loss = 0;
-    for (int64_t row = begin; row < end; ++row) {
-      T row_max;
-      double log_sum;
-      SoftmaxRow(probs + row * classes, logits + row * classes, classes,
-                 &row_max, &log_sum);
-      const int32_t label = labels[row];
-      CheckLabel(label, row, classes, ignore_index);
-      if (label == ignore_index) continue;
-      const double row_loss =
-          log_sum - (static_cast<double>(logits[row * classes + label]) -
-                     static_cast<double>(row_max));
-      const double weight =
-          weights == nullptr ? 1.0 : static_cast<double>(weights[row]);
-      loss += weight * row_loss;
-    }
-    partial_loss[static_cast<size_t>(chunk)] = loss;
-  });
+  // One partial sum of w_i * loss_i per fixed chunk of rows, combined in
+  // chunk order: the same bits at every thread count.
+  const double loss = ParallelReduce(
+      int64_t{0}, rows, MinRowsPerChunk(classes), 0.0,
+      [&](int64_t begin, int64_t end) {
+        double chunk_loss = 0;
+        for (int64_t row = begin; row < end; ++row) {
+          T row_max;
+          double log_sum;
+          SoftmaxRow(probs + row * classes, logits + row * classes, classes,
+                     &row_max, &log_sum);
+          const int32_t label = labels[row];
+          CheckLabel(label, row, classes, ignore_index);
+          if (label == ignore_index) continue;
+          const double row_loss =
+              log_sum - (static_cast<double>(logits[row * classes + label]) -
+                         static_cast<double>(row_max));
+          const double weight =
+              weights == nullptr ? 1.0 : static_cast<double>(weights[row]);
+          chunk_loss += weight * row_loss;
+        }
+        return chunk_loss;
+      },
+      std::plus<double>());
   const double weight_sum =
       CountedWeightSum(labels, weights, rows, ignore_index);
   if (weight_sum == 0) return T(0);
-  double loss = 0;
-  for (double partial : partial_loss) loss += partial;
   return static_cast<T>(loss / weight_sum);
 }
 

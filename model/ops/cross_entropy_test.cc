@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
+#include "common/parallel.h"
 #include "gtest/gtest.h"
 #include "model/testing/gradient_check.h"
 
@@ -245,6 +247,58 @@ TEST(SoftmaxCrossEntropyTest, RerunsAreBitIdentical) {
   EXPECT_EQ(loss_a, loss_b);
   EXPECT_EQ(probs_a, probs_b);
   EXPECT_EQ(d_a, d_b);
+}
+
+// Enough rows for several fixed chunks of the loss sum (16384 / 37 = 442
+// rows each), weighted, some ignored.
+struct ThreadRun {
+  double loss_double = 0;
+  float loss_float = 0;
+  std::vector<float> probs, d_logits;
+};
+
+ThreadRun RunWithThreads(int num_threads) {
+  SetNumThreads(num_threads);
+  const int64_t rows = 3001, classes = 37;
+  const std::vector<double> logits = RandomVector(rows * classes, 21, -6, 6);
+  const std::vector<double> weights = RandomVector(rows, 22, 0.1, 2.0);
+  std::vector<int32_t> labels(rows);
+  for (int64_t r = 0; r < rows; ++r) {
+    labels[r] = r % 11 == 3 ? kIgnore : static_cast<int32_t>((r * 7) % classes);
+  }
+  ThreadRun run;
+  std::vector<double> probs_double(rows * classes);
+  run.loss_double = SoftmaxCrossEntropyForward<double>(
+      probs_double.data(), logits.data(), labels.data(), weights.data(), rows,
+      classes, kIgnore);
+  const std::vector<float> logits_float = Cast<float>(logits);
+  const std::vector<float> weights_float = Cast<float>(weights);
+  run.probs.resize(rows * classes);
+  run.d_logits.resize(rows * classes);
+  run.loss_float = SoftmaxCrossEntropyForward<float>(
+      run.probs.data(), logits_float.data(), labels.data(),
+      weights_float.data(), rows, classes, kIgnore);
+  SoftmaxCrossEntropyBackward<float>(run.d_logits.data(), run.probs.data(),
+                                     labels.data(), weights_float.data(), rows,
+                                     classes, kIgnore, 1.0f);
+  return run;
+}
+
+TEST(SoftmaxCrossEntropyTest, BitIdenticalAcrossThreadCounts) {
+  const int saved = NumThreads();
+  const ThreadRun one = RunWithThreads(1);
+  for (int num_threads : {2, 3, 4, 7}) {
+    SCOPED_TRACE(::testing::Message() << num_threads << " threads");
+    const ThreadRun run = RunWithThreads(num_threads);
+    EXPECT_EQ(std::memcmp(&run.loss_double, &one.loss_double, sizeof(double)),
+              0)
+        << run.loss_double << " vs " << one.loss_double;
+    EXPECT_EQ(std::memcmp(&run.loss_float, &one.loss_float, sizeof(float)), 0)
+        << run.loss_float << " vs " << one.loss_float;
+    EXPECT_EQ(run.probs, one.probs);
+    EXPECT_EQ(run.d_logits, one.d_logits);
+  }
+  SetNumThreads(saved);
 }
 
 TEST(SoftmaxCrossEntropyDeathTest, LabelOutOfRangeFails) {

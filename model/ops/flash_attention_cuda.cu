@@ -38,6 +38,13 @@ bool CheckArguments(const char* op, int64_t batch, int64_t seq_len,
           options.mask_value <= 0.0,
       "flash attention: mask_value outside [-1e5, 0] (rows with every key "
       "masked would not match attention.h; use the unfused op)");
+  // The tile rules (flash_attention_tile.h: which rows have an unmasked
+  // key, which key tiles may be skipped) are written for the causal mask
+  // only; the right-to-left LM's mask runs on the unfused op until they
+  // cover it. A loud error, never a silently wrong mask.
+  BERTLAB_CUDA_REQUIRE(!options.reverse_causal,
+                       "flash attention: reverse_causal is not implemented "
+                       "in the fused kernels; use GpuAttention::kUnfused");
   if (batch == 0 || seq_len == 0 || heads == 0) return false;
   if (head_dim < 1 || head_dim > kFlashAttentionMaxHeadDim) {
     char message[200];

@@ -1,6 +1,7 @@
 // Fused ("flash") multi-head self-attention on the GPU, forward and backward:
 // the math of attention.h (fused QKV layout, additive mask_value for padding
-// keys and, with options.causal, future keys, attention-probability dropout
+// keys and, with options.causal, future keys (options.reverse_causal is
+// refused: the unfused op has it), attention-probability dropout
 // drawing PhiloxUniform(options.dropout_stream, e) for element e of the
 // (batch, heads, seq_len, seq_len) probs) without materialising probs.
 // FlashAttention-2 (Dao 2023): the forward keeps only out and the per-row

@@ -1,10 +1,12 @@
-// Row-major GEMM through OpenBLAS: C = alpha * op(A) * op(B) + beta * C, with
-// op(X) = X or X^T. Float calls cblas_sgemm, double calls cblas_dgemm (the
-// gradient checks run in double).
+// Row-major GEMM on the CPU: C = alpha * op(A) * op(B) + beta * C, with
+// op(X) = X or X^T. Float calls cblas_sgemm, or oneDNN's f32 matmul when the
+// process-wide engine is CpuGemmEngine::kOneDnn (cpu_gemm_engine.h,
+// gemm_onednn.h); double always calls cblas_dgemm (the gradient checks run
+// in double).
 //
-// OpenBLAS itself runs single-threaded (common/parallel.h); a product of at
+// Both libraries run single-threaded (common/parallel.h); a product of at
 // least 2^22 multiply-adds is split over ParallelFor along the longer of C's
-// dimensions, in blocks of 64 rows or columns, one OpenBLAS call per chunk.
+// dimensions, in blocks of 64 rows or columns, one library call per chunk.
 // Called from inside a ParallelFor body (e.g. per attention head) it runs on
 // the calling thread. Results are bit-identical run to run at a fixed thread
 // count (the split depends only on the shapes and the thread count).

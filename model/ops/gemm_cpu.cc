@@ -5,7 +5,9 @@
 
 #include "common/check.h"
 #include "common/parallel.h"
+#include "model/ops/cpu_gemm_engine.h"
 #include "model/ops/gemm.h"
+#include "model/ops/gemm_onednn.h"
 
 namespace bertlab {
 namespace {
@@ -14,7 +16,7 @@ namespace {
 // hand-off to the pool would cost more than the second thread saves.
 constexpr double kMinParallelMultiplyAdds = 1 << 22;
 // Parts of a split product are whole multiples of this many rows (or
-// columns), so each keeps OpenBLAS's full-width micro-kernels.
+// columns), so each keeps the library's full-width micro-kernels.
 constexpr int64_t kSplitAlignment = 64;
 
 CBLAS_TRANSPOSE ToCblas(Transpose transpose) {
@@ -42,6 +44,13 @@ bool HandleEmptyProduct(int64_t m, int64_t n, int64_t k, T beta, T* c,
   return true;
 }
 
+// One product on the calling thread, by one library call.
+template <typename T>
+using GemmCall = void (*)(Transpose transpose_a, Transpose transpose_b,
+                          int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                          int64_t lda, const T* b, int64_t ldb, T beta, T* c,
+                          int64_t ldc);
+
 void BlasGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
               int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
               const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
@@ -59,16 +68,27 @@ void BlasGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
               Narrow(ldb), beta, c, Narrow(ldc));
 }
 
-// OpenBLAS runs single-threaded (common/parallel.h), so a large product is
-// split here over ParallelFor: the longer of C's two dimensions is cut into
-// aligned blocks, and each chunk of blocks is one OpenBLAS call on its own
-// rows of op(A) and C (or columns of op(B) and C). Every element of C is still
-// one K-long product computed by one call, and the partition depends only on
-// the shapes and the thread count, so results are reproducible run to run.
+// The float engine is a process-wide setting (cpu_gemm_engine.h); double
+// always goes to OpenBLAS, so the gradient checks keep their path.
+GemmCall<float> EngineCall(float) {
+  return GetCpuGemmEngine() == CpuGemmEngine::kOneDnn
+             ? GemmCall<float>(OneDnnGemm)
+             : GemmCall<float>(BlasGemm);
+}
+GemmCall<double> EngineCall(double) { return BlasGemm; }
+
+// Both libraries run single-threaded (common/parallel.h, gemm_onednn.h), so
+// a large product is split here over ParallelFor: the longer of C's two
+// dimensions is cut into aligned blocks, and each chunk of blocks is one
+// library call on its own rows of op(A) and C (or columns of op(B) and C).
+// Every element of C is still one K-long product computed by one call, and
+// the partition depends only on the shapes and the thread count, so results
+// are reproducible run to run.
 template <typename T>
-void SplitGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
-               int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-               const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+void SplitGemm(GemmCall<T> call, Transpose transpose_a, Transpose transpose_b,
+               int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+               int64_t lda, const T* b, int64_t ldb, T beta, T* c,
+               int64_t ldc) {
   const bool split_rows = m >= n;
   const int64_t extent = split_rows ? m : n;
   const int64_t blocks = (extent + kSplitAlignment - 1) / kSplitAlignment;
@@ -82,13 +102,13 @@ void SplitGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
     if (split_rows) {
       const T* a_rows =
           transpose_a == Transpose::kNo ? a + begin * lda : a + begin;
-      BlasGemm(transpose_a, transpose_b, size, n, k, alpha, a_rows, lda, b, ldb,
-               beta, c + begin * ldc, ldc);
+      call(transpose_a, transpose_b, size, n, k, alpha, a_rows, lda, b, ldb,
+           beta, c + begin * ldc, ldc);
     } else {
       const T* b_columns =
           transpose_b == Transpose::kNo ? b + begin : b + begin * ldb;
-      BlasGemm(transpose_a, transpose_b, m, size, k, alpha, a, lda, b_columns,
-               ldb, beta, c + begin, ldc);
+      call(transpose_a, transpose_b, m, size, k, alpha, a, lda, b_columns, ldb,
+           beta, c + begin, ldc);
     }
   });
 }
@@ -100,15 +120,16 @@ void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
           int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
           T beta, T* c, int64_t ldc) {
   if (HandleEmptyProduct(m, n, k, beta, c, ldc)) return;
+  const GemmCall<T> call = EngineCall(T());
   // NumThreads() also makes sure OpenBLAS was set to one thread.
   if (NumThreads() == 1 ||
       static_cast<double>(m) * n * k < kMinParallelMultiplyAdds) {
-    BlasGemm(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
-             ldc);
+    call(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+         ldc);
     return;
   }
-  SplitGemm(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
-            ldc);
+  SplitGemm(call, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb,
+            beta, c, ldc);
 }
 
 template void Gemm<float>(Transpose, Transpose, int64_t, int64_t, int64_t,

@@ -12,16 +12,32 @@
 // bytes_per_second the tensors read and written. The /threads:N suffix is the
 // thread count set for OpenBLAS and ParallelFor (1 and the default, which is
 // $BERTLAB_NUM_THREADS or the hardware concurrency). Times are wall-clock.
+//
+// BM_Gemm/<engine>/<product>/m:4096/n:N/k:K times Gemm<float> on each CPU
+// engine (cpu_gemm_engine.h) at the default thread count, for a Linear of
+// 4096 rows (32 sequences of 128) with in_features K and out_features N:
+// forward out = in W^T (m x n x k, NT), d_in = d_out W (m x k x n, NN) and
+// d_weight += d_out^T in (n x k x m, TN, beta 1). The (N, K) pairs are
+// BERT-BASE's (768 x 768 attention output, 3072 x 768 FFN in, 768 x 3072 FFN
+// out, 2304 x 768 fused QKV) and L2_H128_A2's (128, 512, 384 for hidden 128,
+// intermediate 512):
+//
+//   bazel run -c opt //model/ops:ops_benchmark -- --benchmark_filter=BM_Gemm
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "common/check.h"
 #include "common/parallel.h"
 #include "common/philox.h"
 #include "model/ops/attention.h"
+#include "model/ops/cpu_gemm_engine.h"
 #include "model/ops/gelu.h"
+#include "model/ops/gemm.h"
 #include "model/ops/layer_norm.h"
 #include "model/ops/linear.h"
 
@@ -92,6 +108,79 @@ void BM_LinearBackward(benchmark::State& state) {
   SetGflops(state, 2 * 2.0 * kRows * kHidden * kIntermediate);
 }
 BENCHMARK(BM_LinearBackward)->Apply(ThreadCounts);
+
+enum class LinearProduct { kForward, kDataGradient, kWeightGradient };
+
+void BM_Gemm(benchmark::State& state, CpuGemmEngine engine,
+             LinearProduct product, int64_t rows, int64_t out_features,
+             int64_t in_features) {
+  const absl::StatusOr<int> threads = DefaultNumThreads();
+  CHECK_OK(threads.status());
+  SetNumThreads(*threads);
+  SetCpuGemmEngine(engine);
+  const std::vector<float> in = Filled(rows * in_features, 0);
+  const std::vector<float> weight = Filled(out_features * in_features, 0);
+  const std::vector<float> d_out = Filled(rows * out_features, 0);
+  std::vector<float> out(rows * std::max(in_features, out_features));
+  std::vector<float> d_weight(out_features * in_features, 0.0f);
+  const auto run = [&] {
+    switch (product) {
+      case LinearProduct::kForward:
+        Gemm<float>(Transpose::kNo, Transpose::kYes, rows, out_features,
+                    in_features, 1.0f, in.data(), weight.data(), 0.0f,
+                    out.data());
+        break;
+      case LinearProduct::kDataGradient:
+        Gemm<float>(Transpose::kNo, Transpose::kNo, rows, in_features,
+                    out_features, 1.0f, d_out.data(), weight.data(), 0.0f,
+                    out.data());
+        break;
+      case LinearProduct::kWeightGradient:
+        Gemm<float>(Transpose::kYes, Transpose::kNo, out_features, in_features,
+                    rows, 1.0f, d_out.data(), in.data(), 1.0f, d_weight.data());
+        break;
+    }
+  };
+  run();  // untimed: makes the oneDNN primitives
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(out.data());
+    benchmark::DoNotOptimize(d_weight.data());
+    benchmark::ClobberMemory();
+  }
+  SetGflops(state, 2.0 * rows * out_features * in_features);
+  state.SetLabel(absl::StrCat("threads:", *threads));
+  SetCpuGemmEngine(kDefaultCpuGemmEngine);
+}
+
+bool RegisterGemmBenchmarks() {
+  constexpr int64_t kGemmRows = 4096;
+  const int64_t shapes[][2] = {{768, 768},  {3072, 768}, {768, 3072},
+                               {2304, 768}, {128, 128},  {512, 128},
+                               {128, 512},  {384, 128}};
+  const struct {
+    LinearProduct product;
+    const char* name;
+  } products[] = {{LinearProduct::kForward, "forward"},
+                  {LinearProduct::kDataGradient, "d_in"},
+                  {LinearProduct::kWeightGradient, "d_weight"}};
+  for (const auto& shape : shapes) {
+    for (const auto& product : products) {
+      for (CpuGemmEngine engine :
+           {CpuGemmEngine::kOpenBlas, CpuGemmEngine::kOneDnn}) {
+        const std::string name = absl::StrCat(
+            "BM_Gemm/", CpuGemmEngineName(engine), "/", product.name,
+            "/m:", kGemmRows, "/n:", shape[0], "/k:", shape[1]);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Gemm, engine,
+                                     product.product, kGemmRows, shape[0],
+                                     shape[1])
+            ->UseRealTime();
+      }
+    }
+  }
+  return true;
+}
+const bool kGemmBenchmarksRegistered = RegisterGemmBenchmarks();
 
 void SetElementThroughput(benchmark::State& state, int64_t elements,
                           int64_t tensors_touched) {

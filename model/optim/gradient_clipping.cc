@@ -1,7 +1,7 @@
 #include "model/optim/gradient_clipping.h"
 
-#include <algorithm>
-#include <vector>
+#include <cmath>
+#include <functional>
 
 #include "common/check.h"
 #include "common/parallel.h"
@@ -17,24 +17,18 @@ constexpr int64_t kScaleMinChunk = 1 << 14;
 template <typename T>
 double GlobalNorm(const T* values, int64_t size) {
   CHECK_GE(size, 0);
-  const int64_t num_chunks = (size + kGlobalNormChunk - 1) / kGlobalNormChunk;
-  std::vector<double> partials(num_chunks, 0.0);
-  ParallelFor(0, num_chunks, /*min_chunk=*/1,
-              [&](int64_t chunk_begin, int64_t chunk_end) {
-                for (int64_t chunk = chunk_begin; chunk < chunk_end; ++chunk) {
-                  const int64_t begin = chunk * kGlobalNormChunk;
-                  const int64_t end = std::min(size, begin + kGlobalNormChunk);
-                  double sum = 0;
-                  for (int64_t i = begin; i < end; ++i) {
-                    const double value = values[i];
-                    sum += value * value;
-                  }
-                  partials[chunk] = sum;
-                }
-              });
-  double total = 0;
-  for (double partial : partials) total += partial;
-  return std::sqrt(total);
+  const double sum_of_squares = ParallelReduce(
+      int64_t{0}, size, kGlobalNormChunk, 0.0,
+      [&](int64_t begin, int64_t end) {
+        double sum = 0;
+        for (int64_t i = begin; i < end; ++i) {
+          const double value = values[i];
+          sum += value * value;
+        }
+        return sum;
+      },
+      std::plus<double>());
+  return std::sqrt(sum_of_squares);
 }
 
 template <typename T>

@@ -8,11 +8,11 @@
 // (torch.nn.utils.clip_grad_norm_ divides by norm + 1e-6 instead, a 1e-6
 // relative difference that we do not copy.)
 //
-// The norm is a deterministic reduction: the buffer is cut into chunks of
-// kGlobalNormChunk elements, a constant independent of the thread count; each
-// chunk's sum of squares is accumulated in double on one thread, and the
-// per-chunk partials are added in chunk order. The result is therefore
-// bit-identical for any thread count.
+// The norm is a deterministic reduction (ParallelReduce, common/parallel.h):
+// the buffer is cut into chunks of kGlobalNormChunk elements, a constant
+// independent of the thread count; each chunk's sum of squares is accumulated
+// in double on one thread, and the per-chunk partials are added in chunk
+// order. The result is therefore bit-identical for any thread count.
 //
 // A non-finite gradient (inf or NaN anywhere) makes the norm non-finite. The
 // gradients are then left untouched and the result says so; the caller must

@@ -27,7 +27,8 @@
 //
 // Causal checkpoints (attention_mode "causal", the LTR variant) keep their
 // mask, and the sequence heads pool the last real token
-// (model/bert_for_finetuning.h).
+// (model/bert_for_finetuning.h); reverse-causal ones ("reverse_causal", the
+// RTL LM) keep theirs and pool [CLS], the token that sees the whole input.
 #ifndef BERTLAB_MODEL_TRAIN_FINETUNER_H_
 #define BERTLAB_MODEL_TRAIN_FINETUNER_H_
 

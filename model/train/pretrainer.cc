@@ -27,6 +27,7 @@
 #include "common/status_macros.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_pretraining.h"
+#include "model/ops/cpu_gemm_engine.h"
 #include "model/optim/gradient_accumulation.h"
 #include "model/optim/gradient_clipping.h"
 #include "model/train/training_checkpoint.h"
@@ -59,7 +60,28 @@ double Seconds(Clock::duration duration) {
 }
 
 absl::string_view ObjectiveLabel(LanguageModelObjective objective) {
-  return objective == LanguageModelObjective::kMaskedLm ? "mlm" : "ltr";
+  switch (objective) {
+    case LanguageModelObjective::kMaskedLm:
+      return "mlm";
+    case LanguageModelObjective::kLeftToRight:
+      return "ltr";
+    case LanguageModelObjective::kRightToLeft:
+      return "rtl";
+  }
+  return "unknown";
+}
+
+// The attention mode each objective trains with.
+AttentionMode ObjectiveAttentionMode(LanguageModelObjective objective) {
+  switch (objective) {
+    case LanguageModelObjective::kMaskedLm:
+      return AttentionMode::kBidirectional;
+    case LanguageModelObjective::kLeftToRight:
+      return AttentionMode::kCausal;
+    case LanguageModelObjective::kRightToLeft:
+      return AttentionMode::kReverseCausal;
+  }
+  return AttentionMode::kBidirectional;
 }
 
 // The data of one phase: training instances [train_begin, train_end) of
@@ -94,6 +116,7 @@ absl::StatusOr<PhaseData> OpenPhaseData(const PretrainingOptions& options,
   const SequencePhase& phase = options.phases[index];
   const bool masked_lm = options.objective == LanguageModelObjective::kMaskedLm;
   ShardExpectations expectations;
+  // Both LM directions read the left-to-right instances ([CLS] text [SEP]).
   expectations.objective = masked_lm ? PretrainingObjective::kMaskedLm
                                      : PretrainingObjective::kLeftToRight;
   expectations.max_seq_length = static_cast<int>(phase.max_seq_length);
@@ -264,8 +287,12 @@ void AddLabels(LanguageModelObjective objective,
                const TrainingInstance& instance, UnigramModel* unigram) {
   if (objective == LanguageModelObjective::kMaskedLm) {
     for (int32_t id : instance.masked_lm_ids) unigram->Add(id);
-  } else {
+  } else if (objective == LanguageModelObjective::kLeftToRight) {
     for (size_t t = 1; t < instance.input_ids.size(); ++t) {
+      unigram->Add(instance.input_ids[t]);
+    }
+  } else {
+    for (size_t t = 0; t + 1 < instance.input_ids.size(); ++t) {
       unigram->Add(instance.input_ids[t]);
     }
   }
@@ -353,9 +380,13 @@ std::string EvalLine(const PretrainingOptions& options, int64_t step,
   std::string line = absl::StrFormat(
       "eval step %d: %s accuracy %.4f, perplexity %.3f (unigram baseline "
       "%.3f) over %d predictions",
-      step, masked_lm ? "masked-LM" : "left-to-right LM", metrics.lm_accuracy(),
-      metrics.lm_perplexity(), metrics.unigram_perplexity(),
-      metrics.predictions);
+      step,
+      masked_lm ? "masked-LM"
+      : options.objective == LanguageModelObjective::kLeftToRight
+          ? "left-to-right LM"
+          : "right-to-left LM",
+      metrics.lm_accuracy(), metrics.lm_perplexity(),
+      metrics.unigram_perplexity(), metrics.predictions);
   if (metrics.next_sentence_count > 0) {
     absl::StrAppendFormat(&line, "; NSP accuracy %.4f over %d sequences",
                           metrics.next_sentence_accuracy(),
@@ -402,21 +433,28 @@ absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
   RETURN_IF_ERROR(ValidateAdamWOptions(options.optimizer));
   RETURN_IF_ERROR(ValidateSchedule(options.schedule));
   const bool masked_lm = options.objective == LanguageModelObjective::kMaskedLm;
-  const bool causal = options.model.attention_mode == AttentionMode::kCausal;
+  const AttentionMode mode = options.model.attention_mode;
+  const AttentionMode wanted = ObjectiveAttentionMode(options.objective);
+  const bool left_to_right =
+      options.objective == LanguageModelObjective::kLeftToRight;
   if (!masked_lm && options.next_sentence) {
-    return invalid(
-        "next_sentence must be off with the left-to-right objective (the "
-        "paper's LTR & No NSP variant)");
+    return invalid("next_sentence must be off with the ",
+                   left_to_right ? "left-to-right" : "right-to-left",
+                   " objective (the paper's LTR & No NSP variant, or its "
+                   "mirror)");
   }
-  if (!masked_lm && !causal) {
-    return invalid(
-        "the left-to-right objective needs model.attention_mode causal: with "
-        "bidirectional attention every position sees the token it predicts");
+  if (!masked_lm && mode != wanted) {
+    return invalid("the ", left_to_right ? "left-to-right" : "right-to-left",
+                   " objective needs model.attention_mode ",
+                   AttentionModeName(wanted), ", not ", AttentionModeName(mode),
+                   ": otherwise a position sees the token it predicts");
   }
-  if (masked_lm && causal) {
+  if (masked_lm && mode != wanted) {
     return invalid(
-        "the masked-LM objective needs model.attention_mode bidirectional; "
-        "causal attention goes with the left-to-right objective");
+        "the masked-LM objective needs model.attention_mode bidirectional; ",
+        AttentionModeName(mode), " attention goes with the ",
+        mode == AttentionMode::kCausal ? "left-to-right" : "right-to-left",
+        " objective");
   }
   if (options.phases.empty()) {
     return invalid("phases is empty: give at least one sequence phase");
@@ -655,12 +693,10 @@ absl::StatusOr<PretrainingResult> RunPretraining(
         resumed_from.empty() ? Json(nullptr) : Json(resumed_from);
     start["objective"] = ObjectiveLabel(options.objective);
     start["next_sentence"] = masked_lm && options.next_sentence;
-    start["attention_mode"] =
-        options.model.attention_mode == AttentionMode::kCausal
-            ? "causal"
-            : "bidirectional";
+    start["attention_mode"] = AttentionModeName(options.model.attention_mode);
     start["parameters"] = num_params;
     start["threads"] = NumThreads();
+    start["cpu_gemm"] = CpuGemmEngineName(GetCpuGemmEngine());
     start["device"] = backend->Describe();
     start["run_config_hash"] = run_config_hash;
     Json phases = Json::array();

@@ -8,6 +8,11 @@
 //                   model.attention_mode kCausal, which config.json of every
 //                   checkpoint records ("attention_mode": "causal"), so
 //                   fine-tuning applies the same mask
+//   RTL & No NSP    objective kRightToLeft, next_sentence false, and
+//                   model.attention_mode kReverseCausal ("reverse_causal"):
+//                   the mirror, every position predicting the previous token
+//                   (section 5.1's ELMo-style backward LM); it reads the
+//                   left-to-right shards
 // and model size, the sequence-length schedule (phases), the optimizer and
 // the learning-rate schedule are data too.
 //
@@ -60,8 +65,9 @@
 // Files under output_dir:
 //   metrics.jsonl      one JSON object per line: {"type":"start"} per start
 //                      or resume; {"type":"train"} every log_every_steps
-//                      (step, phase, loss, mlm_loss / ltr_loss, nsp_loss
-//                      -- means over the steps since the last entry --,
+//                      (step, phase, loss, mlm_loss / ltr_loss / rtl_loss,
+//                      nsp_loss -- means over the steps since the last
+//                      entry --,
 //                      learning_rate and grad_norm of the step,
 //                      tokens_per_second (padded B*T tokens, step time only),
 //                      real_tokens_per_second, skipped_steps, elapsed
@@ -179,8 +185,9 @@ struct PretrainingOptions {
 
 // Every field in range and the fields consistent with each other (phase
 // shares sum to 1, batch sizes divisible by the accumulation steps, lengths
-// within max_position_embeddings, left-to-right with causal attention and
-// no NSP, ...); the message names the field and the fix.
+// within max_position_embeddings, left-to-right with causal attention,
+// right-to-left with reverse-causal attention, both without NSP, ...); the
+// message names the field and the fix.
 absl::Status ValidatePretrainingOptions(const PretrainingOptions& options);
 
 // The global step at which each phase ends (exclusive).

@@ -251,10 +251,17 @@ void PretrainingBatch::Add(const TrainingInstance& instance) {
     if (next_sentence_) {
       next_sentence_labels_.push_back(instance.next_sentence_label);
     }
-  } else {
+  } else if (objective_ == LanguageModelObjective::kLeftToRight) {
     for (int64_t t = 0; t + 1 < n; ++t) {
       positions_.push_back(static_cast<int32_t>(row + t));
       labels_.push_back(instance.input_ids[t + 1]);
+    }
+  } else {
+    // Right-to-left: position t predicts token t - 1, so [CLS] predicts
+    // nothing and the final [SEP] predicts the last word.
+    for (int64_t t = 1; t < n; ++t) {
+      positions_.push_back(static_cast<int32_t>(row + t));
+      labels_.push_back(instance.input_ids[t - 1]);
     }
   }
   real_tokens_ += n;

@@ -32,6 +32,10 @@
 //                   word predicts [SEP]); the final [SEP] and the padding
 //                   predict nothing and are left out rather than given
 //                   kIgnoreLabel, which saves their (V-wide) logits.
+//   right-to-left   the mirror: positions b*T + t and labels input_ids[t - 1]
+//                   for t in [1, num_tokens - 1] (the final [SEP] predicts
+//                   the last word, the first word predicts [CLS]); [CLS] and
+//                   the padding predict nothing.
 #ifndef BERTLAB_MODEL_TRAIN_PRETRAINING_DATA_H_
 #define BERTLAB_MODEL_TRAIN_PRETRAINING_DATA_H_
 
@@ -129,6 +133,11 @@ class InstanceOrder {
 enum class LanguageModelObjective {
   kMaskedLm,     // BERT's masked LM (+ NSP unless No NSP)
   kLeftToRight,  // the "LTR & No NSP" variant: next-token LM
+  // Its mirror, ELMo's backward LM (section 5.1): every position predicts the
+  // previous token, with reverse-causal attention. It reads the same
+  // left-to-right instances ([CLS] text [SEP] windows); only the labels
+  // differ.
+  kRightToLeft,
 };
 
 // One (micro-)batch: B sequences padded to T, with the targets.
@@ -141,7 +150,8 @@ class PretrainingBatch {
                    int64_t max_predictions_per_seq);
 
   // The most predictions a batch can hold: B * P (masked LM) or B * (T - 1)
-  // (left-to-right); what PretrainingStepBuffers are planned for.
+  // (left-to-right, right-to-left); what PretrainingStepBuffers are planned
+  // for.
   int64_t max_predictions() const { return max_predictions_; }
   int64_t batch() const { return batch_; }
   int64_t seq_len() const { return seq_len_; }

@@ -208,6 +208,27 @@ TEST(PretrainingBatchTest, LeftToRightPredictsEveryNextToken) {
   EXPECT_EQ(targets.next_sentence_labels, nullptr);
 }
 
+TEST(PretrainingBatchTest, RightToLeftPredictsEveryPreviousToken) {
+  PretrainingBatch batch(LanguageModelObjective::kRightToLeft, false, 2, 6, 0);
+  EXPECT_EQ(batch.max_predictions(), 10);
+  TrainingInstance a;
+  a.input_ids = {2, 7, 8, 9, 3};
+  a.segment_ids.assign(5, 0);
+  TrainingInstance b;
+  b.input_ids = {2, 20, 21, 3};
+  b.segment_ids.assign(4, 0);
+  batch.Add(a);
+  batch.Add(b);
+  const PretrainingTargets targets = batch.targets();
+  // [CLS] (positions 0 and 6) and the padding (5, 10, 11) predict nothing.
+  ASSERT_EQ(targets.num_predictions, 7);
+  EXPECT_THAT(std::vector<int32_t>(targets.positions, targets.positions + 7),
+              ElementsAre(1, 2, 3, 4, 7, 8, 9));
+  EXPECT_THAT(std::vector<int32_t>(targets.labels, targets.labels + 7),
+              ElementsAre(2, 7, 8, 9, 2, 20, 21));
+  EXPECT_EQ(targets.next_sentence_labels, nullptr);
+}
+
 TEST(PretrainingBatchTest, PaddedRowsCarryNoTargets) {
   PretrainingBatch batch(LanguageModelObjective::kMaskedLm, true, 3, 8, 3);
   batch.Add(MaskedInstance());

@@ -57,8 +57,9 @@ TrainingInstance TinyInstance(const TinyShardOptions& options, int64_t index) {
   CHECK_GE(options.document_length, 1);
   Draws draws(options.seed, index);
   TrainingInstance instance;
-  if (options.objective == LanguageModelObjective::kLeftToRight) {
-    // [CLS] text [SEP], 2 to max_seq_length - 2 words.
+  if (options.objective != LanguageModelObjective::kMaskedLm) {
+    // [CLS] text [SEP], 2 to max_seq_length - 2 words (both directions read
+    // the same instances).
     const int length = 2 + draws.Below(options.max_seq_length - 3);
     instance.input_ids.push_back(kTinyClsId);
     const int document = draws.Below(options.num_documents);

@@ -11,6 +11,9 @@ which writes
 
   model/testdata/bert_reference_bidirectional.safetensors
   model/testdata/bert_reference_causal.safetensors
+  model/testdata/bert_reference_reverse_causal.safetensors
+
+(--modes bidirectional,causal,reverse_causal, the default, picks which).
 
 It needs only PyTorch for the system python (Debian: `sudo apt-get install
 python3-torch`; written against 1.13) -- not transformers, not the
@@ -28,7 +31,8 @@ so `named_parameters()` yields the HF BertForPreTraining names:
     q, k, v = x Wq^T + bq, x Wk^T + bk, x Wv^T + bv     (HF [out, in] weights)
     head a uses columns a*d .. (a+1)*d, d = hidden / heads
     scores  = q k^T / sqrt(d) + mask, mask = -10000.0 (added once) at key j
-              when attention_mask[b, j] == 0 or, causal only, when j > i
+              when attention_mask[b, j] == 0 or, causal only, when j > i,
+              or, reverse_causal only, when j < i
     context = softmax_j(scores) v, heads concatenated back in order
     h   = LayerNorm(x + context Wo^T + bo)
     out = LayerNorm(h + GELU(h W1^T + b1) W2^T + b2)     GELU = exact erf
@@ -57,9 +61,11 @@ max positions 40, 2 token types, eps 1e-12, gelu):
   output.loss, output.masked_lm_loss, output.next_sentence_loss (scalars []),
   output.last_hidden_state (B, T, H), output.pooled_output (B, H)
   grad.<HF name>            d loss / d parameter, for every parameter
-  causal fixture only: grad_masked_lm.<HF name>, d masked_lm_loss / d
-                            parameter (the "LTR & No NSP" objective; pooler
-                            and seq_relationship gradients are zero there)
+  causal and reverse_causal fixtures only: grad_masked_lm.<HF name>,
+                            d masked_lm_loss / d parameter (the "LTR & No
+                            NSP" objective and its right-to-left mirror;
+                            pooler and seq_relationship gradients are zero
+                            there)
   __metadata__: config (config.json text, with bertlab's "attention_mode"),
                 generator (script and torch version), seed, description
 
@@ -78,7 +84,9 @@ avoiding id 0 makes the fixture agree with both. Bidirectional labels: 5
 random positions per sequence (among its real tokens, not position 0) get a
 random label id in [0, V), -100 elsewhere. Causal labels are a left-to-right
 LM's: label[t] = input_ids[t + 1] for real t below the last real token,
--100 elsewhere.
+-100 elsewhere. Reverse-causal labels are a right-to-left LM's: label[t] =
+input_ids[t - 1] for real t above position 0, -100 elsewhere (position 0 and
+the padding).
 
 Self-checks run before writing:
   * torch.autograd.gradcheck (float64) of the total loss with respect to a
@@ -86,9 +94,10 @@ Self-checks run before writing:
   * central finite differences against autograd on a few entries of EVERY
     parameter;
   * causal: outputs (hidden states, prediction logits) at positions <= t do
-    not change when tokens after t change, for several t; bidirectional: they
-    do change (so the check can fail), and for both: changing padding tokens
-    leaves every real position unchanged;
+    not change when tokens after t change, for several t; reverse_causal, the
+    mirror: outputs at positions >= t do not change when tokens before t
+    change; bidirectional: they do change (so the check can fail), and for
+    all: changing padding tokens leaves every real position unchanged;
   * the written file reads back (with safetensors_io) bit-identical.
 """
 
@@ -114,6 +123,8 @@ SEQ_LEN = 29
 REAL_TOKENS = (29, 21)       # sequence 1 is padded after 21 tokens
 SEGMENT_B_START = (13, 9)    # first position of token type 1
 MASKED_PER_SEQUENCE = 5
+# One fixture per attention mode, each with its own seed.
+SEEDS = {"bidirectional": 1234, "causal": 1235, "reverse_causal": 1236}
 
 
 def make_config(attention_mode):
@@ -261,20 +272,24 @@ class BertModel(nn.Module):
     def __init__(self, c):
         super().__init__()
         self.causal = c["attention_mode"] == "causal"
+        self.reverse_causal = c["attention_mode"] == "reverse_causal"
         self.embeddings = BertEmbeddings(c)
         self.encoder = BertEncoder(c)
         self.pooler = BertPooler(c)
 
     def additive_mask(self, attention_mask, dtype):
-        """(B, 1, T, T): MASK_VALUE where key j is padding or (causal) j > i,
-        added once even when both hold; 0 elsewhere."""
+        """(B, 1, T, T): MASK_VALUE where key j is padding or (causal) j > i
+        or (reverse_causal) j < i, added once even when two hold; 0
+        elsewhere."""
         seq_len = attention_mask.shape[1]
         masked = (attention_mask == 0)[:, None, None, :].expand(
             -1, 1, seq_len, -1)
+        i = torch.arange(seq_len)[:, None]
+        j = torch.arange(seq_len)[None, :]
         if self.causal:
-            i = torch.arange(seq_len)[:, None]
-            j = torch.arange(seq_len)[None, :]
             masked = masked | (j > i)[None, None]
+        if self.reverse_causal:
+            masked = masked | (j < i)[None, None]
         zero = torch.zeros((), dtype=dtype)
         return torch.where(masked, zero + MASK_VALUE, zero)
 
@@ -378,7 +393,7 @@ def initialize(model, config):
 
 def make_inputs(config):
     vocab = config["vocab_size"]
-    causal = config["attention_mode"] == "causal"
+    mode = config["attention_mode"]
     input_ids = torch.randint(1, vocab, (BATCH, SEQ_LEN), dtype=torch.int64)
     token_type_ids = torch.zeros(BATCH, SEQ_LEN, dtype=torch.int64)
     attention_mask = torch.zeros(BATCH, SEQ_LEN, dtype=torch.int64)
@@ -387,8 +402,10 @@ def make_inputs(config):
         real = REAL_TOKENS[b]
         attention_mask[b, :real] = 1
         token_type_ids[b, SEGMENT_B_START[b]:real] = 1
-        if causal:
+        if mode == "causal":
             labels[b, :real - 1] = input_ids[b, 1:real]
+        elif mode == "reverse_causal":
+            labels[b, 1:real] = input_ids[b, :real - 1]
         else:
             positions = 1 + torch.randperm(real - 1)[:MASKED_PER_SEQUENCE]
             labels[b, positions] = torch.randint(
@@ -491,7 +508,7 @@ def max_diff(a, b):
     return (a - b).abs().max().item()
 
 
-def check_causality(model, inputs, config, causal):
+def check_causality(model, inputs, config, mode):
     vocab = config["vocab_size"]
     with torch.no_grad():
         base = run(model, inputs)
@@ -504,6 +521,10 @@ def check_causality(model, inputs, config, causal):
         assert d == 0.0, d
         print("  padding isolation ok: changing sequence 1's %d padding "
               "tokens moves its real positions by %.1e" % (SEQ_LEN - real, d))
+        if mode == "reverse_causal":
+            check_reverse_causality(model, inputs, base, vocab)
+            return
+        causal = mode == "causal"
         # Future tokens: no influence when causal, some when bidirectional.
         for b in range(BATCH):
             real = REAL_TOKENS[b]
@@ -525,12 +546,31 @@ def check_causality(model, inputs, config, causal):
                        b, t, past, future))
 
 
+def check_reverse_causality(model, inputs, base, vocab):
+    """The mirror of the causal check: tokens before t do not move outputs
+    at positions >= t, and do move the earlier ones."""
+    for b in range(BATCH):
+        real = REAL_TOKENS[b]
+        for t in (1, 5, 12, real - 1):
+            out = run(model, perturbed(inputs, b, range(0, t), vocab,
+                                       200 * b + t))
+            later = max(max_diff(out[k][b, t:real], base[k][b, t:real])
+                        for k in ("last_hidden_state", "prediction_logits"))
+            earlier = max_diff(out["last_hidden_state"][b, :t],
+                               base["last_hidden_state"][b, :t])
+            assert earlier > 1e-3, (b, t, earlier)
+            assert later == 0.0, (b, t, later)
+            print("  reverse causality ok: seq %d, tokens before t=%2d "
+                  "changed: positions >= t move by %.2e, earlier ones by "
+                  "%.2e" % (b, t, later, earlier))
+
+
 # ----------------------------------------------------------------------------
 
 
 def build_fixture(attention_mode, seed):
     config = make_config(attention_mode)
-    causal = attention_mode == "causal"
+    language_model = attention_mode in ("causal", "reverse_causal")
     torch.manual_seed(seed)
     model = BertForPreTraining(config).to(torch.float64)
     model.eval()
@@ -550,7 +590,7 @@ def build_fixture(attention_mode, seed):
 
     check_gradcheck(model, inputs)
     check_finite_differences(model, inputs, grads)
-    check_causality(model, inputs, config, causal)
+    check_causality(model, inputs, config, attention_mode)
 
     tensors = dict(params)
     for k, v in inputs.items():
@@ -559,7 +599,7 @@ def build_fixture(attention_mode, seed):
         tensors["output." + k] = v.detach().to(torch.float32)
     for k, v in grads.items():
         tensors["grad." + k] = v.to(torch.float32)
-    if causal:
+    if language_model:
         mlm_grads = gradients(model, run(model, inputs)["masked_lm_loss"])
         for k, v in mlm_grads.items():
             tensors["grad_masked_lm." + k] = v.to(torch.float32)
@@ -593,10 +633,19 @@ def write_and_verify(tensors, metadata, path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out_dir", default="model/testdata")
+    parser.add_argument("--modes", default=",".join(SEEDS),
+                        help="comma-separated attention modes to write, of "
+                        "%s" % ", ".join(SEEDS))
     args = parser.parse_args()
+    modes = args.modes.split(",")
+    unknown = [m for m in modes if m not in SEEDS]
+    if unknown:
+        parser.error("unknown mode(s) %s; use %s" %
+                     (", ".join(unknown), ", ".join(SEEDS)))
     torch.set_num_threads(1)  # bit-reproducible reductions
     os.makedirs(args.out_dir, exist_ok=True)
-    for mode, seed in (("bidirectional", 1234), ("causal", 1235)):
+    for mode in modes:
+        seed = SEEDS[mode]
         tensors, metadata = build_fixture(mode, seed)
         path = os.path.join(args.out_dir,
                             "bert_reference_%s.safetensors" % mode)

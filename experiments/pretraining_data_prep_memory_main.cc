@@ -1,0 +1,194 @@
+// Prepares the pre-training data of a generated corpus and reports the
+// process's peak resident memory, for pretraining_data_prep_memory_test:
+//
+//   pretraining_data_prep_memory --work_dir=DIR --corpus_mib=4
+//       [--max_block_kib=256] [--instances_per_shard=1000] [--threads=2]
+//
+// writes DIR/corpus.txt (reference format, generated document by document
+// from a seeded SplitMix64 stream, so a smaller corpus is a prefix of a
+// larger one), runs PreparePretrainingData on it (held-out fraction, a
+// trained vocabulary, masked-LM shards) and prints key=value lines:
+//   corpus_bytes, train_documents, held_out_documents, corpus_hash,
+//   peak_rss_kib_before_prep (after writing the corpus), peak_rss_kib (at
+//   the end: getrusage's ru_maxrss, the high-water mark of the process).
+// The words come from a fixed pool of 2000, so the vocabulary trainer's
+// counts are the same size for every corpus size, as they nearly are for a
+// natural corpus once it holds most of its vocabulary.
+#include <sys/resource.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
+#include "common/directory.h"
+#include "common/exit_status.h"
+#include "common/parallel.h"
+#include "common/split_mix.h"
+#include "common/status_macros.h"
+#include "experiments/config_loader.h"
+#include "experiments/experiment.pb.h"
+#include "experiments/pretraining_data_prep.h"
+
+ABSL_FLAG(std::string, work_dir, "",
+          "where the corpus and the prepared data go (created)");
+ABSL_FLAG(int, corpus_mib, 4, "size of the generated corpus in MiB");
+ABSL_FLAG(int, max_block_kib, 256,
+          "DataPrepOptions::max_block_bytes, in KiB (0: the default 64 MiB)");
+ABSL_FLAG(int, instances_per_shard, 1000,
+          "DataPrepOptions::instances_per_shard (0: the default)");
+ABSL_FLAG(int, threads, 2, "threads for tokenizing and building instances");
+
+namespace bertlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kProgram[] = "pretraining_data_prep_memory";
+constexpr int kPoolWords = 2000;
+
+// $0: the corpus file.
+constexpr char kExperiment[] = R"pb(
+  name: "memory"
+  base {
+    model {
+      shape { num_hidden_layers: 1 hidden_size: 16 num_attention_heads: 2 }
+      train_vocab { size: 600 }
+      max_position_embeddings: 64
+    }
+    pretraining {
+      data {
+        format: REFERENCE
+        corpus_files: "$0"
+        held_out_fraction: 0.05
+        dupe_factor: 1
+        seed: 3
+      }
+      sequence_schedule {
+        phases {
+          fraction_of_steps: 1.0
+          max_seq_length: 64
+          batch_size: 4
+          max_predictions_per_seq: 10
+        }
+      }
+      optimizer { learning_rate: 1e-3 weight_decay: 0 }
+      schedule { total_steps: 2 warmup_proportion: 0.5 }
+      eval_every_steps: 2
+      eval_batches: 1
+      checkpoint_every_steps: 2
+    }
+  }
+)pb";
+
+class Draws {
+ public:
+  explicit Draws(uint64_t seed) : seed_(seed) {}
+  // Uniform in [lo, hi] (the modulo bias is irrelevant here).
+  int Between(int lo, int hi) {
+    return lo + static_cast<int>(SplitMix64(seed_ ^ SplitMix64(index_++)) %
+                                 static_cast<uint64_t>(hi - lo + 1));
+  }
+
+ private:
+  uint64_t seed_;
+  uint64_t index_ = 0;
+};
+
+// Documents of 3 to 30 sentences of 5 to 20 pool words, until `bytes`.
+absl::StatusOr<int64_t> WriteCorpus(const std::string& path, int64_t bytes) {
+  Draws draws(20240601);
+  std::vector<std::string> pool;
+  for (int i = 0; i < kPoolWords; ++i) {
+    std::string word;
+    const int length = draws.Between(2, 9);
+    for (int c = 0; c < length; ++c) {
+      word.push_back(static_cast<char>('a' + draws.Between(0, 25)));
+    }
+    pool.push_back(word);
+  }
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) return absl::InternalError("cannot write " + path);
+  int64_t written = 0;
+  std::string sentence;
+  while (written < bytes) {
+    const int sentences = draws.Between(3, 30);
+    for (int s = 0; s < sentences; ++s) {
+      sentence.clear();
+      const int words = draws.Between(5, 20);
+      for (int w = 0; w < words; ++w) {
+        if (w > 0) sentence.push_back(' ');
+        sentence += pool[static_cast<size_t>(draws.Between(0, kPoolWords - 1))];
+      }
+      sentence += ".\n";
+      std::fwrite(sentence.data(), 1, sentence.size(), file);
+      written += static_cast<int64_t>(sentence.size());
+    }
+    std::fputc('\n', file);
+    ++written;
+  }
+  if (std::fclose(file) != 0)
+    return absl::InternalError("cannot write " + path);
+  return written;
+}
+
+int64_t PeakRssKib() {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;  // KiB on Linux
+}
+
+absl::Status Run() {
+  const std::string work_dir = absl::GetFlag(FLAGS_work_dir);
+  if (work_dir.empty())
+    return absl::InvalidArgumentError("--work_dir is unset");
+  SetNumThreads(absl::GetFlag(FLAGS_threads));
+  RETURN_IF_ERROR(CreateDirectories(work_dir));
+  const std::string corpus = (fs::absolute(work_dir) / "corpus.txt").string();
+  ASSIGN_OR_RETURN(
+      const int64_t corpus_bytes,
+      WriteCorpus(corpus, int64_t{absl::GetFlag(FLAGS_corpus_mib)} << 20));
+  const int64_t before = PeakRssKib();
+
+  ASSIGN_OR_RETURN(const experiments::Experiment experiment,
+                   experiments::ParseExperiment(
+                       absl::Substitute(kExperiment, corpus),
+                       (fs::path(work_dir) / "memory.textproto").string()));
+  experiments::DataPrepOptions options;
+  options.root = (fs::path(work_dir) / "data").string();
+  options.verbose = false;
+  options.max_block_bytes = int64_t{absl::GetFlag(FLAGS_max_block_kib)} << 10;
+  options.instances_per_shard = absl::GetFlag(FLAGS_instances_per_shard);
+  ASSIGN_OR_RETURN(
+      const experiments::PreparedData prepared,
+      experiments::PreparePretrainingData(
+          experiments::ResolveRuns(experiment).at(0).spec, options));
+  std::cout << "corpus_bytes=" << corpus_bytes << "\n"
+            << "train_documents=" << prepared.train_documents << "\n"
+            << "held_out_documents=" << prepared.held_out_documents << "\n"
+            << "corpus_hash=" << prepared.corpus_hash << "\n"
+            << "peak_rss_kib_before_prep=" << before << "\n"
+            << "peak_rss_kib=" << PeakRssKib() << "\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace bertlab
+
+int main(int argc, char** argv) {
+  return bertlab::RunMain(bertlab::kProgram, [&] {
+    absl::SetProgramUsageMessage(
+        "--work_dir=DIR --corpus_mib=N\nPrepares pre-training data for a "
+        "generated corpus and prints the peak resident memory.");
+    absl::ParseCommandLine(argc, argv);
+    return bertlab::Run();
+  });
+}

@@ -1,0 +1,336 @@
+// The float Gemm on the oneDNN engine (gemm_onednn.h) against the definition
+// in double: every transpose combination, padded leading dimensions,
+// alpha / beta (beta == 0 over NaN), sizes 1 and odd, and products large
+// enough to be split over the pool, within the parity comparator's
+// eps * sqrt(K) bound (model/cuda/parity_comparator.h). Also: repeated calls
+// are bit-identical, the same product twice makes one primitive, double
+// stays on OpenBLAS, and the engine names parse.
+#include "model/ops/gemm_onednn.h"
+
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/parallel.h"
+#include "gtest/gtest.h"
+#include "model/cuda/parity_comparator.h"
+#include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/gemm.h"
+#include "model/ops/op_test_util.h"
+#include "model/testing/gradient_check.h"
+
+namespace bertlab {
+namespace {
+
+using testing::BitIdentical;
+using testing::RandomVector;
+
+// Every test runs on the oneDNN engine and puts the setting back.
+class OneDnnGemmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    saved_engine_ = GetCpuGemmEngine();
+    saved_threads_ = NumThreads();
+    SetCpuGemmEngine(CpuGemmEngine::kOneDnn);
+  }
+  void TearDown() override {
+    SetCpuGemmEngine(saved_engine_);
+    SetNumThreads(saved_threads_);
+  }
+
+ private:
+  CpuGemmEngine saved_engine_ = kDefaultCpuGemmEngine;
+  int saved_threads_ = 1;
+};
+
+struct Case {
+  Transpose transpose_a = Transpose::kNo;
+  Transpose transpose_b = Transpose::kNo;
+  int64_t m = 1, n = 1, k = 1;
+  int64_t pad = 0;  // extra elements at the end of every stored row
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  bool nan_c = false;  // C starts as NaN (only meaningful with beta == 0)
+
+  std::string Name() const {
+    return absl::StrCat("ta=", transpose_a == Transpose::kYes,
+                        " tb=", transpose_b == Transpose::kYes, " m=", m,
+                        " n=", n, " k=", k, " pad=", pad, " alpha=", alpha,
+                        " beta=", beta, nan_c ? " (C NaN)" : "");
+  }
+};
+
+// Operands of a case, stored with its transposes and padding; the values are
+// floats, so the double reference sees exactly what the float product sees.
+struct Operands {
+  int64_t lda, ldb, ldc;
+  std::vector<float> a, b, c;
+};
+
+Operands MakeOperands(const Case& test_case, uint64_t seed) {
+  Operands operands;
+  const bool ta = test_case.transpose_a == Transpose::kYes;
+  const bool tb = test_case.transpose_b == Transpose::kYes;
+  const int64_t a_rows = ta ? test_case.k : test_case.m;
+  const int64_t b_rows = tb ? test_case.n : test_case.k;
+  operands.lda = (ta ? test_case.m : test_case.k) + test_case.pad;
+  operands.ldb = (tb ? test_case.k : test_case.n) + test_case.pad;
+  operands.ldc = test_case.n + test_case.pad;
+  operands.a = testing::Cast<float>(RandomVector(a_rows * operands.lda, seed));
+  operands.b =
+      testing::Cast<float>(RandomVector(b_rows * operands.ldb, seed + 1));
+  operands.c =
+      testing::Cast<float>(RandomVector(test_case.m * operands.ldc, seed + 2));
+  if (test_case.nan_c) {
+    operands.c.assign(operands.c.size(),
+                      std::numeric_limits<float>::quiet_NaN());
+  }
+  return operands;
+}
+
+// C's (M, N) region after C = alpha op(A) op(B) + beta C, in double.
+std::vector<double> Reference(const Case& test_case, const Operands& operands) {
+  std::vector<double> expected;
+  for (int64_t i = 0; i < test_case.m; ++i) {
+    for (int64_t j = 0; j < test_case.n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < test_case.k; ++p) {
+        const double a_ip = test_case.transpose_a == Transpose::kNo
+                                ? operands.a[i * operands.lda + p]
+                                : operands.a[p * operands.lda + i];
+        const double b_pj = test_case.transpose_b == Transpose::kNo
+                                ? operands.b[p * operands.ldb + j]
+                                : operands.b[j * operands.ldb + p];
+        sum += a_ip * b_pj;
+      }
+      const double before =
+          test_case.beta == 0.0f ? 0.0 : operands.c[i * operands.ldc + j];
+      expected.push_back(double{test_case.alpha} * sum +
+                         double{test_case.beta} * before);
+    }
+  }
+  return expected;
+}
+
+std::vector<float> Region(const Case& test_case, const std::vector<float>& c,
+                          int64_t ldc) {
+  std::vector<float> region;
+  for (int64_t i = 0; i < test_case.m; ++i) {
+    region.insert(region.end(), c.begin() + i * ldc,
+                  c.begin() + i * ldc + test_case.n);
+  }
+  return region;
+}
+
+// The padding of C after each row, which no Gemm may touch.
+std::vector<float> Padding(const Case& test_case, const std::vector<float>& c,
+                           int64_t ldc) {
+  std::vector<float> padding;
+  for (int64_t i = 0; i < test_case.m; ++i) {
+    padding.insert(padding.end(), c.begin() + i * ldc + test_case.n,
+                   c.begin() + (i + 1) * ldc);
+  }
+  return padding;
+}
+
+// Runs the case through Gemm<float> (or OneDnnGemm itself) and checks it.
+void CheckCase(const Case& test_case, bool through_gemm = true) {
+  SCOPED_TRACE(test_case.Name());
+  Operands operands = MakeOperands(test_case, 7);
+  const std::vector<double> expected = Reference(test_case, operands);
+  const std::vector<float> padding_before =
+      Padding(test_case, operands.c, operands.ldc);
+  if (through_gemm) {
+    Gemm<float>(test_case.transpose_a, test_case.transpose_b, test_case.m,
+                test_case.n, test_case.k, test_case.alpha, operands.a.data(),
+                operands.lda, operands.b.data(), operands.ldb, test_case.beta,
+                operands.c.data(), operands.ldc);
+  } else {
+    OneDnnGemm(test_case.transpose_a, test_case.transpose_b, test_case.m,
+               test_case.n, test_case.k, test_case.alpha, operands.a.data(),
+               operands.lda, operands.b.data(), operands.ldb, test_case.beta,
+               operands.c.data(), operands.ldc);
+  }
+  const ParityReport report =
+      CompareParity("C", Region(test_case, operands.c, operands.ldc), expected,
+                    ParityDtype::kFloat32, test_case.k);
+  EXPECT_TRUE(report.ok) << report.message;
+  EXPECT_TRUE(BitIdentical("C's padding", padding_before,
+                           Padding(test_case, operands.c, operands.ldc)));
+}
+
+constexpr Transpose kTransposes[] = {Transpose::kNo, Transpose::kYes};
+
+TEST_F(OneDnnGemmTest, MatchesTheDefinitionForEveryTransposeAndSize) {
+  SetNumThreads(1);
+  struct Shape {
+    int64_t m, n, k;
+  };
+  const Shape shapes[] = {{1, 1, 1},  {1, 7, 13},  {13, 1, 37},
+                          {13, 7, 1}, {13, 7, 37}, {65, 33, 129}};
+  struct Scales {
+    float alpha, beta;
+  };
+  const Scales scales[] = {
+      {1.0f, 0.0f}, {0.5f, -2.0f}, {1.0f, 1.0f}, {-1.5f, 1.0f}, {0.125f, 0.0f}};
+  for (Transpose ta : kTransposes) {
+    for (Transpose tb : kTransposes) {
+      for (const Shape& shape : shapes) {
+        for (int64_t pad : {0, 3}) {
+          for (const Scales& scale : scales) {
+            CheckCase({ta, tb, shape.m, shape.n, shape.k, pad, scale.alpha,
+                       scale.beta});
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(OneDnnGemmTest, OneDnnGemmItselfMatchesTheDefinition) {
+  for (Transpose ta : kTransposes) {
+    for (Transpose tb : kTransposes) {
+      CheckCase({ta, tb, 31, 17, 45, 5, 0.75f, -0.5f}, /*through_gemm=*/false);
+    }
+  }
+}
+
+TEST_F(OneDnnGemmTest, BetaZeroNeverReadsC) {
+  SetNumThreads(1);
+  for (Transpose ta : kTransposes) {
+    for (Transpose tb : kTransposes) {
+      for (float alpha : {1.0f, 0.5f}) {
+        // The padding is NaN too and must stay so.
+        CheckCase({ta, tb, 13, 7, 37, 3, alpha, 0.0f, /*nan_c=*/true});
+      }
+    }
+  }
+}
+
+// Above 2^22 multiply-adds Gemm splits the rows (m >= n) or the columns over
+// the pool in blocks of 64, each chunk at least 2^22 multiply-adds; the
+// chunks below follow gemm_cpu.cc's rule at 3 threads. Remainder blocks and
+// padded operands included.
+TEST_F(OneDnnGemmTest, SplitProductsMatchTheDefinition) {
+  SetNumThreads(3);
+  for (Transpose ta : kTransposes) {
+    for (Transpose tb : kTransposes) {
+      // Rows in 2 chunks, 576 + 524.
+      CheckCase({ta, tb, 1100, 129, 65, 2, 1.0f, 0.0f});
+      // Columns in 2 chunks, 704 + 596.
+      CheckCase({ta, tb, 97, 1300, 81, 1, 0.5f, 1.0f});
+      // Rows in 3 chunks, 256 + 256 + 188; beta neither 0 nor 1.
+      CheckCase({ta, tb, 700, 300, 70, 0, 1.0f, -1.0f});
+    }
+  }
+}
+
+TEST_F(OneDnnGemmTest, RepeatedCallsAreBitIdentical) {
+  for (int threads : {1, 2}) {
+    SetNumThreads(threads);
+    for (const Case& test_case :
+         {Case{Transpose::kNo, Transpose::kYes, 600, 200, 96, 0, 1.0f, 0.0f},
+          Case{Transpose::kYes, Transpose::kNo, 13, 7, 37, 3, 0.5f, 1.0f}}) {
+      SCOPED_TRACE(absl::StrCat(test_case.Name(), " threads=", threads));
+      const Operands operands = MakeOperands(test_case, 11);
+      std::vector<float> first = operands.c, second = operands.c;
+      for (std::vector<float>* c : {&first, &second}) {
+        Gemm<float>(test_case.transpose_a, test_case.transpose_b, test_case.m,
+                    test_case.n, test_case.k, test_case.alpha,
+                    operands.a.data(), operands.lda, operands.b.data(),
+                    operands.ldb, test_case.beta, c->data(), operands.ldc);
+      }
+      EXPECT_TRUE(BitIdentical("C", first, second));
+    }
+  }
+}
+
+TEST_F(OneDnnGemmTest, TheSameProductTwiceMakesOnePrimitive) {
+  SetNumThreads(1);
+  const Case test_case{
+      Transpose::kYes, Transpose::kNo, 19, 11, 23, 1, 1.0f, 0.0f};
+  Operands operands = MakeOperands(test_case, 3);
+  const auto run = [&](float alpha, float beta) {
+    OneDnnGemm(test_case.transpose_a, test_case.transpose_b, test_case.m,
+               test_case.n, test_case.k, alpha, operands.a.data(), operands.lda,
+               operands.b.data(), operands.ldb, beta, operands.c.data(),
+               operands.ldc);
+  };
+  const int64_t before = OneDnnMatmulPrimitivesCreated();
+  run(1.0f, 0.0f);
+  EXPECT_EQ(OneDnnMatmulPrimitivesCreated(), before + 1);
+  run(1.0f, 0.0f);
+  EXPECT_EQ(OneDnnMatmulPrimitivesCreated(), before + 1);
+  // Another thread shares the cache.
+  std::thread([&] { run(1.0f, 0.0f); }).join();
+  EXPECT_EQ(OneDnnMatmulPrimitivesCreated(), before + 1);
+  // Every alpha != 1 shares one primitive (a runtime scale), and so does
+  // every beta != 0.
+  run(0.5f, 0.0f);
+  run(3.0f, 0.0f);
+  EXPECT_EQ(OneDnnMatmulPrimitivesCreated(), before + 2);
+  run(1.0f, 1.0f);
+  run(1.0f, -2.0f);
+  EXPECT_EQ(OneDnnMatmulPrimitivesCreated(), before + 3);
+}
+
+TEST_F(OneDnnGemmTest, DoubleStaysOnOpenBlas) {
+  const std::vector<double> a = RandomVector(13 * 40, 1);
+  const std::vector<double> b = RandomVector(7 * 40, 2);
+  std::vector<double> on_onednn = RandomVector(13 * 10, 3);
+  std::vector<double> on_openblas = on_onednn;
+  const int64_t before = OneDnnMatmulPrimitivesCreated();
+  Gemm<double>(Transpose::kNo, Transpose::kYes, 13, 7, 37, 0.5, a.data(), 40,
+               b.data(), 40, -2.0, on_onednn.data(), 10);
+  EXPECT_EQ(OneDnnMatmulPrimitivesCreated(), before);
+  SetCpuGemmEngine(CpuGemmEngine::kOpenBlas);
+  Gemm<double>(Transpose::kNo, Transpose::kYes, 13, 7, 37, 0.5, a.data(), 40,
+               b.data(), 40, -2.0, on_openblas.data(), 10);
+  EXPECT_TRUE(BitIdentical("C", on_onednn, on_openblas));
+}
+
+TEST_F(OneDnnGemmTest, EmptyInnerDimensionScalesC) {
+  std::vector<float> c = {1, 2, 3, 4};
+  Gemm<float>(Transpose::kNo, Transpose::kNo, 2, 2, 0, 1.0f, nullptr, nullptr,
+              3.0f, c.data());
+  EXPECT_EQ(c, (std::vector<float>{3, 6, 9, 12}));
+}
+
+TEST(CpuGemmEngineTest, NamesParse) {
+  for (CpuGemmEngine engine :
+       {CpuGemmEngine::kOpenBlas, CpuGemmEngine::kOneDnn}) {
+    const absl::StatusOr<CpuGemmEngine> parsed =
+        ParseCpuGemmEngine(CpuGemmEngineName(engine));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, engine);
+  }
+  EXPECT_EQ(CpuGemmEngineName(CpuGemmEngine::kOneDnn), "onednn");
+  EXPECT_EQ(CpuGemmEngineName(CpuGemmEngine::kOpenBlas), "openblas");
+  const absl::StatusOr<CpuGemmEngine> bad = ParseCpuGemmEngine("mkl");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("openblas or onednn"),
+            std::string::npos)
+      << bad.status();
+}
+
+TEST(CpuGemmEngineTest, DefaultIsOpenBlas) {
+  EXPECT_EQ(GetCpuGemmEngine(), CpuGemmEngine::kOpenBlas);
+}
+
+// The answer depends on the CPU (false without AVX-512 on oneDNN 2.6); the
+// probe must give one without crashing, the same each time.
+TEST(OneDnnBf16Test, AvailabilityIsABoolAndStable) {
+  const bool available = OneDnnBf16MatmulAvailable();
+  EXPECT_EQ(OneDnnBf16MatmulAvailable(), available);
+  std::cout << "oneDNN bf16 matmul on this CPU: "
+            << (available ? "available" : "not available") << "\n";
+}
+
+}  // namespace
+}  // namespace bertlab
