@@ -156,15 +156,14 @@ reports::RunRecord RecordBase(
   record.code_version = options.code_version;
   record.execution = execution.Record();
   const ModelSpec& model = run.spec.model();
-  record.model.size =
+  record.model.name =
       model.has_size()
           ? model.size()
           : absl::StrCat("L", config.num_hidden_layers, "_H",
                          config.hidden_size, "_A", config.num_attention_heads);
-  record.model.num_hidden_layers = static_cast<int>(config.num_hidden_layers);
-  record.model.hidden_size = static_cast<int>(config.hidden_size);
-  record.model.num_attention_heads =
-      static_cast<int>(config.num_attention_heads);
+  record.model.layers = config.num_hidden_layers;
+  record.model.hidden = config.hidden_size;
+  record.model.heads = config.num_attention_heads;
   return record;
 }
 

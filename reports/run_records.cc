@@ -164,17 +164,16 @@ bool IsTaskKey(absl::string_view text) {
 absl::Status ParseModel(const Json& json, const std::string& path,
                         ModelSize& model) {
   ObjectReader reader(json, path, "model.");
-  ASSIGN_OR_RETURN(model.size, reader.String("size"));
+  ASSIGN_OR_RETURN(model.name, reader.String("size"));
   for (auto [field, target] :
-       {std::pair<const char*, int*>{"num_hidden_layers",
-                                     &model.num_hidden_layers},
-        {"hidden_size", &model.hidden_size},
-        {"num_attention_heads", &model.num_attention_heads}}) {
+       {std::pair<const char*, int64_t*>{"num_hidden_layers", &model.layers},
+        {"hidden_size", &model.hidden},
+        {"num_attention_heads", &model.heads}}) {
     ASSIGN_OR_RETURN(const int64_t value, reader.Integer(field));
     if (value <= 0 || value > (1 << 20)) {
       return reader.Error(field, absl::StrCat("must be positive, got ", value));
     }
-    *target = static_cast<int>(value);
+    *target = value;
   }
   return reader.Finish();
 }
@@ -456,10 +455,10 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
       {"code_version", record.code_version},
       {"data_hashes", record.data_hashes},
       {"model",
-       {{"size", record.model.size},
-        {"num_hidden_layers", record.model.num_hidden_layers},
-        {"hidden_size", record.model.hidden_size},
-        {"num_attention_heads", record.model.num_attention_heads}}},
+       {{"size", record.model.name},
+        {"num_hidden_layers", record.model.layers},
+        {"hidden_size", record.model.hidden},
+        {"num_attention_heads", record.model.heads}}},
   };
   if (record.is_finetune()) {
     json["task"] = record.task;

@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/bert/model_size.h"
 #include "nlohmann/json.hpp"
 
 namespace bertlab {
@@ -31,13 +32,6 @@ namespace reports {
 
 inline constexpr int kRunRecordSchema = 1;
 inline constexpr char kRunRecordFileName[] = "run.json";
-
-struct ModelSize {
-  std::string size;  // e.g. "L4_H256_A4"
-  int num_hidden_layers = 0;
-  int hidden_size = 0;
-  int num_attention_heads = 0;
-};
 
 // How the run executed (its id covers these): optional, absent in records
 // of runners before it was written.

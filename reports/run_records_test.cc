@@ -45,7 +45,7 @@ TEST(ParseRunRecordTest, ReadsEveryField) {
   EXPECT_EQ(record.restart, 2);
   EXPECT_EQ(record.seed, 19);
   EXPECT_EQ(record.metrics.at("f1"), 88.2);
-  EXPECT_EQ(record.model.hidden_size, 256);
+  EXPECT_EQ(record.model.hidden, 256);
   EXPECT_EQ(record.data_hashes.size(), 2u);
   EXPECT_EQ(record.wall_seconds, 1.5);
 }
@@ -241,7 +241,7 @@ TEST(RunRecordToJsonTest, RoundTripsEveryField) {
   EXPECT_EQ(back->execution->threads, 2);
   EXPECT_EQ(back->execution->pretraining_precision, "fp32");
   EXPECT_EQ(back->warnings, record.warnings);
-  EXPECT_EQ(back->model.num_attention_heads, 4);
+  EXPECT_EQ(back->model.heads, 4);
 }
 
 TEST(RunRecordToJsonTest, APretrainRecordHasNoFineTuningFields) {

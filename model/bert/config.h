@@ -21,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "model/bert/model_size.h"
 #include "model/ops/gelu.h"
 
 namespace bertlab {
@@ -68,14 +69,6 @@ absl::Status ValidateConfig(const BertConfig& config);
 // pre-training or task head), counted in double so that absurd configs do
 // not overflow.
 double EncoderParameterCount(const BertConfig& config);
-
-// A named size: L layers, H hidden, A heads; intermediate size is 4H.
-struct ModelSize {
-  const char* name;
-  int64_t layers;
-  int64_t hidden;
-  int64_t heads;
-};
 
 // The paper's model-size grid (Table 6) with BERT-BASE and BERT-LARGE, and the
 // small sizes, e.g. "L2_H128_A2", "base", "large".
