@@ -26,7 +26,10 @@
 #include "experiments/config_paths.h"
 #include "experiments/config_references.h"
 #include "experiments/config_text.h"
+#include "experiments/finetune_task_table.h"
 #include "google/protobuf/descriptor.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "model/optim/schedule.h"
 
 namespace bertlab {
 namespace experiments {
@@ -453,6 +456,16 @@ class RunChecker {
     RequireInRange(base + ".learning_rate", optimizer.has_learning_rate(),
                    optimizer.learning_rate(), kLearningRate,
                    "the peak learning rate (the paper: 1e-4)");
+    CheckAdamW(base, optimizer);
+    AtLeast(base + ".gradient_accumulation_steps",
+            optimizer.gradient_accumulation_steps(), 1,
+            "1 means no accumulation");
+  }
+
+  // The AdamW fields pre-training's OptimizerSpec and fine-tuning's
+  // FinetuneOptimizerSpec share (the same names), under `base`.
+  template <typename Spec>
+  void CheckAdamW(const std::string& base, const Spec& optimizer) {
     InRange(base + ".beta1", optimizer.beta1(), kDropout, "BERT uses 0.9");
     InRange(base + ".beta2", optimizer.beta2(), kDropout, "BERT uses 0.999");
     InRange(base + ".epsilon", optimizer.epsilon(), kPositive,
@@ -474,11 +487,20 @@ class RunChecker {
             "is empty, which would match every parameter; remove it");
       }
     }
+    // AdamW excludes BERT's names (ExcludedFromWeightDecay); any other list
+    // would silently train something else.
+    const std::vector<std::string> bert = {"LayerNorm", "layer_norm", "bias"};
+    const std::vector<std::string> given(
+        optimizer.weight_decay_exclude().begin(),
+        optimizer.weight_decay_exclude().end());
+    if (optimizer.weight_decay() > 0 && !given.empty() && given != bert) {
+      Add(base + ".weight_decay_exclude",
+          absl::StrCat("is [", absl::StrJoin(given, ", "),
+                       "]; the trainer implements BERT's [LayerNorm, "
+                       "layer_norm, bias] only"));
+    }
     InRange(base + ".clip_norm", optimizer.clip_norm(), kNonNegative,
             "BERT uses 1.0; 0 turns clipping off");
-    AtLeast(base + ".gradient_accumulation_steps",
-            optimizer.gradient_accumulation_steps(), 1,
-            "1 means no accumulation");
   }
 
   void CheckSchedule() {
@@ -670,29 +692,54 @@ class RunChecker {
 
   void CheckFinetuning() {
     const FinetuningSpec& finetuning = spec_.finetuning();
-    std::set<std::string> seen;
+    if (finetuning.tasks_size() > 0) CheckFinetuneOptimizer();
+    std::set<FinetuneTaskSpec::Task> seen;
     for (int i = 0; i < finetuning.tasks_size(); ++i) {
       const FinetuneTaskSpec& task = finetuning.tasks(i);
       const std::string path = absl::StrCat("finetuning.tasks[", i, "]");
+      // The parser refuses names that are not values; a number that is not
+      // one cannot come from the text.
+      const bool known_task = task.has_task() &&
+                              FinetuneTaskSpec::Task_IsValid(task.task()) &&
+                              task.task() != FinetuneTaskSpec::TASK_UNSPECIFIED;
       if (!task.has_task()) {
         Add(path + ".task",
-            absl::StrCat("is required: one of ",
-                         absl::StrJoin(FinetuneTaskNames(), ", ")));
-      } else if (!IsFinetuneTaskName(task.task())) {
+            absl::StrCat("is required: one of ", FinetuneTaskChoices(false)));
+      } else if (!known_task) {
         Add(path + ".task",
-            absl::StrCat("(\"", task.task(), "\") is not a task; use one of ",
-                         absl::StrJoin(FinetuneTaskNames(), ", ")));
+            absl::StrCat("is ", TaskName(task.task()), ": set one of ",
+                         FinetuneTaskChoices(false)));
+      } else if (FinetuneTaskOf(task.task()).derived) {
+        Add(path + ".task",
+            absl::StrCat("(", TaskName(task.task()),
+                         ") is a derived stand-in, which runs only as a "
+                         "fallback_task: set task to the real task it stands "
+                         "in for (",
+                         StandsInFor(task.task()),
+                         ") and fallback_task: ", TaskName(task.task())));
       } else if (!seen.insert(task.task()).second) {
-        Add(path + ".task", absl::StrCat("(\"", task.task(),
-                                         "\") is listed twice; list it once "
+        Add(path + ".task", absl::StrCat("(", TaskName(task.task()),
+                                         ") is listed twice; list it once "
                                          "with the whole learning-rate grid"));
       }
-      if (task.has_fallback_task() &&
-          !IsFinetuneTaskName(task.fallback_task())) {
-        Add(path + ".fallback_task",
-            absl::StrCat("(\"", task.fallback_task(),
-                         "\") is not a task; use web_pair, web_squad or "
-                         "web_swag"));
+      if (task.has_fallback_task()) {
+        const FinetuneTaskSpec::Task fallback = task.fallback_task();
+        const bool known_fallback =
+            FinetuneTaskSpec::Task_IsValid(fallback) &&
+            fallback != FinetuneTaskSpec::TASK_UNSPECIFIED;
+        if (!known_fallback || !FinetuneTaskOf(fallback).derived) {
+          Add(path + ".fallback_task",
+              absl::StrCat(known_fallback ? "(" : "is ", TaskName(fallback),
+                           known_fallback ? ") is not a derived task" : "",
+                           "; use one of ", FinetuneTaskChoices(true),
+                           ", or remove it to report the cell as n/a"));
+        } else if (known_task && !FinetuneTaskOf(task.task()).derived &&
+                   !CanStandIn(fallback, task.task())) {
+          Add(path + ".fallback_task",
+              absl::StrCat("(", TaskName(fallback), ") cannot stand in for ",
+                           TaskName(task.task()), "; it stands in for ",
+                           StandsInFor(fallback)));
+        }
       }
       if (task.learning_rates_size() == 0) {
         Add(path + ".learning_rates",
@@ -726,6 +773,46 @@ class RunChecker {
       AtLeast(path + ".max_query_length", task.max_query_length(), 1,
               "the paper's 64");
     }
+  }
+
+  // Fine-tuning's AdamW, checked only where a run fine-tunes (its defaults
+  // are filled into every run).
+  void CheckFinetuneOptimizer() {
+    const FinetuneOptimizerSpec& optimizer = spec_.finetuning().optimizer();
+    const std::string base = "finetuning.optimizer";
+    CheckAdamW(base, optimizer);
+    // The fine-tuner decays every parameter but BERT's exclusions
+    // (model/bert ExcludedFromWeightDecay); another list would silently
+    // train something else.
+    const std::vector<std::string> bert = {"LayerNorm", "layer_norm", "bias"};
+    const std::vector<std::string> given(
+        optimizer.weight_decay_exclude().begin(),
+        optimizer.weight_decay_exclude().end());
+    if (optimizer.weight_decay() > 0 && !given.empty() && given != bert) {
+      Add(base + ".weight_decay_exclude",
+          absl::StrCat("is [", absl::StrJoin(given, ", "),
+                       "]; the fine-tuner implements BERT's [\"LayerNorm\", "
+                       "\"layer_norm\", \"bias\"] only"));
+    }
+  }
+
+  static std::string TaskName(FinetuneTaskSpec::Task task) {
+    const std::string& name = FinetuneTaskSpec::Task_Name(task);
+    return name.empty() ? absl::StrCat(static_cast<int>(task)) : name;
+  }
+
+  // "MNLI, QQP, ..." for a derived task; the derived task that can stand
+  // in for a real one ("WEB_PAIR"), or "none".
+  static std::string StandsInFor(FinetuneTaskSpec::Task task) {
+    std::vector<std::string> names;
+    for (const FinetuneTaskInfo& info : FinetuneTaskTable()) {
+      if (FinetuneTaskOf(task).derived) {
+        if (CanStandIn(task, info.task)) names.push_back(TaskName(info.task));
+      } else if (info.derived && CanStandIn(info.task, task)) {
+        names.push_back(TaskName(info.task));
+      }
+    }
+    return names.empty() ? "none" : absl::StrJoin(names, ", ");
   }
 
   const RunSpec& spec_;
@@ -799,6 +886,97 @@ class Findings {
   std::vector<Finding> findings_;
   std::map<std::string, size_t> index_;
 };
+
+// Variant.concatenate_with: the ELMo-style row fine-tunes the encoder of
+// pretrained_from (left to right) beside that of concatenate_with (right to
+// left), so both must be pre-trained variants of the two directions, of one
+// model shape and vocabulary.
+void CheckConcatenateWith(const Experiment& experiment,
+                          const std::map<std::string, int>& first_index,
+                          const std::vector<ResolvedRun>& runs,
+                          Findings* findings) {
+  for (int i = 0; i < experiment.variants_size(); ++i) {
+    const Variant& variant = experiment.variants(i);
+    if (!variant.has_concatenate_with()) continue;
+    const std::string path = absl::StrCat("variants[", i, "].concatenate_with");
+    const std::string& name = variant.concatenate_with();
+    if (!variant.has_pretrained_from()) {
+      findings->Add(path,
+                    absl::StrCat("(\"", name,
+                                 "\") needs pretrained_from: the left-to-right "
+                                 "variant whose encoder goes first"),
+                    "");
+      continue;
+    }
+    auto it = first_index.find(name);
+    auto ltr = first_index.find(variant.pretrained_from());
+    if (it == first_index.end() || it->second == i) {
+      findings->Add(
+          path, absl::StrCat("(\"", name, "\") must name another variant"), "");
+      continue;
+    }
+    const Variant& rtl_variant = experiment.variants(it->second);
+    if (rtl_variant.has_pretrained_from() ||
+        rtl_variant.has_concatenate_with()) {
+      findings->Add(path,
+                    absl::StrCat("(\"", name,
+                                 "\") must be pre-trained itself, not reuse "
+                                 "another variant's checkpoint"),
+                    "");
+      continue;
+    }
+    if (ltr == first_index.end() ||
+        static_cast<size_t>(ltr->second) >= runs.size()) {
+      continue;  // pretrained_from's own finding says why
+    }
+    const RunSpec& ltr_spec = runs[ltr->second].spec;
+    const RunSpec& rtl_spec = runs[it->second].spec;
+    if (ltr_spec.pretraining().objectives().language_model() !=
+            PretrainingObjectives::LEFT_TO_RIGHT ||
+        ltr_spec.model().attention_mode() != ModelSpec::CAUSAL) {
+      findings->Add(
+          path,
+          absl::StrCat("needs pretrained_from (\"", variant.pretrained_from(),
+                       "\") to be a LEFT_TO_RIGHT variant with CAUSAL "
+                       "attention (ablations/variants/"
+                       "ltr_no_nsp.textproto)"),
+          "");
+    }
+    if (rtl_spec.pretraining().objectives().language_model() !=
+            PretrainingObjectives::RIGHT_TO_LEFT ||
+        rtl_spec.model().attention_mode() != ModelSpec::REVERSE_CAUSAL) {
+      findings->Add(path,
+                    absl::StrCat("(\"", name,
+                                 "\") must be a RIGHT_TO_LEFT variant with "
+                                 "REVERSE_CAUSAL attention (ablations/"
+                                 "variants/rtl_no_nsp.textproto)"),
+                    "");
+    }
+    ModelSpec ltr_model = ltr_spec.model();
+    ModelSpec rtl_model = rtl_spec.model();
+    ltr_model.clear_attention_mode();
+    rtl_model.clear_attention_mode();
+    if (!google::protobuf::util::MessageDifferencer::Equals(ltr_model,
+                                                            rtl_model) ||
+        !google::protobuf::util::MessageDifferencer::Equals(
+            ltr_spec.pretraining().data(), rtl_spec.pretraining().data())) {
+      findings->Add(path,
+                    absl::StrCat("(\"", name, "\") and pretrained_from (\"",
+                                 variant.pretrained_from(),
+                                 "\") must have the same model (but for "
+                                 "attention_mode) and pre-training data, so "
+                                 "their encoders share a shape and a "
+                                 "vocabulary"),
+                    "");
+    }
+    if (variant.overrides().finetuning().bilstm()) {
+      findings->Add(path,
+                    "cannot be combined with finetuning.bilstm: the "
+                    "concatenated model has no BiLSTM",
+                    "");
+    }
+  }
+}
 
 void CollectFindings(const Experiment& experiment, Findings* findings) {
   if (!experiment.has_name()) {
@@ -878,6 +1056,7 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
   }
 
   const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
+  CheckConcatenateWith(experiment, first_index, runs, findings);
   for (size_t r = 0; r < runs.size(); ++r) {
     for (const Problem& problem : RunChecker(runs[r].spec).Check()) {
       if (experiment.variants_size() == 0) {
@@ -1016,33 +1195,11 @@ std::vector<ResolvedRun> ResolveRuns(const Experiment& experiment) {
 }
 
 std::vector<int64_t> SequencePhaseEndSteps(const PretrainingSpec& pretraining) {
-  const int64_t total_steps = pretraining.schedule().total_steps();
-  const auto& phases = pretraining.sequence_schedule().phases();
-  std::vector<int64_t> ends;
-  double cumulative = 0;
-  for (int i = 0; i < phases.size(); ++i) {
-    cumulative += phases[i].fraction_of_steps();
-    ends.push_back(
-        i + 1 == phases.size()
-            ? total_steps
-            : std::llround(static_cast<double>(total_steps) * cumulative));
+  std::vector<double> fractions;
+  for (const SequencePhase& phase : pretraining.sequence_schedule().phases()) {
+    fractions.push_back(phase.fraction_of_steps());
   }
-  return ends;
-}
-
-const std::vector<std::string>& FinetuneTaskNames() {
-  static const auto* names = new std::vector<std::string>{
-      "mnli",   "qqp",  "qnli",     "sst2",      "cola",
-      "stsb",   "mrpc", "rte",      "wnli",      "squad1",
-      "squad2", "swag", "web_pair", "web_squad", "web_swag"};
-  return *names;
-}
-
-bool IsFinetuneTaskName(absl::string_view name) {
-  for (const std::string& known : FinetuneTaskNames()) {
-    if (known == name) return true;
-  }
-  return false;
+  return PhaseEndSteps(fractions, pretraining.schedule().total_steps());
 }
 
 int64_t WarmupSteps(const ScheduleSpec& schedule) {
@@ -1112,6 +1269,22 @@ absl::StatusOr<BertConfig> ToBertConfig(const ModelSpec& model,
   return config;
 }
 
+LanguageModel ToLanguageModel(PretrainingObjectives::LanguageModel model) {
+  switch (model) {
+    case PretrainingObjectives::MASKED_LM:
+      return LanguageModel::kMaskedLm;
+    case PretrainingObjectives::LEFT_TO_RIGHT:
+      return LanguageModel::kLeftToRight;
+    case PretrainingObjectives::RIGHT_TO_LEFT:
+      return LanguageModel::kRightToLeft;
+    case PretrainingObjectives::LANGUAGE_MODEL_UNSPECIFIED:
+      break;
+  }
+  CHECK(false) << "ToLanguageModel needs a validated spec, got "
+               << static_cast<int>(model);
+  return LanguageModel::kMaskedLm;
+}
+
 InstanceConfig ToInstanceConfig(const PretrainingSpec& pretraining,
                                 int phase_index) {
   const auto& phases = pretraining.sequence_schedule().phases();
@@ -1123,22 +1296,16 @@ InstanceConfig ToInstanceConfig(const PretrainingSpec& pretraining,
   const PretrainingData& data = pretraining.data();
 
   InstanceConfig config;
-  switch (objectives.language_model()) {
-    case PretrainingObjectives::MASKED_LM:
-      config.objective = PretrainingObjective::kMaskedLm;
-      config.max_predictions_per_seq = phase.max_predictions_per_seq();
-      config.next_sentence = objectives.next_sentence();
-      break;
-    case PretrainingObjectives::LEFT_TO_RIGHT:
-    case PretrainingObjectives::RIGHT_TO_LEFT:
-      // Both directions read the same [CLS] text [SEP] windows (so their
-      // shards are shared); only the trainer's labels differ.
-      config.objective = PretrainingObjective::kLeftToRight;
-      config.max_predictions_per_seq = 0;  // nothing is masked
-      config.next_sentence = false;
-      break;
-    case PretrainingObjectives::LANGUAGE_MODEL_UNSPECIFIED:
-      CHECK(false) << "ToInstanceConfig needs a validated spec";
+  // Both LM directions read the same [CLS] text [SEP] windows (so their
+  // shards are shared); only the trainer's labels differ.
+  config.objective =
+      InstanceLanguageModel(ToLanguageModel(objectives.language_model()));
+  if (config.objective == LanguageModel::kMaskedLm) {
+    config.max_predictions_per_seq = phase.max_predictions_per_seq();
+    config.next_sentence = objectives.next_sentence();
+  } else {
+    config.max_predictions_per_seq = 0;  // nothing is masked
+    config.next_sentence = false;
   }
   config.max_seq_length = phase.max_seq_length();
   config.dupe_factor = data.dupe_factor();

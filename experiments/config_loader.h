@@ -34,6 +34,7 @@
 #include "google/protobuf/message.h"
 #include "model/bert/config.h"
 #include "tasks/pretraining_data/instance_config.h"
+#include "tasks/pretraining_data/language_model.h"
 
 namespace bertlab {
 namespace experiments {
@@ -77,13 +78,8 @@ struct ResolvedRun {
 // The runs of an experiment, in the order of its variants.
 std::vector<ResolvedRun> ResolveRuns(const Experiment& experiment);
 
-// The fine-tuning task names FinetuneTaskSpec.task takes, and a check.
-const std::vector<std::string>& FinetuneTaskNames();
-bool IsFinetuneTaskName(absl::string_view name);
-
-// The step at which each sequence phase ends (exclusive): phase i runs steps
-// [end[i-1], end[i]), end[i] = round(total_steps * cumulative fraction), and
-// the last phase ends at total_steps. For a validated spec.
+// The step at which each sequence phase ends (exclusive), by the trainer's
+// rule (model/optim/schedule.h PhaseEndSteps). For a validated spec.
 std::vector<int64_t> SequencePhaseEndSteps(const PretrainingSpec& pretraining);
 
 // warmup_steps, or int(total_steps * warmup_proportion) as the reference's
@@ -94,6 +90,10 @@ int64_t WarmupSteps(const ScheduleSpec& schedule);
 // lines, or train_vocab.size). Errors name the model.* field.
 absl::StatusOr<BertConfig> ToBertConfig(const ModelSpec& model,
                                         int64_t vocab_size);
+
+// The schema's language model as the trainer's and the shards' enum
+// (tasks/pretraining_data/language_model.h); CHECKs it is set.
+LanguageModel ToLanguageModel(PretrainingObjectives::LanguageModel model);
 
 // How the instances of sequence phase `phase_index` are made: objective,
 // lengths, masking, next sentence, data seed. The streaming block limits keep

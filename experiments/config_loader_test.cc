@@ -191,6 +191,39 @@ TEST(ParseErrorTest, UnknownEnumValuePointsAtTheValue) {
                      "GELU_TANH"));
 }
 
+TEST(ParseErrorTest, UnknownTaskSuggestsTheNearest) {
+  absl::StatusOr<Experiment> experiment = ParseExperiment(
+      "base {\n  finetuning {\n    tasks { task: MNLII }\n  }\n}\n",
+      "t.textproto");
+  ASSERT_FALSE(experiment.ok());
+  EXPECT_EQ(experiment.status().message(),
+            "t.textproto:3:19: unknown value \"MNLII\" for field \"task\"; "
+            "did you mean \"MNLI\"?");
+  experiment = ParseExperiment(
+      "base { finetuning { tasks { task: MRPC fallback_task: WEB_PAIRS } } }",
+      "t.textproto");
+  ASSERT_FALSE(experiment.ok());
+  EXPECT_EQ(experiment.status().message(),
+            "t.textproto:1:55: unknown value \"WEB_PAIRS\" for field "
+            "\"fallback_task\"; did you mean \"WEB_PAIR\"?");
+}
+
+TEST(ParseErrorTest, QuotedEnumValueSaysToDropTheQuotes) {
+  // What experiment files said before the tasks were an enum.
+  absl::StatusOr<Experiment> experiment = ParseExperiment(
+      "base { finetuning { tasks { task: \"mnli\" } } }", "t.textproto");
+  ASSERT_FALSE(experiment.ok());
+  EXPECT_EQ(experiment.status().message(),
+            "t.textproto:1:35: field \"task\" takes an enum value, without "
+            "quotes: task: MNLI");
+  experiment = ParseExperiment(
+      "base { finetuning { tasks { task: \"glue\" } } }", "t.textproto");
+  ASSERT_FALSE(experiment.ok());
+  EXPECT_THAT(std::string(experiment.status().message()),
+              StartsWith("t.textproto:1:35: field \"task\" takes an enum "
+                         "value, without quotes; use one of: MNLI, QQP"));
+}
+
 TEST(ParseErrorTest, NumericEnumValueIsRejected) {
   absl::StatusOr<Experiment> experiment =
       ParseExperiment("base { model { hidden_act: 7 } }", "t.textproto");
@@ -379,21 +412,33 @@ TEST(ValidationErrorTest, FinetuningTasksNameFieldAndFix) {
   Experiment experiment = ValidExperiment();
   FinetuningSpec* finetuning = experiment.mutable_base()->mutable_finetuning();
   FinetuneTaskSpec* task = finetuning->add_tasks();
-  task->set_task("mrcp");
-  task->set_fallback_task("web_nothing");
+  task->set_task(FinetuneTaskSpec::TASK_UNSPECIFIED);
+  task->set_fallback_task(FinetuneTaskSpec::MRPC);
   task->add_learning_rates(0.0);
   task->set_max_seq_length(1024);
   task->set_restarts(0);
   FinetuneTaskSpec* again = finetuning->add_tasks();
-  again->set_task("sst2");
+  again->set_task(FinetuneTaskSpec::SST2);
   FinetuneTaskSpec* twice = finetuning->add_tasks();
-  twice->set_task("sst2");
+  twice->set_task(FinetuneTaskSpec::SST2);
   twice->add_learning_rates(2e-5);
+  FinetuneTaskSpec* wrong_stand_in = finetuning->add_tasks();
+  wrong_stand_in->set_task(FinetuneTaskSpec::COLA);
+  wrong_stand_in->set_fallback_task(FinetuneTaskSpec::WEB_PAIR);
+  wrong_stand_in->add_learning_rates(2e-5);
+  FinetuneTaskSpec* derived = finetuning->add_tasks();
+  derived->set_task(FinetuneTaskSpec::WEB_SWAG);
+  derived->add_learning_rates(2e-5);
+  finetuning->add_tasks()->add_learning_rates(2e-5);
   const std::string message(Validate(experiment).message());
-  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].task (\"mrcp\") is "
-                                 "not a task; use one of mnli, qqp"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].task is "
+                                 "TASK_UNSPECIFIED: set one of MNLI, QQP, "
+                                 "QNLI, SST2, COLA, STSB, MRPC, RTE, WNLI, "
+                                 "SQUAD1, SQUAD2, SWAG\n"));
   EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].fallback_task "
-                                 "(\"web_nothing\") is not a task"));
+                                 "(MRPC) is not a derived task; use one of "
+                                 "WEB_PAIR, WEB_SQUAD, WEB_SWAG, or remove it "
+                                 "to report the cell as n/a"));
   EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].learning_rates[0] "
                                  "(0) must be in (0, 1]"));
   EXPECT_THAT(message,
@@ -403,8 +448,79 @@ TEST(ValidationErrorTest, FinetuningTasksNameFieldAndFix) {
                                  "be at least 1"));
   EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[1].learning_rates is "
                                  "required"));
-  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[2].task (\"sst2\") is "
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[2].task (SST2) is "
                                  "listed twice"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[3].fallback_task "
+                                 "(WEB_PAIR) cannot stand in for COLA; it "
+                                 "stands in for MNLI, QQP, QNLI, SST2, MRPC, "
+                                 "RTE, WNLI"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[4].task (WEB_SWAG) is "
+                                 "a derived stand-in, which runs only as a "
+                                 "fallback_task: set task to the real task it "
+                                 "stands in for (SWAG) and fallback_task: "
+                                 "WEB_SWAG"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[5].task is required: "
+                                 "one of MNLI, QQP"));
+}
+
+TEST(ValidationErrorTest, FinetuningOptimizerSharesTheOptimizerChecks) {
+  Experiment experiment = ValidExperiment();
+  FinetuningSpec* finetuning = experiment.mutable_base()->mutable_finetuning();
+  FinetuneTaskSpec* task = finetuning->add_tasks();
+  task->set_task(FinetuneTaskSpec::RTE);
+  task->add_learning_rates(2e-5);
+  // weight_decay 0.01 by default, and no exclusions.
+  EXPECT_THAT(std::string(Validate(experiment).message()),
+              HasSubstr("base.finetuning.optimizer.weight_decay_exclude is "
+                        "empty but weight_decay is 0.01: list the "
+                        "parameter-name parts not to decay"));
+  FinetuneOptimizerSpec* optimizer = finetuning->mutable_optimizer();
+  optimizer->set_beta1(1.0);
+  optimizer->set_epsilon(0);
+  optimizer->set_clip_norm(-1);
+  optimizer->add_weight_decay_exclude("LayerNorm");
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message, HasSubstr("base.finetuning.optimizer.beta1 (1) must be "
+                                 "in [0, 1); BERT uses 0.9"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.optimizer.epsilon (0) must "
+                                 "be > 0"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.optimizer.clip_norm (-1) "
+                                 "must be >= 0"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.optimizer."
+                                 "weight_decay_exclude is [LayerNorm]; the "
+                                 "fine-tuner implements BERT's"));
+  // A run that does not fine-tune does not need the block.
+  finetuning->clear_tasks();
+  EXPECT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+}
+
+TEST(ValidationErrorTest, FinetuningOptimizerDefaultsAreOptimizerSpecs) {
+  Experiment experiment = ValidExperiment();
+  FinetuneTaskSpec* task =
+      experiment.mutable_base()->mutable_finetuning()->add_tasks();
+  task->set_task(FinetuneTaskSpec::RTE);
+  task->add_learning_rates(2e-5);
+  for (const char* exclude : {"LayerNorm", "layer_norm", "bias"}) {
+    experiment.mutable_base()
+        ->mutable_finetuning()
+        ->mutable_optimizer()
+        ->add_weight_decay_exclude(exclude);
+  }
+  ASSERT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+  const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
+  ASSERT_EQ(runs.size(), 1u);
+  const FinetuneOptimizerSpec& finetune = runs[0].spec.finetuning().optimizer();
+  const OptimizerSpec& pretrain = runs[0].spec.pretraining().optimizer();
+  EXPECT_TRUE(finetune.has_beta1() && finetune.has_beta2() &&
+              finetune.has_epsilon() && finetune.has_weight_decay() &&
+              finetune.has_bias_correction() && finetune.has_clip_norm());
+  EXPECT_EQ(finetune.beta1(), OptimizerSpec().beta1());
+  EXPECT_EQ(finetune.beta2(), OptimizerSpec().beta2());
+  EXPECT_EQ(finetune.epsilon(), OptimizerSpec().epsilon());
+  EXPECT_EQ(finetune.weight_decay(), OptimizerSpec().weight_decay());
+  EXPECT_EQ(finetune.bias_correction(), OptimizerSpec().bias_correction());
+  EXPECT_EQ(finetune.clip_norm(), OptimizerSpec().clip_norm());
+  EXPECT_EQ(finetune.epsilon(), pretrain.epsilon());
 }
 
 TEST(ValidationErrorTest, PretrainedFromAndReport) {
@@ -431,6 +547,82 @@ TEST(ValidationErrorTest, PretrainedFromAndReport) {
   EXPECT_THAT(message, HasSubstr("variants[3].pretrained_from (\"nope\") must "
                                  "name another variant"));
   EXPECT_THAT(message, HasSubstr("report.table (\"table7\") must be one of"));
+}
+
+// The ELMo-style row: pretrained_from an LTR variant, concatenate_with an
+// RTL one of the same model.
+Experiment WithDirections(Experiment experiment) {
+  Variant* ltr = experiment.add_variants();
+  ltr->set_name("ltr");
+  ltr->mutable_overrides()->mutable_model()->set_attention_mode(
+      ModelSpec::CAUSAL);
+  PretrainingObjectives* ltr_objectives =
+      ltr->mutable_overrides()->mutable_pretraining()->mutable_objectives();
+  ltr_objectives->set_language_model(PretrainingObjectives::LEFT_TO_RIGHT);
+  ltr_objectives->set_next_sentence(false);
+  Variant* rtl = experiment.add_variants();
+  rtl->set_name("rtl");
+  rtl->mutable_overrides()->mutable_model()->set_attention_mode(
+      ModelSpec::REVERSE_CAUSAL);
+  PretrainingObjectives* rtl_objectives =
+      rtl->mutable_overrides()->mutable_pretraining()->mutable_objectives();
+  rtl_objectives->set_language_model(PretrainingObjectives::RIGHT_TO_LEFT);
+  rtl_objectives->set_next_sentence(false);
+  return experiment;
+}
+
+TEST(ValidationErrorTest, ConcatenateWithNamesTheTwoDirections) {
+  Experiment experiment = WithDirections(ValidExperiment());
+  Variant* good = experiment.add_variants();
+  good->set_name("ltr_rtl");
+  good->set_pretrained_from("ltr");
+  good->set_concatenate_with("rtl");
+  ASSERT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+  const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
+  ASSERT_EQ(runs.size(), 3u);
+  // The row's run is the LTR variant's; the RTL checkpoint joins it.
+  EXPECT_EQ(runs[2].spec.model().attention_mode(), ModelSpec::CAUSAL);
+
+  Variant* swapped = experiment.add_variants();
+  swapped->set_name("swapped");
+  swapped->set_pretrained_from("rtl");
+  swapped->set_concatenate_with("ltr");
+  Variant* alone = experiment.add_variants();
+  alone->set_name("alone");
+  alone->set_concatenate_with("rtl");
+  Variant* reused = experiment.add_variants();
+  reused->set_name("reused");
+  reused->set_pretrained_from("ltr");
+  reused->set_concatenate_with("ltr_rtl");
+  Variant* with_bilstm = experiment.add_variants();
+  with_bilstm->set_name("with_bilstm");
+  with_bilstm->set_pretrained_from("ltr");
+  with_bilstm->set_concatenate_with("rtl");
+  with_bilstm->mutable_overrides()->mutable_finetuning()->set_bilstm(true);
+  Variant* bigger = experiment.add_variants();
+  bigger->set_name("bigger_rtl");
+  *bigger->mutable_overrides() = experiment.variants(1).overrides();
+  bigger->mutable_overrides()->mutable_model()->set_max_position_embeddings(
+      256);
+  Variant* mismatched = experiment.add_variants();
+  mismatched->set_name("mismatched");
+  mismatched->set_pretrained_from("ltr");
+  mismatched->set_concatenate_with("bigger_rtl");
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message, HasSubstr("variants[3].concatenate_with needs "
+                                 "pretrained_from (\"rtl\") to be a "
+                                 "LEFT_TO_RIGHT variant with CAUSAL"));
+  EXPECT_THAT(message, HasSubstr("variants[3].concatenate_with (\"ltr\") "
+                                 "must be a RIGHT_TO_LEFT variant"));
+  EXPECT_THAT(message, HasSubstr("variants[4].concatenate_with (\"rtl\") "
+                                 "needs pretrained_from"));
+  EXPECT_THAT(message, HasSubstr("variants[5].concatenate_with (\"ltr_rtl\") "
+                                 "must be pre-trained itself"));
+  EXPECT_THAT(message, HasSubstr("variants[6].concatenate_with cannot be "
+                                 "combined with finetuning.bilstm"));
+  EXPECT_THAT(message, HasSubstr("variants[8].concatenate_with "
+                                 "(\"bigger_rtl\") and pretrained_from "
+                                 "(\"ltr\") must have the same model"));
 }
 
 TEST(ResolveRunsTest, PretrainedFromStartsFromTheOtherVariant) {
@@ -766,6 +958,13 @@ const RuleCase kRuleCases[] = {
        Pre(s)->mutable_optimizer()->add_weight_decay_exclude("");
      },
      "base.pretraining.optimizer.weight_decay_exclude[3] is empty"},
+    {"ExclusionsOtherThanBerts",
+     [](RunSpec* s) {
+       Pre(s)->mutable_optimizer()->clear_weight_decay_exclude();
+       Pre(s)->mutable_optimizer()->add_weight_decay_exclude("bias");
+     },
+     "base.pretraining.optimizer.weight_decay_exclude is [bias]; the trainer "
+     "implements BERT's [LayerNorm, layer_norm, bias] only"},
     {"ClipNorm",
      [](RunSpec* s) { Pre(s)->mutable_optimizer()->set_clip_norm(-1); },
      "base.pretraining.optimizer.clip_norm (-1) must be >= 0"},
@@ -1137,7 +1336,7 @@ TEST(ToInstanceConfigTest, MaskedLmPhases) {
   FillDefaults(&spec);
   const InstanceConfig short_phase = ToInstanceConfig(spec.pretraining(), 0);
   const InstanceConfig long_phase = ToInstanceConfig(spec.pretraining(), 1);
-  EXPECT_EQ(short_phase.objective, PretrainingObjective::kMaskedLm);
+  EXPECT_EQ(short_phase.objective, LanguageModel::kMaskedLm);
   EXPECT_EQ(short_phase.max_seq_length, 128);
   EXPECT_EQ(short_phase.max_predictions_per_seq, 20);
   EXPECT_EQ(long_phase.max_seq_length, 512);
@@ -1164,7 +1363,7 @@ TEST(ToInstanceConfigTest, LeftToRight) {
       PretrainingObjectives::LEFT_TO_RIGHT);
   Pre(&spec)->mutable_objectives()->set_next_sentence(false);
   const InstanceConfig config = ToInstanceConfig(spec.pretraining(), 0);
-  EXPECT_EQ(config.objective, PretrainingObjective::kLeftToRight);
+  EXPECT_EQ(config.objective, LanguageModel::kLeftToRight);
   EXPECT_EQ(config.max_predictions_per_seq, 0);
   EXPECT_FALSE(config.next_sentence);
   EXPECT_TRUE(ValidateInstanceConfig(config).ok());
@@ -1179,7 +1378,7 @@ TEST(ToInstanceConfigTest, RightToLeftReadsTheLeftToRightInstances) {
   Pre(&spec)->mutable_objectives()->set_language_model(
       PretrainingObjectives::RIGHT_TO_LEFT);
   const InstanceConfig right_to_left = ToInstanceConfig(spec.pretraining(), 0);
-  EXPECT_EQ(right_to_left.objective, PretrainingObjective::kLeftToRight);
+  EXPECT_EQ(right_to_left.objective, LanguageModel::kLeftToRight);
   // The same instances, so the same shards.
   EXPECT_EQ(InstanceConfigToText(right_to_left),
             InstanceConfigToText(left_to_right));
@@ -1260,7 +1459,7 @@ TEST(SchemaTest, EnumsStartWithUnspecified) {
       enums.push_back(message->enum_type(i));
     }
   }
-  EXPECT_EQ(enums.size(), 6u);
+  EXPECT_EQ(enums.size(), 7u);
   for (const google::protobuf::EnumDescriptor* type : enums) {
     ASSERT_GT(type->value_count(), 0);
     EXPECT_EQ(type->value(0)->number(), 0) << type->full_name();

@@ -33,7 +33,7 @@ constexpr char kScale[] =
            }
            optimizer {
              learning_rate: 1e-3
-             weight_decay_exclude: [ "LayerNorm", "bias" ]
+             weight_decay_exclude: [ "LayerNorm", "layer_norm", "bias" ]
            }
            schedule { total_steps: 100 warmup_steps: 10 }
            eval_every_steps: 50
@@ -108,7 +108,11 @@ TEST_F(ReferencesTest, AnIncludedListIsReplacedNotAppended) {
     base {
       include: "ablations/scales/small.textproto"
       pretraining {
-        optimizer { learning_rate: 1e-3 weight_decay_exclude: "bias" }
+        optimizer {
+          learning_rate: 1e-3
+          weight_decay: 0
+          weight_decay_exclude: "bias"
+        }
       }
     })pb");
   absl::StatusOr<Experiment> experiment = Load("experiments/e.textproto");

@@ -217,6 +217,41 @@ std::string DescribeParseError(absl::string_view source, absl::string_view text,
                              quoted[1], "\"",
                              Suggestion(quoted[0], names, "use one of"));
     }
+  } else if (absl::StartsWith(message,
+                              "Expected integer or identifier, got: ") &&
+             quoted.size() == 1) {
+    // A quoted string where an enum value goes ("task: \"mnli\"", as
+    // experiment files wrote tasks before they were an enum): the field is
+    // the name before the ':' in front of the value.
+    if (position.line >= 0 && position.line < static_cast<int>(lines.size())) {
+      const absl::string_view before =
+          absl::StripTrailingAsciiWhitespace(lines[position.line].substr(
+              0, std::min<size_t>(std::max(position.column, 0),
+                                  lines[position.line].size())));
+      size_t start = before.size();
+      if (absl::EndsWith(before, ":")) {
+        const absl::string_view field =
+            absl::StripTrailingAsciiWhitespace(before.substr(0, start - 1));
+        start = field.size();
+        while (start > 0 && IsIdentifierChar(field[start - 1])) --start;
+        const std::string name(field.substr(start));
+        if (const EnumDescriptor* type = EnumOfField(name)) {
+          const std::string value = absl::AsciiStrToUpper(quoted[0]);
+          std::vector<std::string> names;
+          for (int i = 0; i < type->value_count(); ++i) {
+            if (type->value(i)->number() != 0) {
+              names.push_back(type->value(i)->name());
+            }
+          }
+          const bool exact = type->FindValueByName(value) != nullptr &&
+                             type->FindValueByName(value)->number() != 0;
+          message = absl::StrCat(
+              "field \"", name, "\" takes an enum value, without quotes",
+              exact ? absl::StrCat(": ", name, ": ", value)
+                    : Suggestion(value, names, "use one of"));
+        }
+      }
+    }
   } else if (absl::StartsWith(message, "Non-repeated field") &&
              !quoted.empty()) {
     position = FindTokenBefore(lines, position, quoted[0]);

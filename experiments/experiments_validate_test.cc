@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "experiments/config_loader.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/run_plan.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -22,6 +24,8 @@
 namespace bertlab {
 namespace experiments {
 namespace {
+
+using ::testing::HasSubstr;
 
 // The *.textproto files directly in `directory` (a runfiles path), sorted,
 // without the bad_* ones.
@@ -114,9 +118,37 @@ TEST(ExperimentsValidateTest, PretrainMiniHasTheTable5Variants) {
   }
 }
 
-// ablations/variants/rtl_no_nsp.textproto, in no table yet (its row needs the
-// model that concatenates it with ltr_no_nsp), validates on the mini scale,
-// and its shards are ltr_no_nsp's.
+// Table 5's rows beyond the paper: rtl_no_nsp is the mirror of ltr_no_nsp
+// (reverse-causal, right-to-left LM, ltr_no_nsp's shards) and
+// ltr_rtl_no_nsp fine-tunes the two encoders side by side.
+TEST(ExperimentsValidateTest, Table5HasTheElmoStyleRows) {
+  for (const char* scale : {"mini", "paper"}) {
+    SCOPED_TRACE(scale);
+    absl::StatusOr<Experiment> table = LoadExperiment(
+        absl::StrCat("experiments/table5_ablation.", scale, ".textproto"));
+    ASSERT_TRUE(table.ok()) << table.status();
+    ASSERT_EQ(table->variants_size(), 6);
+    EXPECT_EQ(table->variants(4).name(), "rtl_no_nsp");
+    const Variant& elmo = table->variants(5);
+    EXPECT_EQ(elmo.name(), "ltr_rtl_no_nsp");
+    EXPECT_EQ(elmo.pretrained_from(), "ltr_no_nsp");
+    EXPECT_EQ(elmo.concatenate_with(), "rtl_no_nsp");
+    EXPECT_THAT(elmo.description(), HasSubstr("not in the paper"));
+    EXPECT_THAT(CheckpointSources(*table, "ltr_rtl_no_nsp"),
+                ::testing::ElementsAre("ltr_no_nsp", "rtl_no_nsp"));
+    // Selecting the row pre-trains both directions and nothing else.
+    const std::set<std::string> selected = {"ltr_rtl_no_nsp"};
+    std::vector<std::string> pretrained;
+    for (const Variant& v : table->variants()) {
+      if (NeedsPretraining(*table, v.name(), selected)) {
+        pretrained.push_back(v.name());
+      }
+    }
+    EXPECT_THAT(pretrained,
+                ::testing::ElementsAre("ltr_no_nsp", "rtl_no_nsp"));
+  }
+}
+
 TEST(ExperimentsValidateTest, RightToLeftVariantFileValidates) {
   absl::StatusOr<Experiment> experiment = ParseExperiment(
       R"pb(

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/check.h"
 #include "common/directory.h"
 #include "common/file.h"
 #include "common/file_lock.h"
@@ -51,22 +52,19 @@ absl::Status NoTrainingExamples(const std::string& file,
       absl::StrCat(file, ": no training examples: ", reason));
 }
 
-// The GLUE directory name of a task key.
-std::string GlueName(const std::string& task) {
-  static const std::map<std::string, std::string> names = {
-      {"mnli", "MNLI"},    {"qqp", "QQP"},   {"qnli", "QNLI"},
-      {"sst2", "SST-2"},   {"cola", "CoLA"}, {"stsb", "STS-B"},
-      {"mrpc", "MRPC"},    {"rte", "RTE"},   {"wnli", "WNLI"},
-      {"web_pair", "MRPC"}};
-  auto it = names.find(task);
-  return it == names.end() ? "" : it->second;
+// The directory of the task's files: under data_dir, or a derived task's
+// under default_tasks_dir.
+std::string TaskDirectory(const FinetuneTaskInfo& info,
+                          const TaskSources& sources) {
+  return Join(info.derived ? sources.default_tasks_dir : sources.data_dir,
+              info.directory);
 }
 
-// The report's key of a GLUE set: "MNLI-m" -> "mnli_m".
-std::string SetKey(const std::string& task, const std::string& set_name) {
-  if (set_name == "MNLI-m") return "mnli_m";
-  if (set_name == "MNLI-mm") return "mnli_mm";
-  return task;
+// How data_files() names the task's files: "glue/MRPC/",
+// "default_tasks/pair/".
+std::string DataFilePrefix(const FinetuneTaskInfo& info) {
+  return absl::StrCat(info.derived ? "default_tasks/" : "", info.directory,
+                      "/");
 }
 
 template <typename T>
@@ -81,25 +79,23 @@ void Truncate(std::vector<T>* items, int64_t limit) {
 class GlueTask : public FinetuneTask {
  public:
   static absl::StatusOr<std::unique_ptr<FinetuneTask>> Load(
-      const std::string& task, const FinetuneTaskSpec& spec,
+      const FinetuneTaskInfo& info, const FinetuneTaskSpec& spec,
       const FullTokenizer& tokenizer, const TaskSources& sources) {
     auto result = std::unique_ptr<GlueTask>(new GlueTask);
-    result->key_ = task;
-    ASSIGN_OR_RETURN(result->spec_, FindGlueTask(GlueName(task)));
-    const bool derived = task == "web_pair";
-    result->derived_ = derived;
-    const std::string dir =
-        derived ? Join(sources.default_tasks_dir, "pair")
-                : Join(Join(sources.data_dir, "glue"), result->spec_->name);
-    result->data_source_ = derived ? kDerivedSource : dir;
+    result->info_ = &info;
+    ASSIGN_OR_RETURN(result->spec_, FindGlueTask(info.format));
+    CHECK_EQ(result->spec_->num_labels, info.num_labels) << info.key;
+    CHECK_EQ(result->spec_->is_regression, info.head == TaskHead::kRegression)
+        << info.key;
+    CHECK_EQ(result->spec_->dev_files.size(), info.dev_set_keys.size())
+        << info.key;
+    const std::string dir = TaskDirectory(info, sources);
+    result->data_source_ = info.derived ? kDerivedSource : dir;
     const int max_seq = spec.max_seq_length();
     for (GlueSplit split : {GlueSplit::kTrain, GlueSplit::kDev}) {
       for (const GlueFileSpec& file : result->spec_->Files(split)) {
         const std::string path = Join(dir, file.file_name);
-        result->data_files_[absl::StrCat(
-            derived ? "default_tasks/pair/"
-                    : "glue/" + result->spec_->name + "/",
-            file.file_name)] = path;
+        result->data_files_[DataFilePrefix(info) + file.file_name] = path;
         ASSIGN_OR_RETURN(const GlueSet set,
                          ReadGlueFile(*result->spec_, GlueFileKind::kLabelled,
                                       path, file.set_name));
@@ -140,9 +136,10 @@ class GlueTask : public FinetuneTask {
   }
 
   FinetuneModelOptions ModelOptions() const override {
+    // A regression is the classifier head with one output.
     FinetuneModelOptions options;
     options.head = FinetuneHead::kClassifier;
-    options.num_labels = spec_->num_labels;
+    options.num_labels = info_->num_labels;
     return options;
   }
 
@@ -154,7 +151,8 @@ class GlueTask : public FinetuneTask {
       Finetuner* tuner, const std::string& output_dir) const override {
     std::vector<TaskMetrics> results;
     const int labels = spec_->num_labels;
-    for (const GlueEncodedSet& set : dev_) {
+    for (size_t d = 0; d < dev_.size(); ++d) {
+      const GlueEncodedSet& set = dev_[d];
       ASSIGN_OR_RETURN(const std::vector<float> logits,
                        tuner->PredictClassification(set.examples));
       std::vector<GluePrediction> predictions;
@@ -189,7 +187,7 @@ class GlueTask : public FinetuneTask {
           Join(output_dir, absl::StrCat(set.set_name, ".dev_predictions.tsv")),
           *spec_, predictions));
       TaskMetrics metrics;
-      metrics.task = SetKey(key_, set.set_name);
+      metrics.task = info_->dev_set_keys[d];
       for (const auto& [metric, value] : scores.values) {
         metrics.metrics[GlueMetricName(metric)] = 100.0 * value;
       }
@@ -314,23 +312,19 @@ absl::StatusOr<SquadFileSet> SquadFiles(const std::string& dir,
 class SquadTask : public FinetuneTask {
  public:
   static absl::StatusOr<std::unique_ptr<FinetuneTask>> Load(
-      const std::string& task, const FinetuneTaskSpec& spec,
+      const FinetuneTaskInfo& info, const FinetuneTaskSpec& spec,
       const FullTokenizer& tokenizer, const TaskSources& sources) {
     auto result = std::unique_ptr<SquadTask>(new SquadTask(tokenizer));
-    result->key_ = task;
-    result->v2_ = task == "squad2";
-    result->derived_ = task == "web_squad";
-    const std::string version = result->v2_ ? "v2.0" : "v1.1";
-    const std::string dir =
-        result->derived_ ? Join(sources.default_tasks_dir, "squad")
-                         : Join(Join(sources.data_dir, "squad"), version);
-    result->data_source_ = result->derived_ ? kDerivedSource : dir;
+    result->info_ = &info;
+    const std::string& version = info.format;
+    result->v2_ = version == "v2.0";
+    const std::string dir = TaskDirectory(info, sources);
+    result->data_source_ = info.derived ? kDerivedSource : dir;
     ASSIGN_OR_RETURN(const auto files,
                      SquadFiles(dir, version, sources.scratch_dir));
     for (const std::string& path : files.read) {
-      result->data_files_[absl::StrCat(
-          result->derived_ ? "default_tasks/squad/" : "squad/" + version + "/",
-          fs::path(path).filename().string())] = path;
+      result->data_files_[DataFilePrefix(info) +
+                          fs::path(path).filename().string()] = path;
     }
 
     SquadReadOptions read;
@@ -418,7 +412,7 @@ class SquadTask : public FinetuneTask {
                                             tokenizer_, decode));
     const SquadGold gold = ToSquadGold(dev_);
     TaskMetrics metrics;
-    metrics.task = key_;
+    metrics.task = info_->dev_set_keys.front();
     if (!v2_) {
       ASSIGN_OR_RETURN(const SquadMetrics scores,
                        EvaluateSquad(gold, ToSquadPredictionMap(predictions),
@@ -462,21 +456,18 @@ class SquadTask : public FinetuneTask {
 class SwagTask : public FinetuneTask {
  public:
   static absl::StatusOr<std::unique_ptr<FinetuneTask>> Load(
-      const std::string& task, const FinetuneTaskSpec& spec,
+      const FinetuneTaskInfo& info, const FinetuneTaskSpec& spec,
       const FullTokenizer& tokenizer, const TaskSources& sources) {
+    CHECK_EQ(info.num_choices, kSwagNumChoices) << info.key;
     auto result = std::unique_ptr<SwagTask>(new SwagTask);
-    result->key_ = task;
-    result->derived_ = task == "web_swag";
-    const std::string dir = result->derived_
-                                ? Join(sources.default_tasks_dir, "swag")
-                                : Join(sources.data_dir, "swag");
-    result->data_source_ = result->derived_ ? kDerivedSource : dir;
+    result->info_ = &info;
+    const std::string dir = TaskDirectory(info, sources);
+    result->data_source_ = info.derived ? kDerivedSource : dir;
     SwagEncodeOptions options;
     options.max_seq_length = spec.max_seq_length();
     for (const char* name : {"train.csv", "val.csv"}) {
       const std::string path = Join(dir, name);
-      result->data_files_[absl::StrCat(
-          result->derived_ ? "default_tasks/swag/" : "swag/", name)] = path;
+      result->data_files_[DataFilePrefix(info) + name] = path;
       ASSIGN_OR_RETURN(std::vector<MultipleChoiceExample> examples,
                        LoadSwagExamples(path, tokenizer, options));
       const bool train = std::string(name) == "train.csv";
@@ -521,7 +512,7 @@ class SwagTask : public FinetuneTask {
     RETURN_IF_ERROR(
         WriteFileAtomically(Join(output_dir, "dev_predictions.tsv"), lines));
     TaskMetrics metrics;
-    metrics.task = key_;
+    metrics.task = info_->dev_set_keys.front();
     metrics.metrics["accuracy"] =
         dev_.empty() ? 0.0 : 100.0 * correct / static_cast<double>(dev_.size());
     return std::vector<TaskMetrics>{metrics};
@@ -533,39 +524,42 @@ class SwagTask : public FinetuneTask {
 
 }  // namespace
 
-bool TaskDataAvailable(const std::string& task, const TaskSources& sources) {
-  if (sources.data_dir.empty()) return false;
-  const std::string glue = GlueName(task);
-  if (!glue.empty() && task != "web_pair") {
-    return IsFile(
-        Join(Join(Join(sources.data_dir, "glue"), glue), "train.tsv"));
-  }
-  if (task == "squad1" || task == "squad2") {
-    const std::string dir = Join(Join(sources.data_dir, "squad"),
-                                 task == "squad1" ? "v1.1" : "v2.0");
-    std::error_code error;
-    return fs::is_directory(dir, error) && !fs::is_empty(dir, error);
-  }
-  if (task == "swag") {
-    return IsFile(Join(Join(sources.data_dir, "swag"), "train.csv"));
+bool TaskDataAvailable(FinetuneTaskSpec::Task task,
+                       const TaskSources& sources) {
+  const FinetuneTaskInfo& info = FinetuneTaskOf(task);
+  if (sources.data_dir.empty() || info.derived) return false;
+  const std::string dir = TaskDirectory(info, sources);
+  switch (info.reader) {
+    case TaskReader::kGlueTsv:
+      return IsFile(Join(dir, "train.tsv"));
+    case TaskReader::kSquadJson: {
+      std::error_code error;
+      return fs::is_directory(dir, error) && !fs::is_empty(dir, error);
+    }
+    case TaskReader::kSwagCsv:
+      return IsFile(Join(dir, "train.csv"));
   }
   return false;
 }
 
 absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
-    const std::string& task, const FinetuneTaskSpec& spec,
+    FinetuneTaskSpec::Task task, const FinetuneTaskSpec& spec,
     const FullTokenizer& tokenizer, const TaskSources& sources) {
-  if (!GlueName(task).empty()) {
-    return GlueTask::Load(task, spec, tokenizer, sources);
+  if (!FinetuneTaskSpec::Task_IsValid(task) ||
+      task == FinetuneTaskSpec::TASK_UNSPECIFIED) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no fine-tuning task ", static_cast<int>(task)));
   }
-  if (task == "squad1" || task == "squad2" || task == "web_squad") {
-    return SquadTask::Load(task, spec, tokenizer, sources);
+  const FinetuneTaskInfo& info = FinetuneTaskOf(task);
+  switch (info.reader) {
+    case TaskReader::kGlueTsv:
+      return GlueTask::Load(info, spec, tokenizer, sources);
+    case TaskReader::kSquadJson:
+      return SquadTask::Load(info, spec, tokenizer, sources);
+    case TaskReader::kSwagCsv:
+      return SwagTask::Load(info, spec, tokenizer, sources);
   }
-  if (task == "swag" || task == "web_swag") {
-    return SwagTask::Load(task, spec, tokenizer, sources);
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown task \"", task, "\""));
+  return absl::InternalError(absl::StrCat("task ", info.key, ": no reader"));
 }
 
 }  // namespace experiments

@@ -1,7 +1,8 @@
-// The fine-tuning tasks of an experiment, behind one interface: where each
-// task's files are, reading and encoding them (tasks/glue, tasks/squad,
-// tasks/swag), the model head it needs, and its dev evaluation in the
-// paper's units (eval/). The runner (experiments/runner.h) calls only this.
+// The fine-tuning tasks of an experiment, behind one interface: reading and
+// encoding each task's files (tasks/glue, tasks/squad, tasks/swag), the
+// model head it needs, and its dev evaluation in the paper's units (eval/),
+// each as the task's row of finetune_task_table.h says (reader, directory,
+// head, dev sets). The runner (experiments/runner.h) calls only this.
 //
 // Where the data is (`data_dir`, the official layouts):
 //   GLUE     data_dir/glue/<MNLI|QQP|QNLI|SST-2|CoLA|STS-B|MRPC|RTE|WNLI>/
@@ -33,6 +34,7 @@
 
 #include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/finetune_task_table.h"
 #include "model/bert_for_finetuning.h"
 #include "model/train/finetuner.h"
 #include "tasks/full_tokenizer.h"
@@ -57,9 +59,11 @@ class FinetuneTask {
  public:
   virtual ~FinetuneTask() = default;
 
-  // The task that runs: a real task key or a derived one ("web_pair").
-  const std::string& key() const { return key_; }
-  bool derived() const { return derived_; }
+  // The task that runs: a real task or a derived one (WEB_PAIR).
+  const FinetuneTaskInfo& info() const { return *info_; }
+  // Its key: "mrpc", "web_pair".
+  const std::string& key() const { return info_->key; }
+  bool derived() const { return info_->derived; }
   // "../shared/data/glue/MRPC", or the derived data's description.
   const std::string& data_source() const { return data_source_; }
   // Relative name -> absolute path of every file read (for data hashes).
@@ -78,12 +82,12 @@ class FinetuneTask {
   virtual TrainingSet Train() const = 0;
   // Predicts dev with the trained model, writes the prediction files into
   // output_dir and scores them.
+  // One TaskMetrics per dev set, named by info().dev_set_keys in order.
   virtual absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
       Finetuner* tuner, const std::string& output_dir) const = 0;
 
  protected:
-  std::string key_;
-  bool derived_ = false;
+  const FinetuneTaskInfo* info_ = nullptr;
   std::string data_source_;
   std::map<std::string, std::string> data_files_;
   int64_t train_size_ = 0;
@@ -91,17 +95,18 @@ class FinetuneTask {
   std::vector<std::string> warnings_;
 };
 
-// Whether the real data of `task` (a FinetuneTaskSpec.task) is in
-// sources.data_dir.
-bool TaskDataAvailable(const std::string& task, const TaskSources& sources);
+// Whether the real data of `task` is in sources.data_dir (never, for a
+// derived task: its data is made, in default_tasks_dir).
+bool TaskDataAvailable(FinetuneTaskSpec::Task task, const TaskSources& sources);
 
-// Reads and encodes `task` ("mrpc", ..., or a derived "web_*") with the
-// spec's lengths and limits. Errors: missing or malformed files (file and
-// line, or line and column for malformed JSON), and a training set that
-// comes out empty (the file and why: no rows, or every SQuAD answer
-// misaligned).
+// Reads and encodes `task` (MRPC, ..., or a derived WEB_*) with the spec's
+// lengths and limits; the files are a derived task's in
+// sources.default_tasks_dir, which must have been made. Errors: missing or
+// malformed files (file and line, or line and column for malformed JSON), and a
+// training set that comes out empty (the file and why: no rows, or every SQuAD
+// answer misaligned).
 absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
-    const std::string& task, const FinetuneTaskSpec& spec,
+    FinetuneTaskSpec::Task task, const FinetuneTaskSpec& spec,
     const FullTokenizer& tokenizer, const TaskSources& sources);
 
 }  // namespace experiments

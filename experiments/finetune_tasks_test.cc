@@ -38,22 +38,23 @@ TEST(FinetuneTasksTest, DataAvailabilityFollowsTheOfficialLayouts) {
   const std::string root = Fresh("layouts");
   TaskSources sources;
   sources.data_dir = root;
-  EXPECT_FALSE(TaskDataAvailable("mrpc", sources));
-  EXPECT_FALSE(TaskDataAvailable("swag", sources));
-  EXPECT_FALSE(TaskDataAvailable("squad1", sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::MRPC, sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::SWAG, sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::SQUAD1, sources));
   fs::create_directories(root + "/glue/MRPC");
   std::ofstream(root + "/glue/MRPC/train.tsv") << "x\n";
   fs::create_directories(root + "/swag");
   std::ofstream(root + "/swag/train.csv") << "x\n";
   fs::create_directories(root + "/squad/v1.1");
   std::ofstream(root + "/squad/v1.1/train-v1.1.json") << "{}\n";
-  EXPECT_TRUE(TaskDataAvailable("mrpc", sources));
-  EXPECT_TRUE(TaskDataAvailable("swag", sources));
-  EXPECT_TRUE(TaskDataAvailable("squad1", sources));
-  EXPECT_FALSE(TaskDataAvailable("squad2", sources));
-  EXPECT_FALSE(TaskDataAvailable("web_pair", sources));  // never "real"
+  EXPECT_TRUE(TaskDataAvailable(FinetuneTaskSpec::MRPC, sources));
+  EXPECT_TRUE(TaskDataAvailable(FinetuneTaskSpec::SWAG, sources));
+  EXPECT_TRUE(TaskDataAvailable(FinetuneTaskSpec::SQUAD1, sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::SQUAD2, sources));
+  EXPECT_FALSE(
+      TaskDataAvailable(FinetuneTaskSpec::WEB_PAIR, sources));  // never "real"
   sources.data_dir.clear();
-  EXPECT_FALSE(TaskDataAvailable("mrpc", sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::MRPC, sources));
 }
 
 TEST(FinetuneTasksTest, OneSquadFileIsSplitByArticle) {
@@ -81,7 +82,8 @@ TEST(FinetuneTasksTest, OneSquadFileIsSplitByArticle) {
   spec.set_doc_stride(32);
   spec.set_max_query_length(16);
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto task = LoadFinetuneTask("squad1", spec, tokenizer, sources);
+  auto task =
+      LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer, sources);
   ASSERT_TRUE(task.ok()) << task.status();
   std::ifstream dev(root + "/scratch/squad-v1.1-split/dev.json");
   std::ifstream train(root + "/scratch/squad-v1.1-split/train.json");
@@ -104,7 +106,8 @@ TEST(FinetuneTasksTest, SwagTrainsAndIsScoredWithItsPredictions) {
   FinetuneTaskSpec spec;
   spec.set_max_seq_length(32);
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto task = LoadFinetuneTask("swag", spec, tokenizer, sources);
+  auto task =
+      LoadFinetuneTask(FinetuneTaskSpec::SWAG, spec, tokenizer, sources);
   ASSERT_TRUE(task.ok()) << task.status();
   EXPECT_FALSE((*task)->derived());
   EXPECT_EQ((*task)->ModelOptions().num_choices, 4);
@@ -152,14 +155,17 @@ TEST(FinetuneTasksTest, MissingFilesNameThePath) {
   sources.data_dir = Fresh("empty");
   FinetuneTaskSpec spec;
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto task = LoadFinetuneTask("rte", spec, tokenizer, sources);
+  auto task = LoadFinetuneTask(FinetuneTaskSpec::RTE, spec, tokenizer, sources);
   ASSERT_FALSE(task.ok());
   EXPECT_THAT(task.status().message(), HasSubstr("glue/RTE/train.tsv"));
+  EXPECT_THAT(LoadFinetuneTask(FinetuneTaskSpec::SWAG, spec, tokenizer, sources)
+                  .status()
+                  .message(),
+              HasSubstr("swag/train.csv"));
   EXPECT_THAT(
-      LoadFinetuneTask("swag", spec, tokenizer, sources).status().message(),
-      HasSubstr("swag/train.csv"));
-  EXPECT_THAT(
-      LoadFinetuneTask("squad1", spec, tokenizer, sources).status().message(),
+      LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer, sources)
+          .status()
+          .message(),
       HasSubstr("no SQuAD v1.1 files"));
 }
 

@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -51,6 +52,7 @@
 #include "experiments/pretraining_options.h"
 #include "model/bert/parameter_layout.h"
 #include "model/train/pretrainer.h"
+#include "model/train/pretraining_backend.h"
 #include "tasks/pretraining_data/instance_config.h"
 #include "tasks/pretraining_data/shard_format.h"
 #include "tasks/vocab.h"
@@ -94,6 +96,35 @@ std::vector<std::string> SplitPaths(const std::string& flag) {
     paths.push_back(ResolveUserPath(path));
   }
   return paths;
+}
+
+// For --testing_step_delay_ms (the kill-and-resume tests need a run slow
+// enough to interrupt): the CPU backend, sleeping after every update, as a
+// device of its own, so the trainer has no test hook.
+class SlowCpuBackend : public CpuPretrainingBackend {
+ public:
+  SlowCpuBackend(const BertForPretraining& model, const AdamWOptions& optimizer,
+                 int64_t delay_ms)
+      : CpuPretrainingBackend(model, optimizer), delay_ms_(delay_ms) {}
+  void Update(double learning_rate) override {
+    CpuPretrainingBackend::Update(learning_rate);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_));
+  }
+
+ private:
+  int64_t delay_ms_;
+};
+
+std::string SlowCpuDevice(int64_t delay_ms) {
+  const std::string name = "cpu_with_step_delay";
+  RegisterPretrainingBackend(
+      name,
+      [delay_ms](const BertForPretraining& model, const AdamWOptions& optimizer,
+                 BackendPrecision)
+          -> absl::StatusOr<std::unique_ptr<PretrainingBackend>> {
+        return std::make_unique<SlowCpuBackend>(model, optimizer, delay_ms);
+      });
+  return name;
 }
 
 absl::Status Run() {
@@ -166,9 +197,11 @@ absl::Status Run() {
   }
   const int64_t delay_ms = absl::GetFlag(FLAGS_testing_step_delay_ms);
   if (delay_ms > 0) {
-    options.after_step = [delay_ms](int64_t) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    };
+    if (options.device != "cpu") {
+      return absl::InvalidArgumentError(
+          "--testing_step_delay_ms works with --device=cpu only");
+    }
+    options.device = SlowCpuDevice(delay_ms);
   }
   ASSIGN_OR_RETURN(const PretrainingResult result, RunPretraining(options));
   if (result.has_eval) {
@@ -176,8 +209,7 @@ absl::Status Run() {
         "%s: %s at step %d: held-out %s perplexity %.3f (unigram %.3f), "
         "accuracy %.4f\n",
         kProgram, chosen->name, result.final_step,
-        options.objective == LanguageModelObjective::kMaskedLm ? "masked-LM"
-                                                               : "LM",
+        options.objective == LanguageModel::kMaskedLm ? "masked-LM" : "LM",
         result.last_eval.lm_perplexity(), result.last_eval.unigram_perplexity(),
         result.last_eval.lm_accuracy());
   }

@@ -352,7 +352,7 @@ absl::Status WriteShards(const InstanceConfig& config,
   if (verbose) {
     std::cerr << absl::StrFormat(
         "data: %d instances (%s, max_seq_length %d) in %s\n", stats.instances,
-        ObjectiveName(config.objective), config.max_seq_length, dir);
+        LanguageModelName(config.objective), config.max_seq_length, dir);
   }
   return absl::OkStatus();
 }
@@ -475,7 +475,7 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
     if (options.max_block_bytes > 0) {
       config.max_block_bytes = options.max_block_bytes;
     }
-    if (config.objective == PretrainingObjective::kMaskedLm) {
+    if (config.objective == LanguageModel::kMaskedLm) {
       config.next_sentence = true;  // same instances; shared with No NSP
     }
     // The format version too: shards of an older format are made again.

@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "common/check.h"
 #include "common/fnv1a.h"
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
@@ -32,8 +32,8 @@ absl::Status CheckShards(const RunSpec& spec, int phase, const std::string& dir,
   const InstanceConfig& actual = header.config;
   // Fields that do not change the instances of this objective (both LM
   // directions read left-to-right instances).
-  if (expected.objective == PretrainingObjective::kLeftToRight &&
-      actual.objective == PretrainingObjective::kLeftToRight) {
+  if (expected.objective == LanguageModel::kLeftToRight &&
+      actual.objective == LanguageModel::kLeftToRight) {
     expected.max_predictions_per_seq = actual.max_predictions_per_seq;
     expected.masked_lm_prob = actual.masked_lm_prob;
     expected.mask_fraction = actual.mask_fraction;
@@ -77,43 +77,21 @@ absl::Status CheckShards(const RunSpec& spec, int phase, const std::string& dir,
 
 }  // namespace
 
-absl::StatusOr<PretrainingOptions> OptionsFromSpec(
-    const RunSpec& spec, const std::vector<std::string>& shards,
+PretrainingOptions ToPretrainingOptions(
+    const RunSpec& spec, const BertConfig& model,
+    const std::vector<std::string>& shards,
     const std::vector<std::string>& held_out) {
   const PretrainingSpec& pretraining = spec.pretraining();
   const auto& phases = pretraining.sequence_schedule().phases();
-  if (static_cast<int>(shards.size()) != phases.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--shards names ", shards.size(), " directories but the run has ",
-        phases.size(), " sequence phases; give one per phase"));
-  }
-  if (!held_out.empty() && static_cast<int>(held_out.size()) != phases.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--held_out_shards names ", held_out.size(),
-        " directories but the run has ", phases.size(), " sequence phases"));
-  }
-  int64_t vocab_size = 0;
-  std::optional<uint64_t> vocab_hash;
-  if (spec.model().has_vocab_file()) {
-    ASSIGN_OR_RETURN(const Vocab vocab,
-                     Vocab::LoadFile(spec.model().vocab_file()));
-    vocab_size = vocab.size();
-    vocab_hash = vocab.content_hash();
-  } else {
-    vocab_size = spec.model().train_vocab().size();
-  }
+  CHECK_EQ(static_cast<int>(shards.size()), phases.size());
+  CHECK(held_out.empty() || static_cast<int>(held_out.size()) == phases.size());
   PretrainingOptions options;
-  ASSIGN_OR_RETURN(options.model, ToBertConfig(spec.model(), vocab_size));
-  const PretrainingObjectives::LanguageModel language_model =
-      pretraining.objectives().language_model();
-  const bool masked_lm = language_model == PretrainingObjectives::MASKED_LM;
-  options.objective = masked_lm ? LanguageModelObjective::kMaskedLm
-                      : language_model == PretrainingObjectives::RIGHT_TO_LEFT
-                          ? LanguageModelObjective::kRightToLeft
-                          : LanguageModelObjective::kLeftToRight;
+  options.model = model;
+  options.objective =
+      ToLanguageModel(pretraining.objectives().language_model());
+  const bool masked_lm = options.objective == LanguageModel::kMaskedLm;
   options.next_sentence = masked_lm && pretraining.objectives().next_sentence();
   for (int i = 0; i < phases.size(); ++i) {
-    RETURN_IF_ERROR(CheckShards(spec, i, shards[i], vocab_size, vocab_hash));
     ::bertlab::SequencePhase phase;
     phase.fraction_of_steps = phases[i].fraction_of_steps();
     phase.max_seq_length = phases[i].max_seq_length();
@@ -128,32 +106,12 @@ absl::StatusOr<PretrainingOptions> OptionsFromSpec(
   const PretrainingData& data = pretraining.data();
   options.held_out_fraction =
       data.has_held_out_fraction() ? data.held_out_fraction() : 0.0;
-  if (held_out.empty() && !data.has_held_out_fraction()) {
-    return absl::InvalidArgumentError(
-        "the run names held_out_files; give their shards with "
-        "--held_out_shards");
-  }
   const OptimizerSpec& optimizer = pretraining.optimizer();
   options.optimizer.beta1 = optimizer.beta1();
   options.optimizer.beta2 = optimizer.beta2();
   options.optimizer.epsilon = optimizer.epsilon();
   options.optimizer.weight_decay = optimizer.weight_decay();
   options.optimizer.bias_correction = optimizer.bias_correction();
-  if (optimizer.weight_decay() > 0) {
-    // AdamW's exclusions are BERT's (ExcludedFromWeightDecay); any other list
-    // would silently train something else.
-    const std::vector<std::string> bert = {"LayerNorm", "layer_norm", "bias"};
-    const std::vector<std::string> given(
-        optimizer.weight_decay_exclude().begin(),
-        optimizer.weight_decay_exclude().end());
-    if (given != bert) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pretraining.optimizer.weight_decay_exclude is [",
-          absl::StrJoin(given, ", "),
-          "]; the trainer implements BERT's [LayerNorm, layer_norm, bias] "
-          "only"));
-    }
-  }
   options.clip_norm = optimizer.clip_norm();
   options.gradient_accumulation_steps = optimizer.gradient_accumulation_steps();
   options.schedule.base_learning_rate = optimizer.learning_rate();
@@ -171,11 +129,45 @@ absl::StatusOr<PretrainingOptions> OptionsFromSpec(
   options.checkpoint_every_steps = pretraining.checkpoint_every_steps();
   options.keep_last_checkpoints = pretraining.keep_last_checkpoints();
   options.log_every_steps = pretraining.log_every_steps();
-  if (PhaseEndSteps(options) != SequencePhaseEndSteps(pretraining)) {
-    return absl::InternalError(
-        "the trainer and the experiment disagree on the phase boundaries");
-  }
   return options;
+}
+
+absl::StatusOr<PretrainingOptions> OptionsFromSpec(
+    const RunSpec& spec, const std::vector<std::string>& shards,
+    const std::vector<std::string>& held_out) {
+  const PretrainingSpec& pretraining = spec.pretraining();
+  const auto& phases = pretraining.sequence_schedule().phases();
+  if (static_cast<int>(shards.size()) != phases.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--shards names ", shards.size(), " directories but the run has ",
+        phases.size(), " sequence phases; give one per phase"));
+  }
+  if (!held_out.empty() && static_cast<int>(held_out.size()) != phases.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--held_out_shards names ", held_out.size(),
+        " directories but the run has ", phases.size(), " sequence phases"));
+  }
+  if (held_out.empty() && !pretraining.data().has_held_out_fraction()) {
+    return absl::InvalidArgumentError(
+        "the run names held_out_files; give their shards with "
+        "--held_out_shards");
+  }
+  int64_t vocab_size = 0;
+  std::optional<uint64_t> vocab_hash;
+  if (spec.model().has_vocab_file()) {
+    ASSIGN_OR_RETURN(const Vocab vocab,
+                     Vocab::LoadFile(spec.model().vocab_file()));
+    vocab_size = vocab.size();
+    vocab_hash = vocab.content_hash();
+  } else {
+    vocab_size = spec.model().train_vocab().size();
+  }
+  for (int i = 0; i < phases.size(); ++i) {
+    RETURN_IF_ERROR(CheckShards(spec, i, shards[i], vocab_size, vocab_hash));
+  }
+  ASSIGN_OR_RETURN(const BertConfig model,
+                   ToBertConfig(spec.model(), vocab_size));
+  return ToPretrainingOptions(spec, model, shards, held_out);
 }
 
 }  // namespace experiments

@@ -29,6 +29,16 @@ absl::StatusOr<PretrainingOptions> OptionsFromSpec(
     const RunSpec& spec, const std::vector<std::string>& shards,
     const std::vector<std::string>& held_out);
 
+// The one conversion from a run's spec to the trainer's options, after
+// LoadExperiment validated it (so the trainer's invariants hold; the loader's
+// fuzzer checks that): `model` is ToBertConfig's, phase i reads shards[i]
+// (and held_out[i], or held_out_fraction of shards[i] when held_out is
+// empty). No I/O; CHECKs one shard directory per phase.
+PretrainingOptions ToPretrainingOptions(
+    const RunSpec& spec, const BertConfig& model,
+    const std::vector<std::string>& shards,
+    const std::vector<std::string>& held_out);
+
 }  // namespace experiments
 }  // namespace bertlab
 

@@ -29,7 +29,6 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -40,6 +39,7 @@
 #include "common/user_path.h"
 #include "experiments/config_loader.h"
 #include "experiments/device_flags.h"
+#include "experiments/finetune_task_table.h"
 #include "experiments/run_plan.h"
 #include "experiments/runner.h"
 #include "tasks/corpus/default_corpus_path.h"
@@ -113,8 +113,9 @@ bool NeedsDefaultCorpus(const experiments::Experiment& experiment) {
     }
     for (const experiments::FinetuneTaskSpec& task :
          run.spec.finetuning().tasks()) {
-      if (absl::StartsWith(task.task(), "web_") ||
-          absl::StartsWith(task.fallback_task(), "web_")) {
+      if (experiments::FinetuneTaskOf(task.task()).derived ||
+          (task.has_fallback_task() &&
+           experiments::FinetuneTaskOf(task.fallback_task()).derived)) {
         return true;
       }
     }
@@ -142,16 +143,17 @@ absl::Status Run(const char* argv0) {
   experiments::RunnerOptions options;
   RETURN_IF_ERROR(ReadDeviceFlags(&options.pretraining_device,
                                   &options.pretraining_precision));
-  options.experiment_path = ResolveUserPath(experiment);
-  ASSIGN_OR_RETURN(const experiments::Experiment loaded,
-                   experiments::LoadExperiment(options.experiment_path));
+  const std::string experiment_path = ResolveUserPath(experiment);
+  ASSIGN_OR_RETURN(options.experiment,
+                   experiments::LoadExperiment(experiment_path));
+  const experiments::Experiment& loaded = options.experiment;
   options.variants = absl::GetFlag(FLAGS_variants);
   ASSIGN_OR_RETURN(const std::set<std::string> selected,
                    experiments::SelectedVariants(loaded, options.variants));
   if (absl::GetFlag(FLAGS_dry_run)) {
     ASSIGN_OR_RETURN(const std::string plan,
                      experiments::DescribeRunPlan(loaded, selected));
-    std::cout << options.experiment_path << " is valid (--dry_run: nothing "
+    std::cout << experiment_path << " is valid (--dry_run: nothing "
               << "was run)\n"
               << plan;
     return absl::OkStatus();
@@ -198,7 +200,7 @@ absl::Status Run(const char* argv0) {
   // Before any work, rather than after the first variant's data.
   if (options.default_corpus.empty() && NeedsDefaultCorpus(loaded)) {
     return absl::FailedPreconditionError(absl::StrCat(
-        options.experiment_path,
+        experiment_path,
         " uses the embedded default corpus (format DEFAULT_CORPUS or a web_* "
         "task), and this binary has no ",
         kDefaultCorpusRunfile,

@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
 #include "experiments/config_text.h"
+#include "experiments/finetune_task_table.h"
 #include "model/bert/config.h"
 
 namespace bertlab {
@@ -55,6 +56,30 @@ absl::StatusOr<std::set<std::string>> SelectedVariants(
   return selected;
 }
 
+std::vector<std::string> CheckpointSources(const Experiment& experiment,
+                                           const std::string& variant) {
+  for (const Variant& v : experiment.variants()) {
+    if (v.name() != variant) continue;
+    std::vector<std::string> sources = {
+        v.has_pretrained_from() ? v.pretrained_from() : variant};
+    if (v.has_concatenate_with()) sources.push_back(v.concatenate_with());
+    return sources;
+  }
+  return {variant};  // "base", the run of an experiment without variants
+}
+
+bool NeedsPretraining(const Experiment& experiment, const std::string& variant,
+                      const std::set<std::string>& selected) {
+  if (CheckpointSources(experiment, variant).front() != variant) return false;
+  if (selected.empty() || selected.count(variant) > 0) return true;
+  for (const std::string& name : selected) {
+    for (const std::string& source : CheckpointSources(experiment, name)) {
+      if (source == variant) return true;
+    }
+  }
+  return false;
+}
+
 absl::StatusOr<std::string> DescribeRunPlan(
     const Experiment& experiment, const std::set<std::string>& selected) {
   std::string out = absl::StrCat("experiment ", experiment.name(), ": ",
@@ -63,22 +88,13 @@ absl::StatusOr<std::string> DescribeRunPlan(
   int pretrain_runs = 0;
   double pretrain_tokens = 0;
   for (const ResolvedRun& run : ResolveRuns(experiment)) {
-    std::string pretrained_from;
-    for (const Variant& variant : experiment.variants()) {
-      if (variant.name() == run.name)
-        pretrained_from = variant.pretrained_from();
-    }
-    bool wanted = selected.empty() || selected.count(run.name) > 0;
-    bool pretrain_only = false;
-    if (!wanted && pretrained_from.empty()) {
-      for (const Variant& variant : experiment.variants()) {
-        if (selected.count(variant.name()) > 0 &&
-            variant.pretrained_from() == run.name) {
-          wanted = pretrain_only = true;
-        }
-      }
-    }
-    if (!wanted) continue;
+    const std::vector<std::string> sources =
+        CheckpointSources(experiment, run.name);
+    const bool reuses = sources.front() != run.name;
+    const bool finetuned = selected.empty() || selected.count(run.name) > 0;
+    const bool pretrain_only =
+        !finetuned && NeedsPretraining(experiment, run.name, selected);
+    if (!finetuned && !pretrain_only) continue;
     ASSIGN_OR_RETURN(const int64_t vocab_size, VocabSize(run.spec.model()));
     ASSIGN_OR_RETURN(const BertConfig config,
                      ToBertConfig(run.spec.model(), vocab_size));
@@ -95,7 +111,7 @@ absl::StatusOr<std::string> DescribeRunPlan(
                                : "reverse-causal",
                            " attention"));
     const PretrainingSpec& pretraining = run.spec.pretraining();
-    if (pretrained_from.empty()) {
+    if (!reuses) {
       const std::vector<int64_t> ends = SequencePhaseEndSteps(pretraining);
       double tokens = 0;
       std::vector<std::string> phases;
@@ -121,9 +137,13 @@ absl::StatusOr<std::string> DescribeRunPlan(
           pretraining.objectives().next_sentence() ? " + next sentence" : "",
           pretraining.schedule().total_steps(), absl::StrJoin(phases, ", "),
           Magnitude(tokens));
-    } else {
-      absl::StrAppend(&out, "    pre-training: reuses ", pretrained_from,
+    } else if (sources.size() == 1) {
+      absl::StrAppend(&out, "    pre-training: reuses ", sources[0],
                       "'s checkpoint\n");
+    } else {
+      absl::StrAppend(&out, "    pre-training: reuses ", sources[0], "'s and ",
+                      sources[1], "'s checkpoints, their encoders ",
+                      "concatenated (2H) at fine-tuning\n");
     }
     if (pretrain_only) {
       absl::StrAppend(&out, "    fine-tuning: none (pre-trained for ",
@@ -134,7 +154,7 @@ absl::StatusOr<std::string> DescribeRunPlan(
     for (const FinetuneTaskSpec& task : run.spec.finetuning().tasks()) {
       const int runs = task.learning_rates_size() * task.restarts();
       finetune_runs += runs;
-      tasks.push_back(absl::StrCat(task.task(), " ", runs));
+      tasks.push_back(absl::StrCat(FinetuneTaskOf(task.task()).key, " ", runs));
     }
     absl::StrAppend(&out, "    fine-tuning runs: ",
                     tasks.empty() ? "none" : absl::StrJoin(tasks, ", "),

@@ -22,6 +22,18 @@ namespace experiments {
 absl::StatusOr<std::set<std::string>> SelectedVariants(
     const Experiment& experiment, const std::vector<std::string>& requested);
 
+// The variants whose pre-trained checkpoints the fine-tuning of `variant`
+// starts from: `variant` itself, or its pretrained_from; then its
+// concatenate_with (the ELMo-style row's right-to-left encoder).
+std::vector<std::string> CheckpointSources(const Experiment& experiment,
+                                           const std::string& variant);
+
+// Whether `variant` is pre-trained (it reuses no other's checkpoint) in a
+// run of `selected` (empty: all): it is selected, or a selected variant
+// fine-tunes from its checkpoint.
+bool NeedsPretraining(const Experiment& experiment, const std::string& variant,
+                      const std::set<std::string>& selected);
+
 // One line per run of `experiment` (a loaded, hence valid, one) in
 // `selected` (empty: all), then a total. Errors only from the conversion to
 // the encoder config (a vocabulary file that cannot be read).

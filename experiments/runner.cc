@@ -24,6 +24,7 @@
 #include "common/sha256.h"
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
+#include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
 #include "experiments/pretraining_data_prep.h"
 #include "experiments/pretraining_options.h"
@@ -220,17 +221,6 @@ nlohmann::json Timings(Clock::time_point start, Clock::time_point end) {
           {"finished_at", IsoTime(end)}};
 }
 
-// The metric the paper's table reports for a task column.
-std::string PrimaryMetric(const std::string& table, const std::string& task) {
-  const bool ablation =
-      table == "table5" || table == "table6" || table == "table8";
-  if (task == "mrpc" || task == "qqp") return ablation ? "accuracy" : "f1";
-  if (task == "cola") return "matthews";
-  if (task == "stsb") return "spearman";
-  if (absl::StartsWith(task, "squad") || task == "web_squad") return "f1";
-  return "accuracy";
-}
-
 std::string LearningRateText(double lr) { return absl::StrFormat("%g", lr); }
 
 // Whether `dir` holds a run record anywhere below it.
@@ -294,11 +284,11 @@ absl::Status CheckExecution(const std::string& output_dir,
 
 class Runner {
  public:
-  explicit Runner(const RunnerOptions& options) : options_(options) {}
+  explicit Runner(const RunnerOptions& options)
+      : options_(options), experiment_(options.experiment) {}
 
   absl::StatusOr<RunnerSummary> Run() {
     const auto start = std::chrono::steady_clock::now();
-    ASSIGN_OR_RETURN(experiment_, LoadExperiment(options_.experiment_path));
     runs_ = ResolveRuns(experiment_);
     execution_.threads = NumThreads();
     execution_.cpu_gemm = CpuGemmEngineName(GetCpuGemmEngine());
@@ -327,7 +317,7 @@ class Runner {
     ASSIGN_OR_RETURN(const std::set<std::string> selected,
                      SelectedVariants(experiment_, options_.variants));
     for (const ResolvedRun& run : runs_) {
-      if (PretrainedFrom(run.name).empty() && NeedsPretraining(run, selected)) {
+      if (NeedsPretraining(experiment_, run.name, selected)) {
         RETURN_IF_ERROR(Pretrain(run));
       }
     }
@@ -341,6 +331,7 @@ class Runner {
     reports::RenderOptions render;
     render.table = experiment_.report().table();
     render.scale = options_.scale;
+    render.rows = options_.variants;
     render.generated_at = options_.report_date;
     ASSIGN_OR_RETURN(const reports::RenderResult report,
                      reports::RenderReport(options_.output_dir,
@@ -369,23 +360,6 @@ class Runner {
     return experiment_.variants(static_cast<int>(index)).description();
   }
 
-  std::string PretrainedFrom(const std::string& variant) const {
-    for (const Variant& v : experiment_.variants()) {
-      if (v.name() == variant) return v.pretrained_from();
-    }
-    return "";
-  }
-
-  // Whether `run` is selected, or a selected variant reuses its checkpoint.
-  bool NeedsPretraining(const ResolvedRun& run,
-                        const std::set<std::string>& selected) const {
-    if (selected.empty() || selected.count(run.name) > 0) return true;
-    for (const std::string& name : selected) {
-      if (PretrainedFrom(name) == run.name) return true;
-    }
-    return false;
-  }
-
   absl::Status Pretrain(const ResolvedRun& run) {
     DataPrepOptions prep;
     prep.root = Join(options_.cache_dir, "data");
@@ -394,16 +368,22 @@ class Runner {
     ASSIGN_OR_RETURN(const PreparedData data,
                      PreparePretrainingData(run.spec, prep),
                      _.Prepend("variant ", run.name, ": "));
-    RunSpec identity;
-    *identity.mutable_model() = run.spec.model();
-    *identity.mutable_pretraining() = run.spec.pretraining();
-    // The vocabulary by content: a vocab_file is named by its path in the
-    // spec, and the same path may hold another vocabulary tomorrow.
-    ASSIGN_OR_RETURN(const std::string vocab_hash,
-                     Sha256FileHex(data.vocab_file));
+    ASSIGN_OR_RETURN(
+        PretrainingOptions options,
+        OptionsFromSpec(run.spec, data.shard_dirs, data.held_out_dirs),
+        _.Prepend("variant ", run.name, ": "));
+    options.device = options_.pretraining_device;
+    options.precision = options_.pretraining_precision;
+    options.corpus_hash = data.corpus_hash;
+    // The run's one identity is the trainer's (model, objective, phases
+    // with their shards' fingerprints, the vocabulary by content, optimizer,
+    // schedule, seed, evaluation, the corpus's hash); the id adds how it
+    // executes, which changes its bits.
+    ASSIGN_OR_RETURN(const std::string identity,
+                     PretrainingRunIdentity(options),
+                     _.Prepend("variant ", run.name, ": "));
     const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
-        ProtoText(identity), "\ncorpus ", data.corpus_hash, "\nvocab ",
-        vocab_hash, "\nthreads ", execution_.threads, "\ndevice ",
+        identity, "threads ", execution_.threads, "\ndevice ",
         execution_.pretraining_device, "\nprecision ",
         execution_.pretraining_precision, execution_.CpuGemmIdText())));
     // The training itself lives in the cache, shared by every experiment
@@ -448,15 +428,9 @@ class Runner {
       }
     } else {
       Say(absl::StrCat("pre-training ", run.name, " -> ", train_dir));
-      ASSIGN_OR_RETURN(
-          PretrainingOptions options,
-          OptionsFromSpec(run.spec, data.shard_dirs, data.held_out_dirs),
-          _.Prepend("variant ", run.name, ": "));
       options.output_dir = train_dir;
       options.progress =
           options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
-      options.device = options_.pretraining_device;
-      options.precision = options_.pretraining_precision;
       const auto start = Clock::now();
       ASSIGN_OR_RETURN(const PretrainingResult result, RunPretraining(options),
                        _.Prepend("variant ", run.name, ": "));
@@ -464,8 +438,7 @@ class Runner {
       nlohmann::json metrics = nlohmann::json::object();
       if (result.has_eval) {
         const HeldOutMetrics& eval = result.last_eval;
-        const bool masked =
-            options.objective == LanguageModelObjective::kMaskedLm;
+        const bool masked = options.objective == LanguageModel::kMaskedLm;
         metrics[masked ? "mlm_perplexity" : "lm_perplexity"] =
             eval.lm_perplexity();
         metrics[masked ? "mlm_accuracy" : "lm_accuracy"] =
@@ -521,15 +494,16 @@ class Runner {
   }
 
   // The loaded task for (task, vocabulary, spec), shared across variants.
-  absl::StatusOr<const FinetuneTask*> Task(const std::string& task,
+  absl::StatusOr<const FinetuneTask*> Task(FinetuneTaskSpec::Task task,
                                            const FinetuneTaskSpec& spec,
                                            const std::string& vocab_file,
                                            bool cased) {
-    const std::string key = absl::StrCat(task, "\n", vocab_file, "\n", cased,
-                                         "\n", ProtoText(spec));
+    const FinetuneTaskInfo& info = FinetuneTaskOf(task);
+    const std::string key = absl::StrCat(info.key, "\n", vocab_file, "\n",
+                                         cased, "\n", ProtoText(spec));
     auto it = tasks_.find(key);
     if (it != tasks_.end()) return it->second.get();
-    if (absl::StartsWith(task, "web_")) RETURN_IF_ERROR(EnsureDefaultTasks());
+    if (info.derived) RETURN_IF_ERROR(EnsureDefaultTasks());
     ASSIGN_OR_RETURN(
         FullTokenizer tokenizer,
         FullTokenizer::FromVocabFile(
@@ -539,13 +513,13 @@ class Runner {
     ASSIGN_OR_RETURN(
         std::unique_ptr<FinetuneTask> loaded,
         LoadFinetuneTask(task, spec, *tokenizers_.back(), sources_));
-    Say(absl::StrCat("task ", task, ": ", loaded->train_size(), " train, ",
+    Say(absl::StrCat("task ", info.key, ": ", loaded->train_size(), " train, ",
                      loaded->dev_size(), " dev examples from ",
                      loaded->data_source()));
     // Whatever the progress setting: they are about the data, and each
     // run record of the task repeats them.
     for (const std::string& warning : loaded->warnings()) {
-      std::cerr << "experiment: warning: task " << task << ": " << warning
+      std::cerr << "experiment: warning: task " << info.key << ": " << warning
                 << "\n";
     }
     const FinetuneTask* result = loaded.get();
@@ -570,19 +544,35 @@ class Runner {
                         const std::string& description) {
     const FinetuningSpec& finetuning = run.spec.finetuning();
     if (finetuning.tasks_size() == 0) return absl::OkStatus();
-    const std::string from = PretrainedFrom(run.name);
-    const Pretrained& pretrained =
-        pretrained_.at(from.empty() ? run.name : from);
+    const std::vector<std::string> sources =
+        CheckpointSources(experiment_, run.name);
+    const Pretrained& pretrained = pretrained_.at(sources[0]);
+    // The ELMo-style row's right-to-left encoder (Variant.concatenate_with).
+    const Pretrained* rtl =
+        sources.size() > 1 ? &pretrained_.at(sources[1]) : nullptr;
+    if (rtl != nullptr) {
+      ASSIGN_OR_RETURN(const std::string ltr_vocab,
+                       Sha256FileHex(pretrained.vocab_file));
+      ASSIGN_OR_RETURN(const std::string rtl_vocab,
+                       Sha256FileHex(rtl->vocab_file));
+      if (ltr_vocab != rtl_vocab) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "variant ", run.name, ": the vocabularies of ", sources[0], " (",
+            pretrained.vocab_file, ") and ", sources[1], " (", rtl->vocab_file,
+            ") differ, so one tokenization cannot feed both encoders"));
+      }
+    }
     const bool cased = run.spec.model().cased();
     ASSIGN_OR_RETURN(const BertConfig config,
                      ReadCheckpointConfig(pretrained.checkpoint));
     for (const FinetuneTaskSpec& spec : finetuning.tasks()) {
-      std::string task = spec.task();
-      std::string stands_in_for;
+      FinetuneTaskSpec::Task task = spec.task();
+      // The real task whose column a fallback's results fill.
+      const FinetuneTaskInfo* stands_in_for = nullptr;
       if (!TaskDataAvailable(task, sources_)) {
         if (!spec.has_fallback_task()) {
           const std::string note = absl::StrCat(
-              task, " (no data",
+              FinetuneTaskOf(task).key, " (no data",
               options_.data_dir.empty() ? ": no --data_dir"
                                         : " under " + options_.data_dir,
               ")");
@@ -594,8 +584,7 @@ class Runner {
           }
           continue;
         }
-        // MNLI's column in the tables is its matched dev set.
-        stands_in_for = task == "mnli" ? "mnli_m" : task;
+        stands_in_for = &FinetuneTaskOf(task);
         task = spec.fallback_task();
       }
       ASSIGN_OR_RETURN(const FinetuneTask* loaded,
@@ -609,10 +598,10 @@ class Runner {
       }
       for (double lr : spec.learning_rates()) {
         for (int restart = 0; restart < spec.restarts(); ++restart) {
-          RETURN_IF_ERROR(FinetuneOne(run, description, pretrained, config,
-                                      spec, *loaded, stands_in_for, hashes,
-                                      data_hash_text, lr, restart,
-                                      finetuning.bilstm()));
+          RETURN_IF_ERROR(FinetuneOne(run, description, pretrained, rtl, config,
+                                      spec, finetuning.optimizer(), *loaded,
+                                      stands_in_for, hashes, data_hash_text, lr,
+                                      restart, finetuning.bilstm()));
         }
       }
     }
@@ -621,9 +610,10 @@ class Runner {
 
   absl::Status FinetuneOne(
       const ResolvedRun& run, const std::string& description,
-      const Pretrained& pretrained, const BertConfig& config,
-      const FinetuneTaskSpec& spec, const FinetuneTask& task,
-      const std::string& stands_in_for,
+      const Pretrained& pretrained, const Pretrained* rtl,
+      const BertConfig& config, const FinetuneTaskSpec& spec,
+      const FinetuneOptimizerSpec& optimizer, const FinetuneTask& task,
+      const FinetuneTaskInfo* stands_in_for,
       const std::map<std::string, std::string>& hashes,
       const std::string& data_hash_text, double lr, int restart, bool bilstm) {
     const uint64_t seed = spec.seed() + restart;
@@ -631,18 +621,22 @@ class Runner {
     // device and precision.
     const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
         "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
-        ProtoText(spec), "lr ", LearningRateText(lr), "\nrestart ", restart,
-        "\nseed ", seed, "\nbilstm ", bilstm, "\n", data_hash_text, "threads ",
-        execution_.threads, "\n", execution_.CpuGemmIdText())));
+        ProtoText(spec), "optimizer {\n", ProtoText(optimizer), "}\n", "lr ",
+        LearningRateText(lr), "\nrestart ", restart, "\nseed ", seed,
+        "\nbilstm ", bilstm, "\n",
+        rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
+        data_hash_text, "threads ", execution_.threads, "\n",
+        execution_.CpuGemmIdText())));
     const std::string dir = Join(
         Join(Join(Join(options_.output_dir, "finetune"), run.name), task.key()),
         absl::StrCat("lr", LearningRateText(lr), "-r", restart, "-",
                      run_id.substr(0, 8)));
-    const bool mnli = task.key() == "mnli";
-    const std::vector<std::string> record_dirs =
-        mnli ? std::vector<std::string>{Join(dir, "mnli_m"),
-                                        Join(dir, "mnli_mm")}
-             : std::vector<std::string>{dir};
+    // One record per dev set: MNLI's two in subdirectories.
+    const std::vector<std::string>& dev_sets = task.info().dev_set_keys;
+    std::vector<std::string> record_dirs;
+    for (const std::string& dev_set : dev_sets) {
+      record_dirs.push_back(dev_sets.size() > 1 ? Join(dir, dev_set) : dir);
+    }
     const std::string label =
         absl::StrCat(run.name, "/", task.key(), " lr ", LearningRateText(lr),
                      " restart ", restart);
@@ -662,6 +656,7 @@ class Runner {
     RETURN_IF_ERROR(CreateDirectories(dir));
     FinetuneOptions options;
     options.init_checkpoint = pretrained.checkpoint;
+    if (rtl != nullptr) options.rtl_checkpoint = rtl->checkpoint;
     options.model = task.ModelOptions();
     options.model.bilstm = bilstm;
     options.max_seq_length = spec.max_seq_length();
@@ -672,7 +667,6 @@ class Runner {
     options.seed = seed;
     options.progress = options_.progress;
     options.label = absl::StrCat("fine-tune ", label);
-    const OptimizerSpec& optimizer = run.spec.pretraining().optimizer();
     options.adamw.beta1 = optimizer.beta1();
     options.adamw.beta2 = optimizer.beta2();
     options.adamw.epsilon = optimizer.epsilon();
@@ -697,15 +691,16 @@ class Runner {
       record.kind = "finetune";
       record.task = result.task;
       record.derived = task.derived();
-      record.stands_in_for = stands_in_for;
+      record.stands_in_for =
+          stands_in_for == nullptr ? "" : ColumnKey(*stands_in_for);
       record.data_source = task.data_source();
       record.learning_rate = lr;
       record.restart = restart;
       record.seed = static_cast<int64_t>(seed);
       record.metrics = {result.metrics.begin(), result.metrics.end()};
-      record.primary_metric =
-          PrimaryMetric(experiment_.report().table(),
-                        stands_in_for.empty() ? result.task : stands_in_for);
+      record.primary_metric = FinetunePrimaryMetric(
+          stands_in_for == nullptr ? task.info() : *stands_in_for,
+          experiment_.report().table());
       SetTimings(start, end, &record);
       record.data_hashes = hashes;
       record.warnings = task.warnings();
@@ -725,8 +720,8 @@ class Runner {
   }
 
   const RunnerOptions& options_;
+  const Experiment& experiment_;
   Execution execution_;
-  Experiment experiment_;
   std::vector<ResolvedRun> runs_;
   TaskSources sources_;
   std::map<std::string, Pretrained> pretrained_;

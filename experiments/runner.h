@@ -12,11 +12,15 @@
 //      real one) or is left out and listed.
 //   3. The report (reports/render.h) from the run records alone.
 //
-// Every run has an id: the FNV-1a 64 hash of everything its bits depend on:
-// its resolved configuration, the hashes of its inputs (the corpus text, the
-// vocabulary's contents, the task files; for fine-tuning, the pre-training
-// run's id too) and how it executes: the thread count (parallel reductions
-// are partitioned by it) and pre-training's device and precision. The code
+// Every run has an id: the FNV-1a 64 hash of everything its bits depend on.
+// A pre-training run's is its identity as the trainer states it
+// (model/train/pretrainer.h PretrainingRunIdentity: the configuration it
+// trains, its shards' fingerprints with the vocabulary by content, the
+// corpus's hash, the evaluation settings); a fine-tuning run's is its task
+// spec, learning rate, restart, the hashes of the task files and the
+// pre-training run's id (two, for the LTR & RTL row). Both add how the run
+// executes: the thread count (the GEMM split depends on it), the CPU GEMM
+// engine and pre-training's device and precision. The code
 // version is not in it (every commit would retrain the cache); records
 // carry it, and the CI regression check compares the numbers. A run has a
 // directory named after its id:
@@ -68,13 +72,16 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "experiments/experiment.pb.h"
 #include "model/train/pretraining_backend.h"
 
 namespace bertlab {
 namespace experiments {
 
 struct RunnerOptions {
-  std::string experiment_path;
+  // As LoadExperiment returns it (validated, references resolved): the
+  // runner does not load or validate it again.
+  Experiment experiment;
   std::string output_dir;
   // Prepared data and pre-training runs, shared between experiments.
   std::string cache_dir;

@@ -6,41 +6,28 @@ namespace bertlab {
 
 BertForFinetuning::BertForFinetuning(const BertConfig& config,
                                      const FinetuneModelOptions& options)
-    : config_(config), head_config_(config), options_(options) {
+    : config_(config), options_(options) {
   encoder_ = AddEncoderParameters(config_, &layout_);
+  BertConfig head_config = config_;
   if (options_.bilstm) {
     bilstm_ = AddBiLstmParameters(config_, options_.bilstm_options, &layout_);
-    head_config_.hidden_size = bilstm_.output_size();
+    head_config.hidden_size = bilstm_.output_size();
   }
-  switch (options_.head) {
-    case FinetuneHead::kClassifier:
-      CHECK_GE(options_.num_labels, 1);
-      classifier_ = AddClassifierHeadParameters(head_config_,
-                                                options_.num_labels, &layout_);
-      break;
-    case FinetuneHead::kSpan:
-      span_ = AddSpanHeadParameters(head_config_, &layout_);
-      break;
-    case FinetuneHead::kMultipleChoice:
-      CHECK_GE(options_.num_choices, 2);
-      multiple_choice_ =
-          AddMultipleChoiceHeadParameters(head_config_, &layout_);
-      break;
-  }
+  head_ = AddFinetuneTaskHead(head_config, options_, &layout_);
 }
 
 std::vector<std::string> BertForFinetuning::NewParameterPrefixes() const {
   std::vector<std::string> prefixes;
   if (options_.bilstm) prefixes.push_back("bilstm.");
-  prefixes.push_back(options_.head == FinetuneHead::kSpan ? "qa_outputs."
-                                                          : "classifier.");
+  prefixes.push_back(FinetuneHeadPrefix(options_.head));
   return prefixes;
 }
 
 template <typename T>
 FinetuneStepBuffers<T>::FinetuneStepBuffers(const BertForFinetuning& model,
                                             int64_t rows, int64_t seq_len)
-    : encoder(model.config(), rows, seq_len) {
+    : FinetuneHeadActivations<T>(model.head(), rows, seq_len),
+      encoder(model.config(), rows, seq_len) {
   const FinetuneModelOptions& options = model.options();
   const int64_t width = model.head_config().hidden_size;
   const int64_t hidden = model.config().hidden_size;
@@ -53,25 +40,7 @@ FinetuneStepBuffers<T>::FinetuneStepBuffers(const BertForFinetuning& model,
   if (options.bilstm || options.head == FinetuneHead::kSpan) {
     d_sequence_output.resize(rows * seq_len * hidden);
   }
-  switch (options.head) {
-    case FinetuneHead::kClassifier:
-      classifier = std::make_unique<ClassifierHeadActivations<T>>(
-          model.head_config(), options.num_labels, rows);
-      d_head_input.resize(rows * width);
-      break;
-    case FinetuneHead::kSpan:
-      span = std::make_unique<SpanHeadActivations<T>>(model.head_config(), rows,
-                                                      seq_len);
-      break;
-    case FinetuneHead::kMultipleChoice:
-      CHECK_EQ(rows % options.num_choices, 0)
-          << "rows must be whole examples of " << options.num_choices
-          << " choices";
-      multiple_choice = std::make_unique<MultipleChoiceHeadActivations<T>>(
-          model.head_config(), rows / options.num_choices, options.num_choices);
-      d_head_input.resize(rows * width);
-      break;
-  }
+  if (options.head != FinetuneHead::kSpan) d_head_input.resize(rows * width);
 }
 
 template <typename T>
@@ -94,25 +63,8 @@ T FinetuneForward(const BertForFinetuning& model, const T* params,
                       model.bilstm_offsets().hidden_size);
     pooled = buffers->bilstm_pooled.data();
   }
-  const FinetuneModelOptions& options = model.options();
-  switch (options.head) {
-    case FinetuneHead::kClassifier:
-      return ClassifierHeadForward(
-          model.head_config(), model.classifier_offsets(), params, pooled,
-          ClassifierTargets{targets.labels, targets.scores}, rows, dropout,
-          buffers->classifier.get());
-    case FinetuneHead::kSpan:
-      return SpanHeadForward(
-          model.head_config(), model.span_offsets(), params, sequence,
-          SpanTargets{targets.start_positions, targets.end_positions}, rows,
-          seq_len, buffers->span.get());
-    case FinetuneHead::kMultipleChoice:
-      return MultipleChoiceHeadForward(
-          model.head_config(), model.multiple_choice_offsets(), params, pooled,
-          targets.labels, rows / options.num_choices, options.num_choices,
-          dropout, buffers->multiple_choice.get());
-  }
-  return T(0);
+  return FinetuneHeadForward(model.head(), params, sequence, pooled, rows,
+                             seq_len, targets, dropout, buffers);
 }
 
 template <typename T>
@@ -127,34 +79,17 @@ T FinetuneForwardBackward(const BertForFinetuning& model, const T* params,
   const int64_t rows = batch.batch;
   const int64_t seq_len = batch.seq_len;
   const bool bilstm = options.bilstm;
+  const bool sequence_head = options.head != FinetuneHead::kSpan;
   // The gradient of the head's input: the pooled rows (sequence heads) or
   // every position (span head), of the BiLSTM's output when there is one.
   T* d_pooled = buffers->d_head_input.data();
   T* d_positions = bilstm ? buffers->d_bilstm_output.data()
                           : buffers->d_sequence_output.data();
-  switch (options.head) {
-    case FinetuneHead::kClassifier:
-      ClassifierHeadBackward(
-          model.head_config(), model.classifier_offsets(), params, grads,
-          ClassifierTargets{targets.labels, targets.scores}, rows, dropout,
-          buffers->classifier.get(), d_pooled);
-      break;
-    case FinetuneHead::kSpan:
-      SpanHeadBackward(
-          model.head_config(), model.span_offsets(), params, grads,
-          bilstm ? buffers->bilstm->output()
-                 : buffers->encoder.sequence_output(),
-          SpanTargets{targets.start_positions, targets.end_positions}, rows,
-          seq_len, buffers->span.get(), d_positions);
-      break;
-    case FinetuneHead::kMultipleChoice:
-      MultipleChoiceHeadBackward(
-          model.head_config(), model.multiple_choice_offsets(), params, grads,
-          targets.labels, rows / options.num_choices, options.num_choices,
-          dropout, buffers->multiple_choice.get(), d_pooled);
-      break;
-  }
-  const bool sequence_head = options.head != FinetuneHead::kSpan;
+  FinetuneHeadBackward(
+      model.head(), params, grads,
+      bilstm ? buffers->bilstm->output() : buffers->encoder.sequence_output(),
+      rows, seq_len, targets, dropout, buffers,
+      sequence_head ? d_pooled : d_positions);
   if (!bilstm) {
     EncoderBackward(model.config(), model.encoder_offsets(), params, grads,
                     batch, dropout,

@@ -24,8 +24,9 @@
 // nothing: their [CLS] at position 0 sees every token, so the pooler stays
 // there.
 //
-// The ELMo-style "LTR & RTL" model of the paper's section 5.1 (an LTR and an
-// RTL encoder concatenated before these heads) is TwoEncoderForFinetuning,
+// The heads' dispatch is model/finetune_heads.h, shared with the ELMo-style
+// "LTR & RTL" model of the paper's section 5.1 (an LTR and an RTL encoder
+// concatenated before these heads), TwoEncoderForFinetuning,
 // model/two_encoder_for_finetuning.h.
 #ifndef BERTLAB_MODEL_BERT_FOR_FINETUNING_H_
 #define BERTLAB_MODEL_BERT_FOR_FINETUNING_H_
@@ -33,31 +34,20 @@
 #include <stdint.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
 #include "model/bert/encoder_parameters.h"
 #include "model/bert/parameter_layout.h"
+#include "model/finetune_heads.h"
 #include "model/heads/bilstm.h"
 #include "model/heads/classifier_head.h"
 #include "model/heads/multiple_choice_head.h"
 #include "model/heads/span_head.h"
 
 namespace bertlab {
-
-enum class FinetuneHead { kClassifier, kSpan, kMultipleChoice };
-
-struct FinetuneModelOptions {
-  FinetuneHead head = FinetuneHead::kClassifier;
-  // kClassifier: classes, or 1 for regression.
-  int64_t num_labels = 2;
-  // kMultipleChoice: choices per example (SWAG: 4).
-  int64_t num_choices = 4;
-  // The "+ BiLSTM" variant: a randomly initialised BiLSTM between the encoder
-  // and the head.
-  bool bilstm = false;
-  BiLstmOptions bilstm_options;
-};
 
 class BertForFinetuning {
  public:
@@ -67,17 +57,18 @@ class BertForFinetuning {
   const BertConfig& config() const { return config_; }
   // config() with hidden_size = the BiLSTM's output width when there is one:
   // what the head is built for.
-  const BertConfig& head_config() const { return head_config_; }
+  const BertConfig& head_config() const { return head_.config; }
   const FinetuneModelOptions& options() const { return options_; }
   const ParameterLayout& layout() const { return layout_; }
   const EncoderOffsets& encoder_offsets() const { return encoder_; }
   const BiLstmOffsets& bilstm_offsets() const { return bilstm_; }
+  const FinetuneTaskHead& head() const { return head_; }
   const ClassifierHeadOffsets& classifier_offsets() const {
-    return classifier_;
+    return head_.classifier;
   }
-  const SpanHeadOffsets& span_offsets() const { return span_; }
+  const SpanHeadOffsets& span_offsets() const { return head_.span; }
   const MultipleChoiceHeadOffsets& multiple_choice_offsets() const {
-    return multiple_choice_;
+    return head_.multiple_choice;
   }
   // The name prefixes of the parameters that are not in a pre-training
   // checkpoint ("bilstm.", "classifier.", "qa_outputs.").
@@ -85,38 +76,23 @@ class BertForFinetuning {
 
  private:
   BertConfig config_;
-  BertConfig head_config_;
   FinetuneModelOptions options_;
   ParameterLayout layout_;
   EncoderOffsets encoder_;
   BiLstmOffsets bilstm_;
-  ClassifierHeadOffsets classifier_{-1, -1, 0};
-  SpanHeadOffsets span_{-1, -1};
-  MultipleChoiceHeadOffsets multiple_choice_{-1, -1};
+  FinetuneTaskHead head_;
 };
 
-// One batch of encoder rows and the targets of the model's head. Rows: B
-// sequences (kMultipleChoice: B examples x C choices, example-major). Null
-// targets: prediction only.
-struct FinetuneTargets {
-  const int32_t* labels = nullptr;           // (B) kClassifier / choices
-  const float* scores = nullptr;             // (B) regression
-  const int32_t* start_positions = nullptr;  // (B) kSpan
-  const int32_t* end_positions = nullptr;    // (B) kSpan
-};
-
-// The buffers of one step shape: `rows` encoder rows of seq_len tokens.
+// The buffers of one step shape: `rows` encoder rows of seq_len tokens. The
+// head's activations (classifier / span / multiple_choice) are the base's.
 template <typename T>
-struct FinetuneStepBuffers {
+struct FinetuneStepBuffers : FinetuneHeadActivations<T> {
   FinetuneStepBuffers(const BertForFinetuning& model, int64_t rows,
                       int64_t seq_len);
   EncoderActivations<T> encoder;
   std::unique_ptr<BiLstmActivations<T>> bilstm;
-  std::unique_ptr<ClassifierHeadActivations<T>> classifier;
-  std::unique_ptr<SpanHeadActivations<T>> span;
-  std::unique_ptr<MultipleChoiceHeadActivations<T>> multiple_choice;
   std::vector<T> bilstm_pooled;      // (rows, 2Hd) with bilstm
-  std::vector<T> d_head_input;       // (rows*T or rows, width)
+  std::vector<T> d_head_input;       // (rows, width), sequence heads
   std::vector<T> d_bilstm_output;    // (rows*T, 2Hd) with bilstm
   std::vector<T> d_sequence_output;  // (rows*T, H) with bilstm or kSpan
 };

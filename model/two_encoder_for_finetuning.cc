@@ -94,42 +94,26 @@ std::string ShapeJson(BertConfig config) {
 
 TwoEncoderForFinetuning::TwoEncoderForFinetuning(
     const BertConfig& config, const FinetuneModelOptions& options)
-    : ltr_config_(config),
-      rtl_config_(config),
-      head_config_(config),
-      options_(options) {
+    : ltr_config_(config), rtl_config_(config), options_(options) {
   CHECK(!options_.bilstm) << "the two-encoder model has no BiLSTM option";
   ltr_config_.attention_mode = AttentionMode::kCausal;
   rtl_config_.attention_mode = AttentionMode::kReverseCausal;
-  head_config_ = ltr_config_;
-  head_config_.hidden_size = 2 * config.hidden_size;
+  BertConfig head_config = ltr_config_;
+  head_config.hidden_size = 2 * config.hidden_size;
   ltr_ = AddPrefixedEncoder(ltr_config_, kLeftToRightPrefix, &layout_);
   rtl_ = AddPrefixedEncoder(rtl_config_, kRightToLeftPrefix, &layout_);
-  switch (options_.head) {
-    case FinetuneHead::kClassifier:
-      CHECK_GE(options_.num_labels, 1);
-      classifier_ = AddClassifierHeadParameters(head_config_,
-                                                options_.num_labels, &layout_);
-      break;
-    case FinetuneHead::kSpan:
-      span_ = AddSpanHeadParameters(head_config_, &layout_);
-      break;
-    case FinetuneHead::kMultipleChoice:
-      CHECK_GE(options_.num_choices, 2);
-      multiple_choice_ =
-          AddMultipleChoiceHeadParameters(head_config_, &layout_);
-      break;
-  }
+  head_ = AddFinetuneTaskHead(head_config, options_, &layout_);
 }
 
 std::vector<std::string> TwoEncoderForFinetuning::NewParameterPrefixes() const {
-  return {options_.head == FinetuneHead::kSpan ? "qa_outputs." : "classifier."};
+  return {FinetuneHeadPrefix(options_.head)};
 }
 
 template <typename T>
 TwoEncoderStepBuffers<T>::TwoEncoderStepBuffers(
     const TwoEncoderForFinetuning& model, int64_t rows, int64_t seq_len)
-    : ltr(model.ltr_config(), rows, seq_len),
+    : FinetuneHeadActivations<T>(model.head(), rows, seq_len),
+      ltr(model.ltr_config(), rows, seq_len),
       rtl(model.rtl_config(), rows, seq_len) {
   const FinetuneModelOptions& options = model.options();
   const int64_t hidden = model.ltr_config().hidden_size;
@@ -140,23 +124,6 @@ TwoEncoderStepBuffers<T>::TwoEncoderStepBuffers(
   d_head_input.resize(head_rows * 2 * hidden);
   d_ltr.resize(head_rows * hidden);
   d_rtl.resize(head_rows * hidden);
-  switch (options.head) {
-    case FinetuneHead::kClassifier:
-      classifier = std::make_unique<ClassifierHeadActivations<T>>(
-          model.head_config(), options.num_labels, rows);
-      break;
-    case FinetuneHead::kSpan:
-      span = std::make_unique<SpanHeadActivations<T>>(model.head_config(), rows,
-                                                      seq_len);
-      break;
-    case FinetuneHead::kMultipleChoice:
-      CHECK_EQ(rows % options.num_choices, 0)
-          << "rows must be whole examples of " << options.num_choices
-          << " choices";
-      multiple_choice = std::make_unique<MultipleChoiceHeadActivations<T>>(
-          model.head_config(), rows / options.num_choices, options.num_choices);
-      break;
-  }
 }
 
 template <typename T>
@@ -180,26 +147,9 @@ T TwoEncoderForward(const TwoEncoderForFinetuning& model, const T* params,
              rows * seq_len, hidden, buffers->sequence_output.data());
   ConcatRows(buffers->ltr.pooled_output(), buffers->rtl.pooled_output(), rows,
              hidden, buffers->pooled_output.data());
-  const T* sequence = buffers->sequence_output.data();
-  const T* pooled = buffers->pooled_output.data();
-  switch (options.head) {
-    case FinetuneHead::kClassifier:
-      return ClassifierHeadForward(
-          model.head_config(), model.classifier_offsets(), params, pooled,
-          ClassifierTargets{targets.labels, targets.scores}, rows, dropout,
-          buffers->classifier.get());
-    case FinetuneHead::kSpan:
-      return SpanHeadForward(
-          model.head_config(), model.span_offsets(), params, sequence,
-          SpanTargets{targets.start_positions, targets.end_positions}, rows,
-          seq_len, buffers->span.get());
-    case FinetuneHead::kMultipleChoice:
-      return MultipleChoiceHeadForward(
-          model.head_config(), model.multiple_choice_offsets(), params, pooled,
-          targets.labels, rows / options.num_choices, options.num_choices,
-          dropout, buffers->multiple_choice.get());
-  }
-  return T(0);
+  return FinetuneHeadForward(
+      model.head(), params, buffers->sequence_output.data(),
+      buffers->pooled_output.data(), rows, seq_len, targets, dropout, buffers);
 }
 
 template <typename T>
@@ -216,27 +166,9 @@ T TwoEncoderForwardBackward(const TwoEncoderForFinetuning& model,
   const int64_t seq_len = batch.seq_len;
   const int64_t hidden = model.ltr_config().hidden_size;
   T* d_head_input = buffers->d_head_input.data();
-  switch (options.head) {
-    case FinetuneHead::kClassifier:
-      ClassifierHeadBackward(
-          model.head_config(), model.classifier_offsets(), params, grads,
-          ClassifierTargets{targets.labels, targets.scores}, rows, dropout,
-          buffers->classifier.get(), d_head_input);
-      break;
-    case FinetuneHead::kSpan:
-      SpanHeadBackward(
-          model.head_config(), model.span_offsets(), params, grads,
-          buffers->sequence_output.data(),
-          SpanTargets{targets.start_positions, targets.end_positions}, rows,
-          seq_len, buffers->span.get(), d_head_input);
-      break;
-    case FinetuneHead::kMultipleChoice:
-      MultipleChoiceHeadBackward(
-          model.head_config(), model.multiple_choice_offsets(), params, grads,
-          targets.labels, rows / options.num_choices, options.num_choices,
-          dropout, buffers->multiple_choice.get(), d_head_input);
-      break;
-  }
+  FinetuneHeadBackward(model.head(), params, grads,
+                       buffers->sequence_output.data(), rows, seq_len, targets,
+                       dropout, buffers, d_head_input);
   // The span head's gradient is per position, the sequence heads' per
   // pooled row; each half goes back to its encoder through the same output.
   const bool span = options.head == FinetuneHead::kSpan;

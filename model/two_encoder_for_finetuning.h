@@ -11,7 +11,8 @@
 //
 // Each encoder pools the one position that has read the whole input (see
 // model/bert_for_finetuning.h on causal pooling). The heads are the ones of
-// BertForFinetuning, built for head_config(): the config with hidden_size 2H.
+// BertForFinetuning (model/finetune_heads.h), built for head_config(): the
+// config with hidden_size 2H.
 //
 // Parameters: one flat layout, the LTR encoder under "ltr.bert.*", the RTL
 // encoder under "rtl.bert.*" (each block contiguous, in AddEncoderParameters'
@@ -25,6 +26,9 @@
 // encoders' masks are independent (their Philox tensor ids coincide).
 //
 // No BiLSTM option: options.bilstm must be false.
+//
+// model/train/finetuner.h trains it when FinetuneOptions::rtl_checkpoint is
+// set.
 #ifndef BERTLAB_MODEL_TWO_ENCODER_FOR_FINETUNING_H_
 #define BERTLAB_MODEL_TWO_ENCODER_FOR_FINETUNING_H_
 
@@ -41,9 +45,7 @@
 #include "model/bert/encoder_parameters.h"
 #include "model/bert/parameter_layout.h"
 #include "model/bert_for_finetuning.h"
-#include "model/heads/classifier_head.h"
-#include "model/heads/multiple_choice_head.h"
-#include "model/heads/span_head.h"
+#include "model/finetune_heads.h"
 
 namespace bertlab {
 
@@ -75,17 +77,18 @@ class TwoEncoderForFinetuning {
   const BertConfig& ltr_config() const { return ltr_config_; }
   const BertConfig& rtl_config() const { return rtl_config_; }
   // ltr_config() with hidden_size 2H: what the head is built for.
-  const BertConfig& head_config() const { return head_config_; }
+  const BertConfig& head_config() const { return head_.config; }
   const FinetuneModelOptions& options() const { return options_; }
   const ParameterLayout& layout() const { return layout_; }
   const EncoderBlock& ltr_encoder() const { return ltr_; }
   const EncoderBlock& rtl_encoder() const { return rtl_; }
+  const FinetuneTaskHead& head() const { return head_; }
   const ClassifierHeadOffsets& classifier_offsets() const {
-    return classifier_;
+    return head_.classifier;
   }
-  const SpanHeadOffsets& span_offsets() const { return span_; }
+  const SpanHeadOffsets& span_offsets() const { return head_.span; }
   const MultipleChoiceHeadOffsets& multiple_choice_offsets() const {
-    return multiple_choice_;
+    return head_.multiple_choice;
   }
   // The head's name prefix ("classifier." or "qa_outputs."): the parameters
   // no pre-training checkpoint holds.
@@ -94,32 +97,26 @@ class TwoEncoderForFinetuning {
  private:
   BertConfig ltr_config_;
   BertConfig rtl_config_;
-  BertConfig head_config_;
   FinetuneModelOptions options_;
   ParameterLayout layout_;
   EncoderBlock ltr_;
   EncoderBlock rtl_;
-  ClassifierHeadOffsets classifier_{-1, -1, 0};
-  SpanHeadOffsets span_{-1, -1};
-  MultipleChoiceHeadOffsets multiple_choice_{-1, -1};
+  FinetuneTaskHead head_;
 };
 
 // The buffers of one step shape: `rows` rows of seq_len tokens (as
-// FinetuneStepBuffers).
+// FinetuneStepBuffers; the head's activations are the base's).
 template <typename T>
-struct TwoEncoderStepBuffers {
+struct TwoEncoderStepBuffers : FinetuneHeadActivations<T> {
   TwoEncoderStepBuffers(const TwoEncoderForFinetuning& model, int64_t rows,
                         int64_t seq_len);
   EncoderActivations<T> ltr;
   EncoderActivations<T> rtl;
   std::vector<T> sequence_output;  // (rows*T, 2H) [ltr ; rtl] per position
   std::vector<T> pooled_output;    // (rows, 2H) [ltr pooled ; rtl pooled]
-  std::unique_ptr<ClassifierHeadActivations<T>> classifier;
-  std::unique_ptr<SpanHeadActivations<T>> span;
-  std::unique_ptr<MultipleChoiceHeadActivations<T>> multiple_choice;
-  std::vector<T> d_head_input;  // (rows*T, 2H) kSpan, else (rows, 2H)
-  std::vector<T> d_ltr;         // (rows*T, H) kSpan, else (rows, H)
-  std::vector<T> d_rtl;         // same shape as d_ltr
+  std::vector<T> d_head_input;     // (rows*T, 2H) kSpan, else (rows, 2H)
+  std::vector<T> d_ltr;            // (rows*T, H) kSpan, else (rows, H)
+  std::vector<T> d_rtl;            // same shape as d_ltr
 };
 
 // Forward only; returns the loss (0 without targets). `batch` is the LTR

@@ -1,7 +1,7 @@
 // The two-encoder (LTR & RTL) fine-tuning model:
 //  - every parameter gradient of both encoders + head against central
 //    differences in double, for each head, with dropout on and padded rows
-//    (tolerances as bert_for_finetuning_test's: relative 1e-5 at step 1e-6);
+//    (the fixture and tolerances of model/testing/finetune_fixture.h);
 //  - parity: its outputs are the two encoders run standalone on their blocks
 //    of the parameters and concatenated by hand, and its logits the head's on
 //    that concatenation, exactly;
@@ -13,127 +13,69 @@
 
 #include <stdint.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/bert/checkpoint.h"
 #include "model/bert/initialize.h"
-#include "model/testing/gradient_check.h"
+#include "model/testing/finetune_fixture.h"
 
 namespace bertlab {
 namespace {
 
-using ::bertlab::testing::GradientMatches;
-using ::bertlab::testing::GradientTolerance;
-using ::bertlab::testing::Prefilled;
+using ::bertlab::testing::CheckFinetuneGradients;
+using ::bertlab::testing::FinetuneTestTargets;
+using ::bertlab::testing::GradientCheckDropout;
+using ::bertlab::testing::GradientCheckRows;
+using ::bertlab::testing::SaveTinyPretrainingCheckpoint;
+using ::bertlab::testing::TestDir;
 using ::testing::HasSubstr;
 
-BertConfig TinyConfig() {
-  BertConfig config;
-  config.vocab_size = 13;
-  config.hidden_size = 6;
-  config.num_attention_heads = 2;
-  config.intermediate_size = 10;
-  config.num_hidden_layers = 1;
-  config.max_position_embeddings = 8;
-  config.type_vocab_size = 2;
-  config.hidden_dropout_prob = 0.2;
-  config.attention_probs_dropout_prob = 0.25;
-  config.initializer_range = 0.5;
-  return config;
-}
+// The attention modes are the model's own (kCausal, kReverseCausal).
+BertConfig TinyConfig() { return ::bertlab::testing::TinyFinetuneConfig(); }
 
-constexpr int64_t kSeqLen = 6;
+constexpr int64_t kSeqLen = ::bertlab::testing::FinetuneRows::kSeqLen;
 
-// `rows` rows of kSeqLen tokens; row r has kSeqLen - (r % 3) real tokens and
-// pools (for the LTR encoder) its last real token.
-struct Rows {
-  Rows(int64_t rows, int64_t vocab) : rows(rows) {
-    for (int64_t r = 0; r < rows; ++r) {
-      const int64_t length = kSeqLen - r % 3;
-      for (int64_t t = 0; t < kSeqLen; ++t) {
-        const bool real = t < length;
-        ids.push_back(real ? static_cast<int32_t>((r * 7 + t * 3) % vocab) : 0);
-        types.push_back(real && t >= length / 2 ? 1 : 0);
-        mask.push_back(real ? 1 : 0);
-      }
-      pooled.push_back(static_cast<int32_t>(length - 1));
-    }
-  }
-  EncoderBatch View() const {
-    EncoderBatch batch;
-    batch.input_ids = ids.data();
-    batch.token_type_ids = types.data();
-    batch.attention_mask = mask.data();
-    batch.pooled_positions = pooled.data();
-    batch.batch = rows;
-    batch.seq_len = kSeqLen;
-    return batch;
-  }
-  int64_t rows;
-  std::vector<int32_t> ids, types, mask, pooled;
+// Rows that pool (for the LTR encoder) their last real token.
+struct Rows : ::bertlab::testing::FinetuneRows {
+  Rows(int64_t rows, int64_t vocab)
+      : FinetuneRows(rows, vocab, /*last_token_pooling=*/true) {}
 };
 
 FinetuneModelOptions Options(FinetuneHead head, int64_t num_labels = 3) {
-  FinetuneModelOptions options;
-  options.head = head;
-  options.num_labels = num_labels;
-  options.num_choices = 3;
-  return options;
+  return ::bertlab::testing::TinyFinetuneOptions(head, num_labels);
 }
 
 void CheckGradients(const std::string& name,
                     const FinetuneModelOptions& options) {
   SCOPED_TRACE(name);
   const TwoEncoderForFinetuning model(TinyConfig(), options);
-  std::vector<double> params(model.layout().total_size());
-  InitializeParameters(model.layout(), 5, params.data());
-
-  const int64_t rows = options.head == FinetuneHead::kMultipleChoice ? 6 : 3;
+  const int64_t rows = GradientCheckRows(options);
   const Rows batch(rows, model.ltr_config().vocab_size);
-  std::vector<int32_t> labels = {1, 0, 2};
-  std::vector<float> scores = {0.5f, -1.25f, 2.0f};
-  std::vector<int32_t> starts = {1, 0, 3}, ends = {2, 0, 3};
-  FinetuneTargets targets;
-  if (options.head == FinetuneHead::kSpan) {
-    targets.start_positions = starts.data();
-    targets.end_positions = ends.data();
-  } else if (options.head == FinetuneHead::kClassifier &&
-             options.num_labels == 1) {
-    targets.scores = scores.data();
-  } else {
-    labels.resize(options.head == FinetuneHead::kMultipleChoice ? 2 : 3);
-    targets.labels = labels.data();
-  }
-  const DropoutSettings dropout{true, 31, 2};
+  const FinetuneTestTargets targets(options);
+  const DropoutSettings dropout = GradientCheckDropout();
   TwoEncoderStepBuffers<double> buffers(model, rows, kSeqLen);
-
-  std::vector<double> grads = Prefilled(params.size(), 0.0);
-  const double loss =
-      TwoEncoderForwardBackward(model, params.data(), grads.data(),
-                                batch.View(), targets, dropout, &buffers);
-  EXPECT_GT(loss, 0.0);
+  const std::vector<double> gradient = CheckFinetuneGradients(
+      name, model.layout(),
+      [&](const double* params, double* grads) {
+        return TwoEncoderForwardBackward(model, params, grads, batch.View(),
+                                         targets.targets(), dropout, &buffers);
+      },
+      [&](const double* params) {
+        return TwoEncoderForward(model, params, batch.View(), targets.targets(),
+                                 dropout, &buffers);
+      });
   // Both encoders get a gradient.
   for (const EncoderBlock* block :
        {&model.ltr_encoder(), &model.rtl_encoder()}) {
     double norm = 0.0;
     for (int64_t i = block->begin; i < block->begin + block->size; ++i) {
-      norm += grads[i] * grads[i];
+      norm += gradient[i] * gradient[i];
     }
     EXPECT_GT(norm, 0.0);
   }
-  auto recompute = [&] {
-    return TwoEncoderForward(model, params.data(), batch.View(), targets,
-                             dropout, &buffers);
-  };
-  GradientTolerance tolerance;
-  tolerance.relative = 1e-5;
-  tolerance.absolute = 1e-8;
-  EXPECT_TRUE(GradientMatches(name, recompute, &params, grads, tolerance));
 }
 
 TEST(TwoEncoderForFinetuningTest, ClassifierGradients) {
@@ -285,25 +227,6 @@ TEST(TwoEncoderForFinetuningTest, EachHalfSeesOnlyItsDirection) {
   }
 }
 
-std::string TestDir(const std::string& name) {
-  const char* root = std::getenv("TEST_TMPDIR");
-  return absl::StrCat(root != nullptr ? root : "/tmp", "/", name);
-}
-
-// A pre-training checkpoint: the encoder plus an MLM bias the loader must
-// ignore; returns its values.
-std::vector<float> SaveCheckpoint(const std::string& dir, BertConfig config,
-                                  AttentionMode mode, uint64_t seed) {
-  config.attention_mode = mode;
-  ParameterLayout layout;
-  AddEncoderParameters(config, &layout);
-  layout.Add("cls.predictions.bias", {config.vocab_size}, ZerosInitializer());
-  std::vector<float> values(layout.total_size());
-  InitializeParameters(layout, seed, values.data());
-  EXPECT_TRUE(SaveCheckpointDirectory(dir, config, layout, values.data()).ok());
-  return values;
-}
-
 TEST(TwoEncoderForFinetuningTest, LoadsEachCheckpointIntoItsOwnEncoder) {
   const BertConfig config = TinyConfig();
   const TwoEncoderForFinetuning model(config,
@@ -311,9 +234,9 @@ TEST(TwoEncoderForFinetuningTest, LoadsEachCheckpointIntoItsOwnEncoder) {
   const std::string ltr_dir = TestDir("ltr");
   const std::string rtl_dir = TestDir("rtl");
   const std::vector<float> ltr =
-      SaveCheckpoint(ltr_dir, config, AttentionMode::kCausal, 1);
-  const std::vector<float> rtl =
-      SaveCheckpoint(rtl_dir, config, AttentionMode::kReverseCausal, 2);
+      SaveTinyPretrainingCheckpoint(ltr_dir, config, AttentionMode::kCausal, 1);
+  const std::vector<float> rtl = SaveTinyPretrainingCheckpoint(
+      rtl_dir, config, AttentionMode::kReverseCausal, 2);
   std::vector<float> params(model.layout().total_size());
   InitializeParameters(model.layout(), 9, params.data());
   const std::vector<float> initial = params;
@@ -342,7 +265,8 @@ TEST(TwoEncoderForFinetuningTest, LoadsEachCheckpointIntoItsOwnEncoder) {
 
   // A bidirectional checkpoint in the RTL slot.
   const std::string bert_dir = TestDir("bidirectional");
-  SaveCheckpoint(bert_dir, config, AttentionMode::kBidirectional, 3);
+  SaveTinyPretrainingCheckpoint(bert_dir, config, AttentionMode::kBidirectional,
+                                3);
   const absl::Status bidirectional =
       LoadTwoEncoderCheckpoints(model, ltr_dir, bert_dir, untouched.data());
   EXPECT_THAT(std::string(bidirectional.message()),
@@ -353,7 +277,8 @@ TEST(TwoEncoderForFinetuningTest, LoadsEachCheckpointIntoItsOwnEncoder) {
   BertConfig wider = config;
   wider.intermediate_size = 12;
   const std::string wider_dir = TestDir("wider_rtl");
-  SaveCheckpoint(wider_dir, wider, AttentionMode::kReverseCausal, 4);
+  SaveTinyPretrainingCheckpoint(wider_dir, wider, AttentionMode::kReverseCausal,
+                                4);
   const absl::Status mismatch =
       LoadTwoEncoderCheckpoints(model, ltr_dir, wider_dir, untouched.data());
   EXPECT_THAT(std::string(mismatch.message()),

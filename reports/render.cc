@@ -25,6 +25,7 @@ absl::StatusOr<RenderResult> RenderReport(const std::string& runs_dir,
   ReportOptions report_options;
   report_options.table = options.table;
   report_options.scale = options.scale;
+  report_options.rows = options.rows;
   report_options.generated_at =
       options.generated_at.empty()
           ? absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(),

@@ -2,7 +2,8 @@
 // paper's tables, from the run records (run.json) alone.
 //
 //   bazel run //reports:render -- RUNS_DIR [--output_dir=DIR]
-//       [--table=table5] [--scale=mini] [--date=2024-05-01]
+//       [--table=table5] [--scale=mini] [--rows=no_nsp,full]
+//       [--date=2024-05-01]
 //
 // Reads every run.json below RUNS_DIR (any depth), writes report.md,
 // report.csv, report.tex, report.json and TABLE_lr_sweep.svg to
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -34,6 +36,10 @@ ABSL_FLAG(std::string, table, "",
           "every table the records name");
 ABSL_FLAG(std::string, scale, "",
           "use only records of this scale (mini or paper); default: all");
+ABSL_FLAG(std::vector<std::string>, rows, {},
+          "only these variants' rows, comma-separated (what run_experiment "
+          "--variants prints); default: the paper's rows and every variant "
+          "with records");
 ABSL_FLAG(std::string, date, "",
           "the report's 'Generated' line; default: SOURCE_DATE_EPOCH, else "
           "now (UTC)");
@@ -64,6 +70,7 @@ absl::Status Run(const std::string& runs_flag) {
   reports::RenderOptions options;
   options.table = absl::GetFlag(FLAGS_table);
   options.scale = absl::GetFlag(FLAGS_scale);
+  options.rows = absl::GetFlag(FLAGS_rows);
   ASSIGN_OR_RETURN(options.generated_at, GeneratedAt());
   ASSIGN_OR_RETURN(const reports::RenderResult result,
                    reports::RenderReport(runs_dir, output_dir, options));
@@ -81,6 +88,7 @@ int main(int argc, char** argv) {
   return bertlab::RunMain("render", [&] {
     absl::SetProgramUsageMessage(
         "RUNS_DIR [--output_dir=DIR] [--table=table5] [--scale=mini] "
+        "[--rows=V,...] "
         "[--date=D]\nRenders the run records below RUNS_DIR as tables beside "
         "the paper's.");
     const auto positional = absl::ParseCommandLine(argc, argv);

@@ -25,7 +25,13 @@ std::string JoinTasks(const std::set<std::string>& tasks) {
 }
 
 absl::StatusOr<TableReport> BuildTable(
-    const PaperTable& paper, const std::vector<const RunRecord*>& records) {
+    const PaperTable& paper, const std::vector<const RunRecord*>& records,
+    const std::vector<std::string>& only_rows) {
+  const auto shown = [&](const std::string& key) {
+    return only_rows.empty() ||
+           std::find(only_rows.begin(), only_rows.end(), key) !=
+               only_rows.end();
+  };
   TableReport table;
   table.paper = &paper;
 
@@ -103,6 +109,7 @@ absl::StatusOr<TableReport> BuildTable(
   }
   std::vector<std::string> skipped_baselines;
   for (const PaperRow& paper_row : paper.rows) {
+    if (!shown(paper_row.key)) continue;
     if (!paper_row.reproducible && variants.count(paper_row.key) == 0) {
       skipped_baselines.push_back(paper_row.display);
       continue;
@@ -118,7 +125,7 @@ absl::StatusOr<TableReport> BuildTable(
     const bool known =
         std::any_of(paper.rows.begin(), paper.rows.end(),
                     [&](const PaperRow& row) { return row.key == variant; });
-    if (known) continue;
+    if (known || !shown(variant)) continue;
     ReportRow row;
     row.key = variant;
     auto it = descriptions.find(variant);
@@ -356,7 +363,7 @@ absl::StatusOr<Report> BuildReport(const std::vector<RunRecord>& records,
       if (record->table == paper.id) mine.push_back(record);
     }
     if (mine.empty() && paper.id != options.table) continue;
-    ASSIGN_OR_RETURN(TableReport table, BuildTable(paper, mine));
+    ASSIGN_OR_RETURN(TableReport table, BuildTable(paper, mine, options.rows));
     report.tables.push_back(std::move(table));
   }
   Provenance& provenance = report.provenance;

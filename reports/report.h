@@ -97,6 +97,10 @@ struct ReportOptions {
   std::string scale;
   // The date line of the provenance footer; copied verbatim.
   std::string generated_at;
+  // Only the rows of these variants (a run of selected variants,
+  // run_experiment --variants); empty: the paper's rows, with or without
+  // records, then every other variant that has records.
+  std::vector<std::string> rows;
 };
 
 absl::StatusOr<Report> BuildReport(const std::vector<RunRecord>& records,

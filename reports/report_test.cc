@@ -175,6 +175,26 @@ TEST(BuildReportTest, RecordsOfNoColumnAndUnknownVariantsAreNoted) {
   EXPECT_FALSE(table.rows.back().cells[0].paper.has_value());
 }
 
+TEST(BuildReportTest, RowsOptionKeepsOnlyTheSelectedVariants) {
+  std::vector<RunRecord> records = TableFiveRecords();
+  AddGrid(records, "ltr_rtl_no_nsp", "mrpc", {{2e-5, {61}}});
+  ReportOptions options;
+  options.rows = {"no_nsp", "ltr_rtl_no_nsp"};
+  const Report report = Build(records, options);
+  const TableReport& table = report.tables[0];
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0].key, "no_nsp");  // the paper's rows first
+  EXPECT_TRUE(table.rows[0].in_paper);
+  EXPECT_EQ(table.rows[1].key, "ltr_rtl_no_nsp");
+  EXPECT_FALSE(table.rows[1].in_paper);
+  EXPECT_EQ(table.rows[1].cells[Column(table, "mrpc:accuracy")].mean, 61.0);
+  const std::string markdown = ToMarkdown(report);
+  EXPECT_THAT(markdown, Not(HasSubstr("LTR & No NSP")));
+  EXPECT_THAT(markdown, Not(HasSubstr("BERT-BASE |")));
+  // Without the option every paper row is there, run or not.
+  EXPECT_EQ(Build(records).tables[0].rows.size(), 5u);
+}
+
 TEST(BuildReportTest, PretrainColumnReadsPretrainRecords) {
   std::vector<RunRecord> records;
   FixtureRun pretrain;

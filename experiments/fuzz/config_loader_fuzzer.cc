@@ -13,7 +13,9 @@
 //     In each run the sequence phases end at increasing steps, the last at
 //     total_steps; warmup is in [0, total_steps); every phase converts to an
 //     InstanceConfig that ValidateInstanceConfig accepts; ToBertConfig
-//     gives the run's shape or an error that names the model field.
+//     gives the run's shape or an error that names the model field; and
+//     the run converts (ToPretrainingOptions) to trainer options that
+//     ValidatePretrainingOptions accepts, the invariants the trainer CHECKs.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -27,9 +29,11 @@
 #include "common/check.h"
 #include "experiments/config_loader.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/pretraining_options.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "model/bert/config.h"
+#include "model/train/pretrainer.h"
 #include "tasks/pretraining_data/instance_config.h"
 
 namespace bertlab {
@@ -79,6 +83,18 @@ void CheckRun(const ResolvedRun& run) {
   }
   CHECK_EQ(config->vocab_size, vocab_size);
   CHECK_EQ(config->max_position_embeddings, model.max_position_embeddings());
+  // The trainer CHECKs its invariants (model/train/pretrainer.h): whatever
+  // the loader accepts must convert to options that satisfy them.
+  const std::vector<std::string> shards(ends.size(), "shards");
+  const std::vector<std::string> held_out(
+      pretraining.data().has_held_out_fraction() ? 0 : ends.size(), "held_out");
+  PretrainingOptions options =
+      ToPretrainingOptions(run.spec, *config, shards, held_out);
+  options.output_dir = "out";
+  const absl::Status trainable = ValidatePretrainingOptions(options);
+  CHECK(trainable.ok()) << run.name
+                        << ": the loader accepts what the trainer refuses: "
+                        << trainable;
   if (model.has_shape()) {
     CHECK_EQ(config->num_hidden_layers, model.shape().num_hidden_layers());
     CHECK_EQ(config->hidden_size, model.shape().hidden_size());

@@ -16,12 +16,12 @@
 #include "gtest/gtest.h"
 #include "model/bert/parameter_layout.h"
 #include "model/cuda/adamw_kernels.cuh"
-#include "model/cuda/parity_comparator.h"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/optim/adamw.h"
 #include "model/optim/gradient_clipping.h"
+#include "model/parity/parity_comparator.h"
 
 namespace bertlab {
 namespace {

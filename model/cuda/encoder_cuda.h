@@ -1,5 +1,6 @@
 // The BERT encoder forward and backward on the GPU, the twin of
-// model/bert/encoder.h composed from the CUDA op twins in model/ops/*_cuda.h:
+// model/bert/encoder.h composed from the CUDA op twins in
+// model/cuda/ops/*_cuda.h:
 //
 //   e   = LayerNorm(word[ids] + position[t] + token_type[types]); Dropout
 //   for each of the L layers (post-LayerNorm):
@@ -15,7 +16,7 @@
 // step's dropout masks are bit-identical to the CPU's for the same
 // DropoutSettings. Differences from the CPU are the ops' own (reduction
 // orders, CUDA's expf/erfcf/tanhf; see each *_cuda.h), checked by
-// encoder_parity_test with model/cuda/parity_comparator.h.
+// encoder_parity_test with model/parity/parity_comparator.h.
 //
 // Two instantiations of the activation type T:
 //   float          FP32: params, activations and gradients float.

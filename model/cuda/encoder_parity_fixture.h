@@ -23,7 +23,7 @@
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/encoder_activation_plan.h"
 #include "model/cuda/encoder_cuda.h"
-#include "model/cuda/parity_comparator.h"
+#include "model/parity/parity_comparator.h"
 
 namespace bertlab {
 namespace encoder_parity {

@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -104,17 +103,11 @@ class CudaPretrainingBackend : public PretrainingBackend {
     return ReadLosses(losses);
   }
 
-  ClipResult FinishGradients(int64_t num_micro_batches, double clip_norm,
-                             bool poison_first_gradient) override {
+  ClipResult FinishGradients(int64_t num_micro_batches,
+                             double clip_norm) override {
     EnsureOptimizer(clip_norm);
     AverageAccumulatedGradients(num_micro_batches, size_, grads_.data(),
                                 context_);
-    if (poison_first_gradient) {
-      const float nan = std::numeric_limits<float>::quiet_NaN();
-      BERTLAB_CUDA_CHECK(cudaMemcpyAsync(grads_.data(), &nan, sizeof(nan),
-                                         cudaMemcpyHostToDevice,
-                                         context_.stream()));
-    }
     // The norm the loop logs and checks; Update's DeviceOptimizer::Step
     // clips by the same norm (recomputed there, deterministically equal).
     GlobalNorm(norm_.data(), norm_partials_.data(), grads_.data(), size_,

@@ -13,17 +13,18 @@
 //   - BF16 mixed precision: the same run's losses stay within 5% of the
 //     CPU's (bf16 rounding; pretraining_step_bf16_parity_test.cc checks the
 //     step tightly) and are bit-identical run to run.
-//   - The poisoned-gradient hook gives a non-finite norm.
+//   - A NaN parameter gives a non-finite gradient norm.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_pretraining.h"
-#include "model/cuda/parity_comparator.h"
+#include "model/parity/parity_comparator.h"
 #include "model/train/pretraining_backend.h"
 #include "model/train/pretraining_data.h"
 #include "model/train/test_shards.h"
@@ -54,8 +55,8 @@ class CudaBackendTest : public ::testing::Test {
             /*next_sentence=*/true) {}
 
   PretrainingBatch MakeBatch(int64_t index) const {
-    PretrainingBatch batch(LanguageModelObjective::kMaskedLm, true, kBatch,
-                           kSeqLen, kMaxPredictions);
+    PretrainingBatch batch(LanguageModel::kMaskedLm, true, kBatch, kSeqLen,
+                           kMaxPredictions);
     for (int64_t i = 0; i < kBatch; ++i) {
       batch.Add(TinyInstance(shards_, index * kBatch + i));
     }
@@ -86,7 +87,7 @@ class CudaBackendTest : public ::testing::Test {
                     .loss;
       }
       const ClipResult clip =
-          backend->FinishGradients(kMicroBatches, kClipNorm, false);
+          backend->FinishGradients(kMicroBatches, kClipNorm);
       ASSERT_TRUE(clip.finite());
       backend->Update(kLearningRate);
       result->losses.push_back(loss / kMicroBatches);
@@ -207,13 +208,15 @@ TEST_F(CudaBackendTest, PoisonedGradientGivesANonFiniteNorm) {
   std::unique_ptr<PretrainingBackend> backend =
       Make("cuda", BackendPrecision::kFloat32);
   InitializeParameters(model_.layout(), 11, backend->host_params());
+  // A NaN weight makes the loss, and so every gradient it reaches, NaN.
+  backend->host_params()[0] = std::numeric_limits<float>::quiet_NaN();
   backend->SyncFromHost();
   backend->PrepareShape(kBatch, kSeqLen, MakeBatch(0).max_predictions());
   const PretrainingBatch batch = MakeBatch(0);
   backend->ZeroGradients();
   backend->ForwardBackward(batch.encoder_batch(), batch.targets(),
                            DropoutSettings{});
-  EXPECT_FALSE(backend->FinishGradients(1, kClipNorm, true).finite());
+  EXPECT_FALSE(backend->FinishGradients(1, kClipNorm).finite());
 }
 
 }  // namespace

@@ -29,11 +29,11 @@
 #include "model/cuda/device_batch.h"
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/encoder_parity_fixture.h"
-#include "model/cuda/parity_comparator.h"
 #include "model/cuda/train_step_cuda.h"
 #include "model/heads/pretraining_heads.h"
 #include "model/optim/adamw.h"
 #include "model/optim/gradient_clipping.h"
+#include "model/parity/parity_comparator.h"
 
 namespace bertlab {
 namespace step_parity {

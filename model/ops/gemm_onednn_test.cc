@@ -2,7 +2,7 @@
 // in double: every transpose combination, padded leading dimensions,
 // alpha / beta (beta == 0 over NaN), sizes 1 and odd, and products large
 // enough to be split over the pool, within the parity comparator's
-// eps * sqrt(K) bound (model/cuda/parity_comparator.h). Also: repeated calls
+// eps * sqrt(K) bound (model/parity/parity_comparator.h). Also: repeated calls
 // are bit-identical, the same product twice makes one primitive, double
 // stays on OpenBLAS, and the engine names parse.
 #include "model/ops/gemm_onednn.h"
@@ -18,10 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/parallel.h"
 #include "gtest/gtest.h"
-#include "model/cuda/parity_comparator.h"
 #include "model/ops/cpu_gemm_engine.h"
 #include "model/ops/gemm.h"
 #include "model/ops/op_test_util.h"
+#include "model/parity/parity_comparator.h"
 #include "model/testing/gradient_check.h"
 
 namespace bertlab {

@@ -41,4 +41,20 @@ double LearningRateAt(const LearningRateSchedule& schedule, int64_t step) {
          (1.0 - done / static_cast<double>(schedule.total_steps));
 }
 
+std::vector<int64_t> PhaseEndSteps(const std::vector<double>& fractions,
+                                   int64_t total_steps) {
+  std::vector<int64_t> ends;
+  double cumulative = 0;
+  for (size_t i = 0; i < fractions.size(); ++i) {
+    cumulative += fractions[i];
+    ends.push_back(
+        i + 1 == fractions.size()
+            ? total_steps
+            : std::min<int64_t>(
+                  total_steps,
+                  std::llround(static_cast<double>(total_steps) * cumulative)));
+  }
+  return ends;
+}
+
 }  // namespace bertlab

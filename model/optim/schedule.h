@@ -22,6 +22,7 @@
 #define BERTLAB_MODEL_OPTIM_SCHEDULE_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/status.h"
 
@@ -39,6 +40,15 @@ absl::Status ValidateSchedule(const LearningRateSchedule& schedule);
 
 // lr(step) above; step >= 0 and the schedule valid (CHECKed).
 double LearningRateAt(const LearningRateSchedule& schedule, int64_t step);
+
+// The sequence-length schedule's boundaries: phase i of a run of
+// total_steps runs global steps [end(i-1), end(i)), end(i) =
+// min(total_steps, round(total_steps * (fractions[0] + ... + fractions[i]))),
+// the last phase ending at total_steps whatever the fractions sum to. The
+// one rule for the trainer (model/train/pretrainer.h) and the experiment
+// files (experiments/config_loader.h).
+std::vector<int64_t> PhaseEndSteps(const std::vector<double>& fractions,
+                                   int64_t total_steps);
 
 }  // namespace bertlab
 

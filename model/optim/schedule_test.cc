@@ -91,6 +91,21 @@ TEST(ScheduleTest, ValidationNamesTheField) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(ScheduleTest, PhaseEndSteps) {
+  // The paper's 90% at 128 then 10% at 512.
+  EXPECT_THAT(PhaseEndSteps({0.9, 0.1}, 1000000),
+              ::testing::ElementsAre(900000, 1000000));
+  // Rounded to the nearest step; the last phase ends at total_steps even
+  // when the rounded shares fall short of it.
+  EXPECT_THAT(PhaseEndSteps({1.0 / 3, 1.0 / 3, 1.0 / 3}, 100),
+              ::testing::ElementsAre(33, 67, 100));
+  EXPECT_THAT(PhaseEndSteps({0.755, 0.245}, 100),
+              ::testing::ElementsAre(76, 100));
+  // Never past the end.
+  EXPECT_THAT(PhaseEndSteps({1.2, 0.1}, 10), ::testing::ElementsAre(10, 10));
+  EXPECT_THAT(PhaseEndSteps({1.0}, 7), ::testing::ElementsAre(7));
+}
+
 TEST(ScheduleDeathTest, NegativeStep) {
   EXPECT_DEATH(LearningRateAt(PaperSchedule(), -1), "step >= 0");
 }

@@ -13,12 +13,47 @@
 #include "common/status_macros.h"
 #include "model/bert/checkpoint.h"
 #include "model/bert/initialize.h"
+#include "model/bert_for_finetuning.h"
 #include "model/optim/gradient_clipping.h"
 #include "model/optim/schedule.h"
 #include "model/train/pretraining_data.h"
+#include "model/two_encoder_for_finetuning.h"
 
 namespace bertlab {
+namespace finetuner_internal {
+
+// What the loop needs of a model: its parameters, the config the examples
+// are checked and batched against, a training step and a forward pass.
+// Each implementation keeps its own step buffers per batch shape until
+// ReleaseBuffers.
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual const ParameterLayout& layout() const = 0;
+  // The (first) encoder's config: vocabulary sizes and the attention mode
+  // that decides the pooled positions.
+  virtual const BertConfig& config() const = 0;
+  // Loads the options' checkpoint(s) over the encoder parameters of
+  // `params`; nothing without init_checkpoint.
+  virtual absl::Status LoadCheckpoints(const FinetuneOptions& options,
+                                       float* params) const = 0;
+  // Accumulates the gradient into `grads`; returns the loss.
+  virtual float ForwardBackward(const float* params, float* grads,
+                                const EncoderBatch& batch,
+                                const FinetuneTargets& targets,
+                                const DropoutSettings& dropout) = 0;
+  // Forward without targets or dropout; the head's outputs stay valid until
+  // the next call.
+  virtual const FinetuneHeadActivations<float>& Forward(
+      const float* params, const EncoderBatch& batch) = 0;
+  virtual void ReleaseBuffers() = 0;
+};
+
+}  // namespace finetuner_internal
+
 namespace {
+
+using finetuner_internal::Model;
 
 // The Philox tensor id of the fine-tuning data order (pretrainer.cc uses
 // 0x7f000000 + phase for pre-training's).
@@ -264,25 +299,114 @@ class Items {
 };
 
 // Step buffers per (rows, seq_len), the few most recent shapes kept.
+template <typename ModelType, typename Buffers>
 class BufferCache {
  public:
-  explicit BufferCache(const BertForFinetuning& model) : model_(model) {}
-  FinetuneStepBuffers<float>* Get(int64_t rows, int64_t seq_len) {
+  explicit BufferCache(const ModelType& model) : model_(model) {}
+  Buffers* Get(int64_t rows, int64_t seq_len) {
     auto key = std::make_pair(rows, seq_len);
     auto it = buffers_.find(key);
     if (it != buffers_.end()) return it->second.get();
     if (buffers_.size() >= 4) buffers_.clear();
-    auto inserted = buffers_.emplace(
-        key,
-        std::make_unique<FinetuneStepBuffers<float>>(model_, rows, seq_len));
+    auto inserted =
+        buffers_.emplace(key, std::make_unique<Buffers>(model_, rows, seq_len));
     return inserted.first->second.get();
   }
+  void Clear() { buffers_.clear(); }
 
  private:
-  const BertForFinetuning& model_;
-  std::map<std::pair<int64_t, int64_t>,
-           std::unique_ptr<FinetuneStepBuffers<float>>>
-      buffers_;
+  const ModelType& model_;
+  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Buffers>> buffers_;
+};
+
+// The encoder (+ BiLSTM) and the head: BertForFinetuning.
+class SingleEncoderModel : public Model {
+ public:
+  SingleEncoderModel(const BertConfig& config,
+                     const FinetuneModelOptions& options)
+      : model_(config, options), cache_(model_) {}
+  const ParameterLayout& layout() const override { return model_.layout(); }
+  const BertConfig& config() const override { return model_.config(); }
+  absl::Status LoadCheckpoints(const FinetuneOptions& options,
+                               float* params) const override {
+    if (options.init_checkpoint.empty()) return absl::OkStatus();
+    CheckpointLoadOptions load;
+    load.allow_missing_prefixes = model_.NewParameterPrefixes();
+    load.ignore_unexpected_prefixes = {"cls."};
+    return LoadCheckpointDirectory(options.init_checkpoint, model_.layout(),
+                                   load, params)
+        .status();
+  }
+  float ForwardBackward(const float* params, float* grads,
+                        const EncoderBatch& batch,
+                        const FinetuneTargets& targets,
+                        const DropoutSettings& dropout) override {
+    return FinetuneForwardBackward(model_, params, grads, batch, targets,
+                                   dropout,
+                                   cache_.Get(batch.batch, batch.seq_len));
+  }
+  const FinetuneHeadActivations<float>& Forward(
+      const float* params, const EncoderBatch& batch) override {
+    FinetuneStepBuffers<float>* buffers =
+        cache_.Get(batch.batch, batch.seq_len);
+    FinetuneForward(model_, params, batch, FinetuneTargets{}, DropoutSettings{},
+                    buffers);
+    return *buffers;
+  }
+  void ReleaseBuffers() override { cache_.Clear(); }
+
+ private:
+  const BertForFinetuning model_;
+  BufferCache<BertForFinetuning, FinetuneStepBuffers<float>> cache_;
+};
+
+// The LTR and RTL encoders concatenated before the head:
+// TwoEncoderForFinetuning. The batches' pooled positions are the LTR
+// encoder's (config() is causal); the RTL encoder pools [CLS].
+class TwoEncoderModel : public Model {
+ public:
+  TwoEncoderModel(const BertConfig& config, const FinetuneModelOptions& options)
+      : model_(config, options), cache_(model_) {}
+  const ParameterLayout& layout() const override { return model_.layout(); }
+  const BertConfig& config() const override { return model_.ltr_config(); }
+  absl::Status LoadCheckpoints(const FinetuneOptions& options,
+                               float* params) const override {
+    return LoadTwoEncoderCheckpoints(model_, options.init_checkpoint,
+                                     options.rtl_checkpoint, params);
+  }
+  float ForwardBackward(const float* params, float* grads,
+                        const EncoderBatch& batch,
+                        const FinetuneTargets& targets,
+                        const DropoutSettings& dropout) override {
+    return TwoEncoderForwardBackward(model_, params, grads, batch, targets,
+                                     dropout,
+                                     cache_.Get(batch.batch, batch.seq_len));
+  }
+  const FinetuneHeadActivations<float>& Forward(
+      const float* params, const EncoderBatch& batch) override {
+    TwoEncoderStepBuffers<float>* buffers =
+        cache_.Get(batch.batch, batch.seq_len);
+    TwoEncoderForward(model_, params, batch, FinetuneTargets{},
+                      DropoutSettings{}, buffers);
+    return *buffers;
+  }
+  void ReleaseBuffers() override { cache_.Clear(); }
+
+ private:
+  const TwoEncoderForFinetuning model_;
+  BufferCache<TwoEncoderForFinetuning, TwoEncoderStepBuffers<float>> cache_;
+};
+
+// Frees a model's step buffers when a loop ends, however it ends.
+class ReleaseBuffersOnExit {
+ public:
+  explicit ReleaseBuffersOnExit(Model* model) : model_(model) {}
+  ReleaseBuffersOnExit(const ReleaseBuffersOnExit&) = delete;
+  ReleaseBuffersOnExit& operator=(const ReleaseBuffersOnExit&) = delete;
+  ~ReleaseBuffersOnExit() { model_->ReleaseBuffers(); }
+
+ private:
+  Model* model_;
 };
 
 }  // namespace
@@ -316,19 +440,44 @@ absl::Status ValidateFinetuneOptions(const FinetuneOptions& options) {
       options.model.num_choices < 2) {
     return bad("num_choices", "must be >= 2");
   }
+  if (!options.rtl_checkpoint.empty()) {
+    if (options.init_checkpoint.empty()) {
+      return bad("rtl_checkpoint",
+                 "needs init_checkpoint: the two-encoder (LTR & RTL) model "
+                 "reads its left-to-right encoder from init_checkpoint and "
+                 "its right-to-left one from rtl_checkpoint");
+    }
+    if (options.model.bilstm) {
+      return absl::InvalidArgumentError(
+          "rtl_checkpoint and model.bilstm cannot both be set: the "
+          "two-encoder (LTR & RTL) model has no BiLSTM");
+    }
+  }
   return ValidateAdamWOptions(options.adamw);
 }
 
-Finetuner::Finetuner(const FinetuneOptions& options, const BertConfig& config)
+Finetuner::Finetuner(const FinetuneOptions& options,
+                     std::unique_ptr<Model> model)
     : options_(options),
-      model_(std::make_unique<BertForFinetuning>(config, options.model)),
+      model_(std::move(model)),
       params_(model_->layout().total_size()) {}
+
+Finetuner::~Finetuner() = default;
+
+const ParameterLayout& Finetuner::layout() const { return model_->layout(); }
 
 absl::StatusOr<std::unique_ptr<Finetuner>> Finetuner::Create(
     const FinetuneOptions& options) {
   RETURN_IF_ERROR(ValidateFinetuneOptions(options));
+  const bool two_encoders = !options.rtl_checkpoint.empty();
   BertConfig config = options.config;
-  if (!options.init_checkpoint.empty()) {
+  if (two_encoders) {
+    ASSIGN_OR_RETURN(config,
+                     ReadTwoEncoderCheckpointConfig(options.init_checkpoint,
+                                                    options.rtl_checkpoint),
+                     _.Prepend("init_checkpoint (left-to-right) and "
+                               "rtl_checkpoint (right-to-left): "));
+  } else if (!options.init_checkpoint.empty()) {
     ASSIGN_OR_RETURN(config, ReadCheckpointConfig(options.init_checkpoint));
   }
   if (options.max_seq_length > config.max_position_embeddings) {
@@ -342,18 +491,17 @@ absl::StatusOr<std::unique_ptr<Finetuner>> Finetuner::Create(
     return absl::InvalidArgumentError(
         "the BiLSTM's default size H / 2 needs an even hidden_size");
   }
-  std::unique_ptr<Finetuner> tuner(new Finetuner(options, config));
+  std::unique_ptr<Model> model;
+  if (two_encoders) {
+    model = std::make_unique<TwoEncoderModel>(config, options.model);
+  } else {
+    model = std::make_unique<SingleEncoderModel>(config, options.model);
+  }
+  std::unique_ptr<Finetuner> tuner(new Finetuner(options, std::move(model)));
   InitializeParameters(tuner->model_->layout(), SplitMix64(options.seed),
                        tuner->params_.data());
-  if (!options.init_checkpoint.empty()) {
-    CheckpointLoadOptions load;
-    load.allow_missing_prefixes = tuner->model_->NewParameterPrefixes();
-    load.ignore_unexpected_prefixes = {"cls."};
-    RETURN_IF_ERROR(LoadCheckpointDirectory(options.init_checkpoint,
-                                            tuner->model_->layout(), load,
-                                            tuner->params_.data())
-                        .status());
-  }
+  RETURN_IF_ERROR(
+      tuner->model_->LoadCheckpoints(options, tuner->params_.data()));
   return tuner;
 }
 
@@ -377,7 +525,7 @@ absl::Status Finetuner::Train(const TrainingSet& set) {
   const uint64_t shuffle_seed = SplitMix64(options_.seed ^ 0x73687566666c65ULL);
   AdamW<float> adam(model_->layout(), options_.adamw);
   std::vector<float> grads(params_.size());
-  BufferCache cache(*model_);
+  const ReleaseBuffersOnExit release(model_.get());
   RowBatch batch;
   ProgressLine progress(/*live=*/false, options_.progress,
                         options_.progress_interval_seconds);
@@ -403,13 +551,12 @@ absl::Status Finetuner::Train(const TrainingSet& set) {
       indices.push_back(order[i]);
     }
     items.Fill(indices, /*with_targets=*/true, &batch);
-    FinetuneStepBuffers<float>* buffers = cache.Get(batch.rows, batch.seq_len);
     std::fill(grads.begin(), grads.end(), 0.0f);
     const DropoutSettings dropout{true, dropout_seed,
                                   static_cast<uint32_t>(step)};
-    const float loss = FinetuneForwardBackward(
-        *model_, params_.data(), grads.data(), batch.View(),
-        batch.Targets(options_.model), dropout, buffers);
+    const float loss =
+        model_->ForwardBackward(params_.data(), grads.data(), batch.View(),
+                                batch.Targets(options_.model), dropout);
     const double norm =
         options_.clip_norm > 0
             ? ClipByGlobalNorm(options_.clip_norm, grads.size(), grads.data())
@@ -455,13 +602,14 @@ absl::Status Finetuner::Train(const TrainingSet& set) {
 namespace {
 
 // Runs `items` through the model in order, predict_batch_size items at a
-// time, and hands each batch's buffers to `take(first item, count, buffers)`.
+// time, and hands each batch's head outputs to
+// `take(first item, count, seq_len, head activations)`.
 template <typename Take>
-absl::Status PredictInOrder(const BertForFinetuning& model, const float* params,
+absl::Status PredictInOrder(Model* model, const float* params,
                             const Items& items, int64_t batch_size,
                             const Take& take) {
   RETURN_IF_ERROR(items.Check(/*training=*/false));
-  BufferCache cache(model);
+  const ReleaseBuffersOnExit release(model);
   RowBatch batch;
   for (int64_t first = 0; first < items.size(); first += batch_size) {
     std::vector<int64_t> indices;
@@ -470,10 +618,8 @@ absl::Status PredictInOrder(const BertForFinetuning& model, const float* params,
       indices.push_back(i);
     }
     items.Fill(indices, /*with_targets=*/false, &batch);
-    FinetuneStepBuffers<float>* buffers = cache.Get(batch.rows, batch.seq_len);
-    FinetuneForward(model, params, batch.View(), FinetuneTargets{},
-                    DropoutSettings{}, buffers);
-    take(first, static_cast<int64_t>(indices.size()), batch.seq_len, *buffers);
+    take(first, static_cast<int64_t>(indices.size()), batch.seq_len,
+         model->Forward(params, batch.View()));
   }
   return absl::OkStatus();
 }
@@ -485,13 +631,13 @@ absl::StatusOr<std::vector<float>> Finetuner::PredictClassification(
   const int64_t labels = options_.model.num_labels;
   std::vector<float> logits(examples.size() * labels);
   RETURN_IF_ERROR(PredictInOrder(
-      *model_, params_.data(),
+      model_.get(), params_.data(),
       Items(TrainingSet::Classification(&examples), options_, model_->config()),
       options_.predict_batch_size,
       [&](int64_t first, int64_t count, int64_t,
-          const FinetuneStepBuffers<float>& buffers) {
-        std::copy(buffers.classifier->logits(),
-                  buffers.classifier->logits() + count * labels,
+          const FinetuneHeadActivations<float>& head) {
+        std::copy(head.classifier->logits(),
+                  head.classifier->logits() + count * labels,
                   logits.begin() + first * labels);
       }));
   return logits;
@@ -504,17 +650,16 @@ absl::Status Finetuner::PredictSpans(const std::vector<SpanFeature>& features,
   start_logits->assign(features.size() * t, 0.0f);
   end_logits->assign(features.size() * t, 0.0f);
   return PredictInOrder(
-      *model_, params_.data(),
+      model_.get(), params_.data(),
       Items(TrainingSet::Spans(&features), options_, model_->config()),
       options_.predict_batch_size,
       [&](int64_t first, int64_t count, int64_t seq_len,
-          const FinetuneStepBuffers<float>& buffers) {
+          const FinetuneHeadActivations<float>& head) {
         CHECK_EQ(seq_len, t);
-        std::copy(buffers.span->start_logits(),
-                  buffers.span->start_logits() + count * t,
+        std::copy(head.span->start_logits(),
+                  head.span->start_logits() + count * t,
                   start_logits->begin() + first * t);
-        std::copy(buffers.span->end_logits(),
-                  buffers.span->end_logits() + count * t,
+        std::copy(head.span->end_logits(), head.span->end_logits() + count * t,
                   end_logits->begin() + first * t);
       });
 }
@@ -524,13 +669,13 @@ absl::StatusOr<std::vector<float>> Finetuner::PredictMultipleChoice(
   const int64_t choices = options_.model.num_choices;
   std::vector<float> scores(examples.size() * choices);
   RETURN_IF_ERROR(PredictInOrder(
-      *model_, params_.data(),
+      model_.get(), params_.data(),
       Items(TrainingSet::MultipleChoice(&examples), options_, model_->config()),
       options_.predict_batch_size,
       [&](int64_t first, int64_t count, int64_t,
-          const FinetuneStepBuffers<float>& buffers) {
-        std::copy(buffers.multiple_choice->scores(),
-                  buffers.multiple_choice->scores() + count * choices,
+          const FinetuneHeadActivations<float>& head) {
+        std::copy(head.multiple_choice->scores(),
+                  head.multiple_choice->scores() + count * choices,
                   scores.begin() + first * choices);
       }));
   return scores;

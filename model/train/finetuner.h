@@ -29,6 +29,18 @@
 // mask, and the sequence heads pool the last real token
 // (model/bert_for_finetuning.h); reverse-causal ones ("reverse_causal", the
 // RTL LM) keep theirs and pool [CLS], the token that sees the whole input.
+//
+// Two encoders (rtl_checkpoint set): the ELMo-style "LTR & RTL" model of the
+// paper's section 5.1 (model/two_encoder_for_finetuning.h). init_checkpoint
+// must be a causal pre-training checkpoint and rtl_checkpoint a
+// reverse-causal one of the same shape; the model runs both encoders on
+// every row, the LTR one pooling the last real token and the RTL one [CLS],
+// and its head reads their outputs concatenated (2H). Parameters are
+// initialised from `seed` as above, then each encoder is loaded from its
+// checkpoint; the head keeps its initialisation. The RTL encoder's dropout
+// masks come from the same settings with another seed
+// (RightToLeftDropout). Everything else (batches, schedule, optimizer,
+// clipping, predictions) is the same as with one encoder. No BiLSTM.
 #ifndef BERTLAB_MODEL_TRAIN_FINETUNER_H_
 #define BERTLAB_MODEL_TRAIN_FINETUNER_H_
 
@@ -41,7 +53,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "model/bert/config.h"
-#include "model/bert_for_finetuning.h"
+#include "model/bert/parameter_layout.h"
+#include "model/finetune_heads.h"
 #include "model/optim/adamw.h"
 #include "model/train/training_log.h"
 #include "tasks/finetune/encoded_example.h"
@@ -53,6 +66,11 @@ struct FinetuneOptions {
   // BertModel / BertForPreTraining one). Empty: `config` with random
   // parameters (a no-pre-training baseline; also what tests use).
   std::string init_checkpoint;
+  // The ELMo-style LTR & RTL model (model/two_encoder_for_finetuning.h):
+  // init_checkpoint is the left-to-right (causal) pre-training checkpoint and
+  // this the right-to-left (reverse_causal) one; their encoders are
+  // concatenated (2H) before the head. Empty: one encoder.
+  std::string rtl_checkpoint;
   // Used only without init_checkpoint.
   BertConfig config;
   FinetuneModelOptions model;
@@ -104,14 +122,21 @@ struct FinetuneStats {
   std::vector<double> epoch_losses;  // mean loss per (whole or part) epoch
 };
 
+namespace finetuner_internal {
+// The model a Finetuner trains (one encoder or two); finetuner.cc.
+class Model;
+}  // namespace finetuner_internal
+
 class Finetuner {
  public:
   // Validates the options, reads the checkpoint's config (its attention mode
-  // included), builds the model, initialises every parameter from `seed`
-  // and loads the checkpoint over the encoder's ("cls." tensors of a
-  // pre-training checkpoint are ignored).
+  // included; with rtl_checkpoint both configs, which must agree), builds
+  // the model, initialises every parameter from `seed` and loads the
+  // checkpoint(s) over the encoder's ("cls." tensors of a pre-training
+  // checkpoint are ignored).
   static absl::StatusOr<std::unique_ptr<Finetuner>> Create(
       const FinetuneOptions& options);
+  ~Finetuner();
 
   // Trains for the configured epochs. Errors: an empty or mismatched set
   // (wrong kind for the head, a sequence longer than max_seq_length, a label
@@ -133,16 +158,19 @@ class Finetuner {
   absl::StatusOr<std::vector<float>> PredictMultipleChoice(
       const std::vector<MultipleChoiceExample>& examples);
 
-  const BertForFinetuning& model() const { return *model_; }
+  // Where each parameter is in parameters(), under HF names (with two
+  // encoders: "ltr.bert.*", "rtl.bert.*", then the head).
+  const ParameterLayout& layout() const;
   const std::vector<float>& parameters() const { return params_; }
   const FinetuneStats& stats() const { return stats_; }
   const FinetuneOptions& options() const { return options_; }
 
  private:
-  Finetuner(const FinetuneOptions& options, const BertConfig& config);
+  Finetuner(const FinetuneOptions& options,
+            std::unique_ptr<finetuner_internal::Model> model);
 
   FinetuneOptions options_;
-  std::unique_ptr<BertForFinetuning> model_;
+  std::unique_ptr<finetuner_internal::Model> model_;
   std::vector<float> params_;
   FinetuneStats stats_;
 };

@@ -15,13 +15,12 @@
 #include "model/bert/checkpoint.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_pretraining.h"
+#include "model/train/toy_finetune_tasks.h"
 
 namespace bertlab {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr int32_t kCls = 1, kSep = 2, kMarker = 3;
 
 BertConfig TinyConfig() {
   BertConfig config;
@@ -36,43 +35,6 @@ BertConfig TinyConfig() {
   return config;
 }
 
-// [CLS] a... [SEP] b... [SEP] with random tokens in [4, 24); `marker_at`
-// >= 0 puts the marker token there.
-EncodedSequence RandomPair(std::mt19937* rng, int length_a, int length_b,
-                           int marker_at) {
-  std::uniform_int_distribution<int32_t> token(4, 23);
-  EncodedSequence s;
-  s.input_ids.push_back(kCls);
-  for (int i = 0; i < length_a; ++i) s.input_ids.push_back(token(*rng));
-  s.input_ids.push_back(kSep);
-  const size_t second = s.input_ids.size();
-  for (int i = 0; i < length_b; ++i) s.input_ids.push_back(token(*rng));
-  s.input_ids.push_back(kSep);
-  for (size_t t = 0; t < s.input_ids.size(); ++t) {
-    s.token_type_ids.push_back(t >= second ? 1 : 0);
-  }
-  if (marker_at >= 0) s.input_ids[marker_at] = kMarker;
-  return s;
-}
-
-// Label 1 when the marker is somewhere in segment B.
-std::vector<ClassificationExample> MarkerTask(int n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<ClassificationExample> examples;
-  for (int i = 0; i < n; ++i) {
-    const int length_a = 2 + i % 4, length_b = 3 + (i / 4) % 4;
-    const bool positive = i % 2 == 0;
-    ClassificationExample e;
-    e.guid = std::to_string(i);
-    e.sequence = RandomPair(&rng, length_a, length_b,
-                            positive ? length_a + 2 + (i / 2) % length_b : -1);
-    e.label = positive ? 1 : 0;
-    e.has_label = true;
-    examples.push_back(e);
-  }
-  return examples;
-}
-
 FinetuneOptions TinyOptions() {
   FinetuneOptions options;
   options.config = TinyConfig();
@@ -83,19 +45,6 @@ FinetuneOptions TinyOptions() {
   options.progress = false;
   options.seed = 7;
   return options;
-}
-
-double Accuracy(const std::vector<float>& logits, int64_t classes,
-                const std::vector<int32_t>& labels) {
-  int correct = 0;
-  for (size_t i = 0; i < labels.size(); ++i) {
-    int best = 0;
-    for (int c = 1; c < classes; ++c) {
-      if (logits[i * classes + c] > logits[i * classes + best]) best = c;
-    }
-    correct += best == labels[i];
-  }
-  return static_cast<double>(correct) / labels.size();
 }
 
 TEST(FinetunerTest, LearnsSequenceClassification) {
@@ -134,17 +83,9 @@ TEST(FinetunerTest, CausalModelLearnsThroughTheLastToken) {
 }
 
 TEST(FinetunerTest, LearnsSpansWithAndWithoutBiLstm) {
-  // The answer is the single marker token.
-  std::mt19937 rng(3);
-  std::vector<SpanFeature> train, dev;
-  for (int i = 0; i < 320; ++i) {
-    const int at = 5 + i % 9;
-    SpanFeature f;
-    f.example_index = i;
-    f.sequence = RandomPair(&rng, 2, 10, at);
-    f.start_position = f.end_position = at;
-    (i < 256 ? train : dev).push_back(f);
-  }
+  const std::vector<SpanFeature> all = MarkerSpans(320, 3);
+  const std::vector<SpanFeature> train(all.begin(), all.begin() + 256);
+  const std::vector<SpanFeature> dev(all.begin() + 256, all.end());
   for (const bool bilstm : {false, true}) {
     SCOPED_TRACE(bilstm ? "bilstm" : "encoder only");
     FinetuneOptions options = TinyOptions();
@@ -167,17 +108,10 @@ TEST(FinetunerTest, LearnsSpansWithAndWithoutBiLstm) {
 }
 
 TEST(FinetunerTest, LearnsMultipleChoice) {
-  // The right choice is the one with the marker.
-  std::mt19937 rng(4);
-  std::vector<MultipleChoiceExample> train, dev;
-  for (int i = 0; i < 200; ++i) {
-    MultipleChoiceExample e;
-    e.label = i % 4;
-    for (int c = 0; c < 4; ++c) {
-      e.choices.push_back(RandomPair(&rng, 3, 2 + c, c == e.label ? 6 : -1));
-    }
-    (i < 160 ? train : dev).push_back(e);
-  }
+  const std::vector<MultipleChoiceExample> all = MarkerChoices(200, 4);
+  const std::vector<MultipleChoiceExample> train(all.begin(),
+                                                 all.begin() + 160);
+  const std::vector<MultipleChoiceExample> dev(all.begin() + 160, all.end());
   FinetuneOptions options = TinyOptions();
   options.model.head = FinetuneHead::kMultipleChoice;
   options.batch_size = 8;
@@ -222,7 +156,7 @@ TEST(FinetunerTest, LoadsAPretrainingCheckpointUnderTheNewHead) {
   options.model.bilstm = true;
   auto tuner = Finetuner::Create(options);
   ASSERT_TRUE(tuner.ok()) << tuner.status();
-  const ParameterLayout& layout = (*tuner)->model().layout();
+  const ParameterLayout& layout = (*tuner)->layout();
   for (const char* name :
        {"bert.embeddings.word_embeddings.weight", "bert.pooler.dense.bias"}) {
     const ParameterInfo& ours = *layout.Find(name);

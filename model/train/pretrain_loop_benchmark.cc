@@ -74,7 +74,16 @@ int Main() {
       ConfigForSize(absl::GetFlag(FLAGS_size), data.vocab_size);
   CHECK_OK(config.status());
   options.model = *config;
+  options.objective = LanguageModel::kMaskedLm;
+  options.next_sentence = true;
+  options.clip_norm = 1.0;
+  options.gradient_accumulation_steps = 1;
+  options.seed = 12345;
+  options.keep_last_checkpoints = 1;
+  options.max_consecutive_skipped_steps = 1;
+  options.eval_batches = 1;
   SequencePhase phase;
+  phase.fraction_of_steps = 1;
   phase.max_seq_length = kSeqLen;
   phase.batch_size = batch;
   phase.max_predictions_per_seq = kPredictions;

@@ -44,7 +44,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // Philox tensor ids of the instance order, one per phase; far from the
 // encoder's dropout ids (encoder.h) although those use another seed anyway.
 constexpr uint32_t kShuffleTensorIdBase = 0x7f000000u;
-constexpr int kRunConfigVersion = 1;
+// 2: corpus_hash joined the text, which became the runner's run identity
+// too.
+constexpr int kRunConfigVersion = 2;
 
 std::string Exact(double value) { return absl::StrFormat("%.17g", value); }
 
@@ -59,26 +61,14 @@ double Seconds(Clock::duration duration) {
   return std::chrono::duration<double>(duration).count();
 }
 
-absl::string_view ObjectiveLabel(LanguageModelObjective objective) {
-  switch (objective) {
-    case LanguageModelObjective::kMaskedLm:
-      return "mlm";
-    case LanguageModelObjective::kLeftToRight:
-      return "ltr";
-    case LanguageModelObjective::kRightToLeft:
-      return "rtl";
-  }
-  return "unknown";
-}
-
 // The attention mode each objective trains with.
-AttentionMode ObjectiveAttentionMode(LanguageModelObjective objective) {
+AttentionMode ObjectiveAttentionMode(LanguageModel objective) {
   switch (objective) {
-    case LanguageModelObjective::kMaskedLm:
+    case LanguageModel::kMaskedLm:
       return AttentionMode::kBidirectional;
-    case LanguageModelObjective::kLeftToRight:
+    case LanguageModel::kLeftToRight:
       return AttentionMode::kCausal;
-    case LanguageModelObjective::kRightToLeft:
+    case LanguageModel::kRightToLeft:
       return AttentionMode::kReverseCausal;
   }
   return AttentionMode::kBidirectional;
@@ -114,11 +104,10 @@ std::string DatasetFingerprint(const ShardDataset& dataset) {
 absl::StatusOr<PhaseData> OpenPhaseData(const PretrainingOptions& options,
                                         int index) {
   const SequencePhase& phase = options.phases[index];
-  const bool masked_lm = options.objective == LanguageModelObjective::kMaskedLm;
+  const bool masked_lm = options.objective == LanguageModel::kMaskedLm;
   ShardExpectations expectations;
   // Both LM directions read the left-to-right instances ([CLS] text [SEP]).
-  expectations.objective = masked_lm ? PretrainingObjective::kMaskedLm
-                                     : PretrainingObjective::kLeftToRight;
+  expectations.objective = InstanceLanguageModel(options.objective);
   expectations.max_seq_length = static_cast<int>(phase.max_seq_length);
   if (masked_lm) {
     expectations.max_predictions_per_seq =
@@ -174,8 +163,8 @@ std::string RunConfigText(const PretrainingOptions& options,
     absl::StrAppend(&text, "model.", item.key(), ": ", item.value().dump(),
                     "\n");
   }
-  absl::StrAppend(&text, "objective: ", ObjectiveLabel(options.objective), "\n",
-                  "next_sentence: ", options.next_sentence, "\n");
+  absl::StrAppend(&text, "objective: ", LanguageModelName(options.objective),
+                  "\n", "next_sentence: ", options.next_sentence, "\n");
   absl::StrAppend(
       &text, "held_out_fraction: ", Exact(options.held_out_fraction), "\n");
   for (size_t i = 0; i < options.phases.size(); ++i) {
@@ -208,7 +197,29 @@ std::string RunConfigText(const PretrainingOptions& options,
                   "schedule.warmup_steps: ", options.schedule.warmup_steps,
                   "\n", "schedule.total_steps: ", options.schedule.total_steps,
                   "\n", "seed: ", options.seed, "\n");
+  if (!options.corpus_hash.empty()) {
+    absl::StrAppend(&text, "corpus_hash: ", options.corpus_hash, "\n");
+  }
   return text;
+}
+
+// Every phase's data, opened and checked to share one vocabulary.
+absl::StatusOr<std::vector<PhaseData>> OpenRunData(
+    const PretrainingOptions& options) {
+  std::vector<PhaseData> data;
+  for (size_t i = 0; i < options.phases.size(); ++i) {
+    ASSIGN_OR_RETURN(PhaseData phase_data,
+                     OpenPhaseData(options, static_cast<int>(i)));
+    if (i > 0 && phase_data.train->header().vocab_hash !=
+                     data[0].train->header().vocab_hash) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "phases[", i, "] reads shards made with vocabulary ",
+          Fnv1a64Hex(phase_data.train->header().vocab_hash), " but phases[0] ",
+          Fnv1a64Hex(data[0].train->header().vocab_hash)));
+    }
+    data.push_back(std::move(phase_data));
+  }
+  return data;
 }
 
 // "line N: `a` (checkpoint) vs `b` (this run)" for the first differing line.
@@ -283,11 +294,11 @@ struct PhaseRun {
 
 // The labels the trainer scores for `instance`, as PretrainingBatch makes
 // them.
-void AddLabels(LanguageModelObjective objective,
-               const TrainingInstance& instance, UnigramModel* unigram) {
-  if (objective == LanguageModelObjective::kMaskedLm) {
+void AddLabels(LanguageModel objective, const TrainingInstance& instance,
+               UnigramModel* unigram) {
+  if (objective == LanguageModel::kMaskedLm) {
     for (int32_t id : instance.masked_lm_ids) unigram->Add(id);
-  } else if (objective == LanguageModelObjective::kLeftToRight) {
+  } else if (objective == LanguageModel::kLeftToRight) {
     for (size_t t = 1; t < instance.input_ids.size(); ++t) {
       unigram->Add(instance.input_ids[t]);
     }
@@ -357,7 +368,7 @@ Json Number(double value) {
 
 Json EvalJson(const PretrainingOptions& options, int64_t step, int phase,
               const HeldOutMetrics& metrics) {
-  const std::string lm = std::string(ObjectiveLabel(options.objective));
+  const std::string lm = std::string(LanguageModelName(options.objective));
   Json json = Json::object();
   json["type"] = "eval";
   json["step"] = step;
@@ -376,15 +387,14 @@ Json EvalJson(const PretrainingOptions& options, int64_t step, int phase,
 
 std::string EvalLine(const PretrainingOptions& options, int64_t step,
                      const HeldOutMetrics& metrics) {
-  const bool masked_lm = options.objective == LanguageModelObjective::kMaskedLm;
+  const bool masked_lm = options.objective == LanguageModel::kMaskedLm;
   std::string line = absl::StrFormat(
       "eval step %d: %s accuracy %.4f, perplexity %.3f (unigram baseline "
       "%.3f) over %d predictions",
       step,
-      masked_lm ? "masked-LM"
-      : options.objective == LanguageModelObjective::kLeftToRight
-          ? "left-to-right LM"
-          : "right-to-left LM",
+      masked_lm                                          ? "masked-LM"
+      : options.objective == LanguageModel::kLeftToRight ? "left-to-right LM"
+                                                         : "right-to-left LM",
       metrics.lm_accuracy(), metrics.lm_perplexity(),
       metrics.unigram_perplexity(), metrics.predictions);
   if (metrics.next_sentence_count > 0) {
@@ -410,19 +420,18 @@ struct LogWindow {
 }  // namespace
 
 std::vector<int64_t> PhaseEndSteps(const PretrainingOptions& options) {
-  std::vector<int64_t> ends;
-  double cumulative = 0;
-  const int64_t total = options.schedule.total_steps;
-  for (size_t i = 0; i < options.phases.size(); ++i) {
-    cumulative += options.phases[i].fraction_of_steps;
-    const int64_t end =
-        i + 1 == options.phases.size()
-            ? total
-            : std::min<int64_t>(
-                  total, std::llround(static_cast<double>(total) * cumulative));
-    ends.push_back(end);
+  std::vector<double> fractions;
+  for (const SequencePhase& phase : options.phases) {
+    fractions.push_back(phase.fraction_of_steps);
   }
-  return ends;
+  return PhaseEndSteps(fractions, options.schedule.total_steps);
+}
+
+void CheckPretrainingOptions(const PretrainingOptions& options) {
+  const absl::Status valid = ValidatePretrainingOptions(options);
+  CHECK(valid.ok()) << "invalid PretrainingOptions (the experiment loader "
+                       "lets no such run through): "
+                    << valid;
 }
 
 absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
@@ -432,11 +441,10 @@ absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
   RETURN_IF_ERROR(ValidateConfig(options.model));
   RETURN_IF_ERROR(ValidateAdamWOptions(options.optimizer));
   RETURN_IF_ERROR(ValidateSchedule(options.schedule));
-  const bool masked_lm = options.objective == LanguageModelObjective::kMaskedLm;
+  const bool masked_lm = options.objective == LanguageModel::kMaskedLm;
   const AttentionMode mode = options.model.attention_mode;
   const AttentionMode wanted = ObjectiveAttentionMode(options.objective);
-  const bool left_to_right =
-      options.objective == LanguageModelObjective::kLeftToRight;
+  const bool left_to_right = options.objective == LanguageModel::kLeftToRight;
   if (!masked_lm && options.next_sentence) {
     return invalid("next_sentence must be off with the ",
                    left_to_right ? "left-to-right" : "right-to-left",
@@ -526,7 +534,6 @@ absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
     return invalid("clip_norm (", options.clip_norm,
                    ") must be finite and >= 0 (0: no clipping)");
   }
-  if (options.output_dir.empty()) return invalid("output_dir is empty");
   for (const auto& [field, value] :
        {std::pair<const char*, int64_t>{"eval_every_steps",
                                         options.eval_every_steps},
@@ -552,9 +559,33 @@ absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> PretrainingRunConfig(
+    const PretrainingOptions& options) {
+  CheckPretrainingOptions(options);
+  ASSIGN_OR_RETURN(const std::vector<PhaseData> data, OpenRunData(options));
+  return RunConfigText(options, data);
+}
+
+absl::StatusOr<std::string> PretrainingRunIdentity(
+    const PretrainingOptions& options) {
+  ASSIGN_OR_RETURN(std::string text, PretrainingRunConfig(options));
+  absl::StrAppend(
+      &text, "eval_every_steps: ", options.eval_every_steps, "\n",
+      "eval_batches: ", options.eval_batches, "\n",
+      "unigram_instances: ", options.unigram_instances, "\n", "on_non_finite: ",
+      options.on_non_finite == NonFinitePolicy::kStop ? "stop" : "skip_step",
+      "\n",
+      "max_consecutive_skipped_steps: ", options.max_consecutive_skipped_steps,
+      "\n");
+  return text;
+}
+
 absl::StatusOr<PretrainingResult> RunPretraining(
     const PretrainingOptions& options) {
-  RETURN_IF_ERROR(ValidatePretrainingOptions(options));
+  CheckPretrainingOptions(options);
+  if (options.output_dir.empty()) {
+    return absl::InvalidArgumentError("output_dir is empty");
+  }
   const Clock::time_point run_start = Clock::now();
   std::error_code error;
   std::filesystem::create_directories(options.output_dir, error);
@@ -575,21 +606,9 @@ absl::StatusOr<PretrainingResult> RunPretraining(
         ") is pre-training in ", options.output_dir,
         "; wait for it to end, or use another output_dir"));
   }
-  const bool masked_lm = options.objective == LanguageModelObjective::kMaskedLm;
+  const bool masked_lm = options.objective == LanguageModel::kMaskedLm;
   const std::vector<int64_t> phase_ends = PhaseEndSteps(options);
-  std::vector<PhaseData> data;
-  for (size_t i = 0; i < options.phases.size(); ++i) {
-    ASSIGN_OR_RETURN(PhaseData phase_data,
-                     OpenPhaseData(options, static_cast<int>(i)));
-    if (i > 0 && phase_data.train->header().vocab_hash !=
-                     data[0].train->header().vocab_hash) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "phases[", i, "] reads shards made with vocabulary ",
-          Fnv1a64Hex(phase_data.train->header().vocab_hash), " but phases[0] ",
-          Fnv1a64Hex(data[0].train->header().vocab_hash)));
-    }
-    data.push_back(std::move(phase_data));
-  }
+  ASSIGN_OR_RETURN(std::vector<PhaseData> data, OpenRunData(options));
   const std::string run_config = RunConfigText(options, data);
   const std::string run_config_hash = Fnv1a64Hex(Fnv1a64(run_config));
 
@@ -691,7 +710,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     start["total_steps"] = total;
     start["resumed_from"] =
         resumed_from.empty() ? Json(nullptr) : Json(resumed_from);
-    start["objective"] = ObjectiveLabel(options.objective);
+    start["objective"] = LanguageModelName(options.objective);
     start["next_sentence"] = masked_lm && options.next_sentence;
     start["attention_mode"] = AttentionModeName(options.model.attention_mode);
     start["parameters"] = num_params;
@@ -785,9 +804,8 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     loss /= static_cast<double>(accumulation);
     lm_loss /= static_cast<double>(accumulation);
     nsp_loss /= static_cast<double>(accumulation);
-    const ClipResult clip = backend->FinishGradients(
-        accumulation, options.clip_norm,
-        options.inject_non_finite_gradient_at_step == step + 1);
+    const ClipResult clip =
+        backend->FinishGradients(accumulation, options.clip_norm);
     const double learning_rate = LearningRateAt(options.schedule, step);
     const bool finite = std::isfinite(loss) && clip.finite();
     if (!finite) {
@@ -864,7 +882,6 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     window.tokens += tokens;
     window.real_tokens += real_tokens;
     window.seconds += step_seconds;
-    if (options.after_step) options.after_step(state.step);
 
     const double mean_loss =
         window.finite_steps > 0 ? window.loss / window.finite_steps : kNaN;
@@ -894,7 +911,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
       entry["step"] = state.step;
       entry["phase"] = phase;
       entry["loss"] = Number(window.loss / finite_steps);
-      entry[absl::StrCat(ObjectiveLabel(options.objective), "_loss")] =
+      entry[absl::StrCat(LanguageModelName(options.objective), "_loss")] =
           Number(window.lm_loss / finite_steps);
       if (masked_lm && options.next_sentence) {
         entry["nsp_loss"] = Number(window.nsp_loss / finite_steps);

@@ -42,7 +42,7 @@
 //
 // Sequence-length schedule: phase i runs global steps [end(i-1), end(i)),
 // end(i) = round(total_steps * (fraction_0 + ... + fraction_i)), the last
-// phase ending at total_steps (experiments' SequencePhaseEndSteps). Each
+// phase ending at total_steps (model/optim/schedule.h PhaseEndSteps). Each
 // phase reads its own shards (the 512-token phase needs 512-token
 // instances) from the start of its own shuffled walk, with its own batch
 // size and buffers.
@@ -81,10 +81,9 @@
 //                      stop_after_step stops the run; the last
 //                      keep_last_checkpoints kept.
 // A run whose output_dir holds checkpoints continues from the newest
-// (resume), after checking that the run config (RunConfigText: model,
-// objective, phases with the identity of their data, optimizer, schedule,
-// seed) is the one the checkpoint records; a difference is refused naming
-// the first differing line with both values.
+// (resume), after checking that the run config (PretrainingRunConfig below)
+// is the one the checkpoint records; a difference is refused naming the
+// first differing line with both values.
 //
 // Progress goes to stderr: with a terminal, one line rewritten in place
 // (step/total, loss, tokens/s, ETA); otherwise a plain line every
@@ -93,7 +92,6 @@
 #define BERTLAB_MODEL_TRAIN_PRETRAINER_H_
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -111,14 +109,14 @@ namespace bertlab {
 // One stretch of training at one sequence length.
 struct SequencePhase {
   // Share of total_steps, in (0, 1]; the shares sum to 1.
-  double fraction_of_steps = 1.0;
+  double fraction_of_steps = 0;
   // Must equal the shards' max_seq_length.
-  int64_t max_seq_length = 128;
+  int64_t max_seq_length = 0;
   // Sequences per optimizer step (all micro-batches together).
-  int64_t batch_size = 32;
+  int64_t batch_size = 0;
   // Masked LM: must equal the shards' max_predictions_per_seq. Ignored by
   // left-to-right.
-  int64_t max_predictions_per_seq = 20;
+  int64_t max_predictions_per_seq = 0;
   // Data-set directories of shards (tasks/pretraining_data).
   std::vector<std::string> shard_dirs;
   // Held-out shards; empty: hold out held_out_fraction of shard_dirs.
@@ -141,18 +139,27 @@ enum class ProgressMode {
 // (common/file_lock.h).
 inline constexpr char kPretrainLockFile[] = "pretrain.lock";
 
+// No field has a default of its own: the experiment schema
+// (experiments/experiment.proto) holds every default, and
+// experiments/pretraining_options.h ToPretrainingOptions sets every field
+// from a resolved spec. Zeros here are "unset", and most are refused
+// (ValidatePretrainingOptions); tests set every field they train with.
 struct PretrainingOptions {
-  // What is trained; RunConfigText covers these.
+  // What is trained; the run config (PretrainingRunConfig) covers these.
   BertConfig model;
-  LanguageModelObjective objective = LanguageModelObjective::kMaskedLm;
-  bool next_sentence = true;
+  LanguageModel objective = LanguageModel::kMaskedLm;
+  bool next_sentence = false;
   std::vector<SequencePhase> phases;
-  double held_out_fraction = 0.01;  // [0, 0.5]
+  double held_out_fraction = 0;  // [0, 0.5]
   AdamWOptions optimizer;
-  double clip_norm = 1.0;  // 0: no clipping
-  int64_t gradient_accumulation_steps = 1;
+  double clip_norm = 0;  // 0: no clipping
+  int64_t gradient_accumulation_steps = 0;
   LearningRateSchedule schedule;  // total_steps is the run's length
-  uint64_t seed = 12345;
+  uint64_t seed = 0;
+  // What the shards were made from, where the caller knows it (the
+  // experiment runner: the corpus's SHA-256); part of the run config.
+  // Empty: left out (the shards' fingerprints still are in it).
+  std::string corpus_hash;
 
   // Where and how: may change between a run and its resumption.
   std::string output_dir;
@@ -163,34 +170,54 @@ struct PretrainingOptions {
   NonFinitePolicy on_non_finite = NonFinitePolicy::kStop;
   // With kSkipStep: this many skipped steps in a row end the run with an
   // error (a run that has diverged skips every step from then on).
-  int64_t max_consecutive_skipped_steps = 10;
-  int64_t eval_every_steps = 0;        // 0: only at the start and end
-  int64_t eval_batches = 10;           // per evaluation; 0: all held out
-  int64_t unigram_instances = 100000;  // for the unigram baseline
+  int64_t max_consecutive_skipped_steps = 0;
+  int64_t eval_every_steps = 0;  // 0: only at the start and end
+  int64_t eval_batches = 0;      // per evaluation; 0: all held out
+  // For the unigram baseline; not in the schema (an implementation limit).
+  int64_t unigram_instances = 100000;
   int64_t checkpoint_every_steps = 0;  // 0: only after the last step
-  int keep_last_checkpoints = 2;
-  int64_t log_every_steps = 10;
+  int keep_last_checkpoints = 0;
+  int64_t log_every_steps = 0;
   // > 0: end this invocation after this global step (with a checkpoint),
   // e.g. to split a run into time-boxed parts; a later run resumes.
   int64_t stop_after_step = 0;
   ProgressMode progress = ProgressMode::kAuto;
   double progress_interval_seconds = 30;
-
-  // Tests: make the gradient of this global step (1-based) NaN, after
-  // backward and before the non-finite check; -1: never.
-  int64_t inject_non_finite_gradient_at_step = -1;
-  // Tests: called after every step with the number of steps done.
-  std::function<void(int64_t)> after_step;
 };
 
 // Every field in range and the fields consistent with each other (phase
 // shares sum to 1, batch sizes divisible by the accumulation steps, lengths
 // within max_position_embeddings, left-to-right with causal attention,
 // right-to-left with reverse-causal attention, both without NSP, ...); the
-// message names the field and the fix.
+// message names the field.
+//
+// These are the trainer's invariants, not its user interface: every run
+// reaches the trainer from an experiment file (experiments/config_loader.h
+// validates it once, with messages that point into the file, and
+// experiments/pretraining_options.h converts it), and the loader's fuzzer
+// checks that what it accepts satisfies them. RunPretraining and
+// PretrainingRunConfig CHECK them (CheckPretrainingOptions).
 absl::Status ValidatePretrainingOptions(const PretrainingOptions& options);
+void CheckPretrainingOptions(const PretrainingOptions& options);
 
-// The global step at which each phase ends (exclusive).
+// What the run trains, as the canonical text every checkpoint stores and a
+// resumption must match, one "key: value" per line: the model config, the
+// objective, each phase with its data's fingerprint (instance count,
+// instance config and vocabulary hashes), the optimizer, the schedule, the
+// seed and corpus_hash. Opens the shards.
+absl::StatusOr<std::string> PretrainingRunConfig(
+    const PretrainingOptions& options);
+
+// A pre-training run's one identity: its run config, then what its recorded
+// numbers also depend on though a resumption may change it (the evaluation
+// settings; the non-finite policy, which a stopped run may switch to
+// skipping). The experiment runner's run id hashes this with how the run
+// executes (threads, device, precision, CPU GEMM engine).
+absl::StatusOr<std::string> PretrainingRunIdentity(
+    const PretrainingOptions& options);
+
+// The global step at which each phase ends (exclusive): PhaseEndSteps of
+// model/optim/schedule.h for the phases' fractions.
 std::vector<int64_t> PhaseEndSteps(const PretrainingOptions& options);
 
 struct PretrainingResult {

@@ -2,9 +2,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/file.h"
@@ -14,6 +18,7 @@
 #include "model/bert/checkpoint.h"
 #include "model/bert_for_pretraining.h"
 #include "model/safetensors.h"
+#include "model/train/pretraining_backend.h"
 #include "model/train/test_shards.h"
 #include "model/train/training_checkpoint.h"
 #include "nlohmann/json.hpp"
@@ -23,12 +28,47 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Json = nlohmann::json;
 
 constexpr int kVocab = 60;
 
 std::string TempDir(const std::string& name) {
   return absl::StrCat(::testing::TempDir(), "/", name);
+}
+
+// A fake device: the CPU backend with the gradient of step `bad_step`
+// (1-based, counted from this run's start) made NaN after backward and
+// before the non-finite check.
+class NanGradientBackend : public CpuPretrainingBackend {
+ public:
+  NanGradientBackend(const BertForPretraining& model,
+                     const AdamWOptions& optimizer, int64_t bad_step)
+      : CpuPretrainingBackend(model, optimizer), bad_step_(bad_step) {}
+  ClipResult FinishGradients(int64_t num_micro_batches,
+                             double clip_norm) override {
+    if (++steps_ == bad_step_) {
+      grads()[0] = std::numeric_limits<float>::quiet_NaN();
+    }
+    return CpuPretrainingBackend::FinishGradients(num_micro_batches, clip_norm);
+  }
+
+ private:
+  int64_t bad_step_;
+  int64_t steps_ = 0;
+};
+
+// The name of a device that spoils step `bad_step`'s gradient.
+std::string NanGradientDevice(int64_t bad_step) {
+  const std::string name = absl::StrCat("cpu_nan_gradient_at_", bad_step);
+  RegisterPretrainingBackend(
+      name,
+      [bad_step](const BertForPretraining& model, const AdamWOptions& optimizer,
+                 BackendPrecision)
+          -> absl::StatusOr<std::unique_ptr<PretrainingBackend>> {
+        return std::make_unique<NanGradientBackend>(model, optimizer, bad_step);
+      });
+  return name;
 }
 
 // Shards written once per test binary, by name.
@@ -49,7 +89,7 @@ std::string MaskedLmShards() {
 
 std::string LeftToRightShards() {
   TinyShardOptions options;
-  options.objective = LanguageModelObjective::kLeftToRight;
+  options.objective = LanguageModel::kLeftToRight;
   options.num_instances = 128;
   return Shards("ltr16", options);
 }
@@ -57,15 +97,18 @@ std::string LeftToRightShards() {
 PretrainingOptions TinyOptions(const std::string& output_dir) {
   PretrainingOptions options;
   options.model = TinyBertConfig(kVocab, AttentionMode::kBidirectional);
-  options.objective = LanguageModelObjective::kMaskedLm;
+  options.objective = LanguageModel::kMaskedLm;
   options.next_sentence = true;
   SequencePhase phase;
+  phase.fraction_of_steps = 1;
   phase.max_seq_length = 16;
   phase.batch_size = 8;
   phase.max_predictions_per_seq = 3;
   phase.shard_dirs = {MaskedLmShards()};
   options.phases = {phase};
   options.held_out_fraction = 0.125;
+  options.clip_norm = 1.0;
+  options.gradient_accumulation_steps = 1;
   options.schedule.base_learning_rate = 5e-3;
   options.schedule.warmup_steps = 2;
   options.schedule.total_steps = 12;
@@ -74,6 +117,8 @@ PretrainingOptions TinyOptions(const std::string& output_dir) {
   options.eval_every_steps = 6;
   options.eval_batches = 0;
   options.log_every_steps = 1;
+  options.keep_last_checkpoints = 2;
+  options.max_consecutive_skipped_steps = 10;
   options.progress = ProgressMode::kOff;
   return options;
 }
@@ -81,7 +126,7 @@ PretrainingOptions TinyOptions(const std::string& output_dir) {
 PretrainingOptions LeftToRightOptions(const std::string& output_dir) {
   PretrainingOptions options = TinyOptions(output_dir);
   options.model.attention_mode = AttentionMode::kCausal;
-  options.objective = LanguageModelObjective::kLeftToRight;
+  options.objective = LanguageModel::kLeftToRight;
   options.next_sentence = false;
   options.phases[0].shard_dirs = {LeftToRightShards()};
   return options;
@@ -92,7 +137,7 @@ PretrainingOptions LeftToRightOptions(const std::string& output_dir) {
 PretrainingOptions RightToLeftOptions(const std::string& output_dir) {
   PretrainingOptions options = LeftToRightOptions(output_dir);
   options.model.attention_mode = AttentionMode::kReverseCausal;
-  options.objective = LanguageModelObjective::kRightToLeft;
+  options.objective = LanguageModel::kRightToLeft;
   return options;
 }
 
@@ -360,7 +405,7 @@ TEST(PretrainerTest, KeepsTheLastCheckpoints) {
 TEST(PretrainerTest, NonFiniteGradientStopsAndKeepsTheLastCheckpoint) {
   PretrainingOptions options = TinyOptions(TempDir("non_finite_stop"));
   options.checkpoint_every_steps = 4;
-  options.inject_non_finite_gradient_at_step = 6;
+  options.device = NanGradientDevice(6);
   absl::StatusOr<PretrainingResult> result = RunPretraining(options);
   ASSERT_FALSE(result.ok());
   const std::string message(result.status().message());
@@ -381,7 +426,7 @@ TEST(PretrainerTest, NonFiniteGradientStopsAndKeepsTheLastCheckpoint) {
 
   // The checkpoint is good: a rerun resumes from it and matches a run that
   // never failed.
-  options.inject_non_finite_gradient_at_step = -1;
+  options.device = "cpu";
   absl::StatusOr<PretrainingResult> rerun = RunPretraining(options);
   ASSERT_TRUE(rerun.ok()) << rerun.status();
   EXPECT_EQ(rerun->start_step, 4);
@@ -413,7 +458,7 @@ TEST(PretrainerTest, SkippingStopsAfterTooManyInARow) {
   EXPECT_THAT(said, HasSubstr("update skipped (3 skipped so far, 3 in a row)"));
   options.max_consecutive_skipped_steps = 0;
   EXPECT_THAT(
-      RunPretraining(options).status().message(),
+      ValidatePretrainingOptions(options).message(),
       HasSubstr("max_consecutive_skipped_steps (0) must be at least 1"));
 }
 
@@ -438,7 +483,7 @@ TEST(PretrainerTest, NonFiniteLossStopsNamingTheStep) {
 TEST(PretrainerTest, SkipOptionSkipsAndCountsNonFiniteSteps) {
   PretrainingOptions options = TinyOptions(TempDir("non_finite_skip"));
   options.on_non_finite = NonFinitePolicy::kSkipStep;
-  options.inject_non_finite_gradient_at_step = 3;
+  options.device = NanGradientDevice(3);
   absl::StatusOr<PretrainingResult> result = RunPretraining(options);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->final_step, 12);
@@ -623,6 +668,62 @@ TEST(PretrainerTest, ValidationNamesTheProblem) {
   options.phases[0].max_seq_length = 65;
   EXPECT_THAT(ValidatePretrainingOptions(options).message(),
               HasSubstr("max_position_embeddings (64)"));
+}
+
+TEST(PretrainerDeathTest, InvalidOptionsAreABugInTheCaller) {
+  // What the experiment loader would never let through.
+  PretrainingOptions options = LeftToRightOptions(TempDir("invalid_death"));
+  options.next_sentence = true;
+  EXPECT_DEATH(RunPretraining(options).IgnoreError(),
+               "invalid PretrainingOptions.*next_sentence must be off");
+  EXPECT_DEATH(PretrainingRunConfig(options).IgnoreError(),
+               "invalid PretrainingOptions");
+}
+
+// The run config is the run's identity: what changes the numbers is in it,
+// where and how it runs is not.
+TEST(PretrainerTest, RunConfigCoversWhatTheNumbersDependOn) {
+  const PretrainingOptions base = TinyOptions(TempDir("identity"));
+  const absl::StatusOr<std::string> config = PretrainingRunConfig(base);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(*config, HasSubstr("phases[0].data: 128 instances in 1 shards"));
+  EXPECT_THAT(*config, Not(HasSubstr("corpus_hash")));
+  PretrainingOptions moved = base;
+  moved.output_dir = TempDir("identity_elsewhere");
+  moved.progress = ProgressMode::kLive;
+  moved.checkpoint_every_steps = 3;
+  EXPECT_EQ(*PretrainingRunConfig(moved), *config);
+  const auto differs = [&](const std::function<void(PretrainingOptions*)>& f,
+                           const std::string& line) {
+    PretrainingOptions changed = base;
+    f(&changed);
+    const absl::StatusOr<std::string> other = PretrainingRunConfig(changed);
+    ASSERT_TRUE(other.ok()) << other.status();
+    EXPECT_NE(*other, *config) << line;
+    EXPECT_THAT(*other, HasSubstr(line));
+  };
+  differs([](PretrainingOptions* o) { o->corpus_hash = "abc"; },
+          "corpus_hash: abc");
+  differs([](PretrainingOptions* o) { o->seed = 8; }, "seed: 8");
+  differs([](PretrainingOptions* o) { o->schedule.total_steps = 13; },
+          "schedule.total_steps: 13");
+  // The identity adds what the recorded numbers depend on and a resumption
+  // may change.
+  const absl::StatusOr<std::string> identity = PretrainingRunIdentity(base);
+  ASSERT_TRUE(identity.ok()) << identity.status();
+  EXPECT_TRUE(absl::StartsWith(*identity, *config));
+  EXPECT_THAT(
+      *identity,
+      HasSubstr(
+          "eval_batches: 0\nunigram_instances: 100000\non_non_finite: stop"));
+  PretrainingOptions skipping = base;
+  skipping.on_non_finite = NonFinitePolicy::kSkipStep;
+  skipping.eval_every_steps = 3;
+  EXPECT_EQ(*PretrainingRunConfig(skipping), *config);
+  EXPECT_THAT(*PretrainingRunIdentity(skipping),
+              HasSubstr("eval_every_steps: 3"));
+  EXPECT_THAT(*PretrainingRunIdentity(skipping),
+              HasSubstr("on_non_finite: skip_step"));
 }
 
 TEST(PretrainerTest, RefusesShardsThatDoNotFitTheRun) {

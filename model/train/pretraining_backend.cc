@@ -1,7 +1,6 @@
 #include "model/train/pretraining_backend.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -20,75 +19,65 @@ PretrainingBackend::PretrainingBackend(const BertForPretraining& model,
       host_params_(static_cast<size_t>(model.layout().total_size())),
       host_optimizer_(model.layout(), optimizer_options) {}
 
+CpuPretrainingBackend::CpuPretrainingBackend(
+    const BertForPretraining& model, const AdamWOptions& optimizer_options)
+    : PretrainingBackend(model, optimizer_options),
+      grads_(static_cast<size_t>(model.layout().total_size())) {}
+
+std::string CpuPretrainingBackend::Describe() const {
+  return absl::StrCat("cpu, ", NumThreads(), " threads");
+}
+
+void CpuPretrainingBackend::PrepareShape(int64_t batch, int64_t seq_len,
+                                         int64_t max_predictions) {
+  buffers_.reset();  // free the old shape's buffers first
+  buffers_ = std::make_unique<PretrainingStepBuffers<float>>(
+      model().config(), batch, seq_len, max_predictions);
+}
+
+void CpuPretrainingBackend::ZeroGradients() {
+  std::fill(grads_.begin(), grads_.end(), 0.0f);
+}
+
+MicroBatchLosses CpuPretrainingBackend::ForwardBackward(
+    const EncoderBatch& batch, const PretrainingTargets& targets,
+    const DropoutSettings& dropout) {
+  MicroBatchLosses losses;
+  losses.loss =
+      PretrainingForwardBackward(model(), host_params(), grads_.data(), batch,
+                                 targets, dropout, buffers_.get());
+  losses.language_model = buffers_->heads.masked_lm_loss();
+  losses.next_sentence = buffers_->heads.next_sentence_loss();
+  return losses;
+}
+
+ClipResult CpuPretrainingBackend::FinishGradients(int64_t num_micro_batches,
+                                                  double clip_norm) {
+  const int64_t size = static_cast<int64_t>(grads_.size());
+  AverageAccumulatedGradients(num_micro_batches, size, grads_.data());
+  if (clip_norm > 0) return ClipByGlobalNorm(clip_norm, size, grads_.data());
+  ClipResult result;
+  result.global_norm = GlobalNorm(grads_.data(), size);
+  return result;
+}
+
+void CpuPretrainingBackend::Update(double learning_rate) {
+  host_optimizer()->Step(learning_rate, grads_.data(), host_params());
+}
+
+EvaluationLogits CpuPretrainingBackend::Forward(
+    const EncoderBatch& batch, const PretrainingTargets& targets) {
+  PretrainingForward(model(), host_params(), batch, targets, DropoutSettings{},
+                     buffers_.get());
+  EvaluationLogits logits;
+  logits.prediction_logits = buffers_->heads.prediction_logits();
+  if (targets.next_sentence_labels != nullptr) {
+    logits.next_sentence_logits = buffers_->heads.next_sentence_logits();
+  }
+  return logits;
+}
+
 namespace {
-
-class CpuPretrainingBackend : public PretrainingBackend {
- public:
-  CpuPretrainingBackend(const BertForPretraining& model,
-                        const AdamWOptions& optimizer_options)
-      : PretrainingBackend(model, optimizer_options),
-        grads_(static_cast<size_t>(model.layout().total_size())) {}
-
-  std::string Describe() const override {
-    return absl::StrCat("cpu, ", NumThreads(), " threads");
-  }
-
-  void PrepareShape(int64_t batch, int64_t seq_len,
-                    int64_t max_predictions) override {
-    buffers_.reset();  // free the old shape's buffers first
-    buffers_ = std::make_unique<PretrainingStepBuffers<float>>(
-        model().config(), batch, seq_len, max_predictions);
-  }
-
-  void ZeroGradients() override {
-    std::fill(grads_.begin(), grads_.end(), 0.0f);
-  }
-
-  MicroBatchLosses ForwardBackward(const EncoderBatch& batch,
-                                   const PretrainingTargets& targets,
-                                   const DropoutSettings& dropout) override {
-    MicroBatchLosses losses;
-    losses.loss =
-        PretrainingForwardBackward(model(), host_params(), grads_.data(), batch,
-                                   targets, dropout, buffers_.get());
-    losses.language_model = buffers_->heads.masked_lm_loss();
-    losses.next_sentence = buffers_->heads.next_sentence_loss();
-    return losses;
-  }
-
-  ClipResult FinishGradients(int64_t num_micro_batches, double clip_norm,
-                             bool poison_first_gradient) override {
-    const int64_t size = static_cast<int64_t>(grads_.size());
-    AverageAccumulatedGradients(num_micro_batches, size, grads_.data());
-    if (poison_first_gradient) {
-      grads_[0] = std::numeric_limits<float>::quiet_NaN();
-    }
-    if (clip_norm > 0) return ClipByGlobalNorm(clip_norm, size, grads_.data());
-    ClipResult result;
-    result.global_norm = GlobalNorm(grads_.data(), size);
-    return result;
-  }
-
-  void Update(double learning_rate) override {
-    host_optimizer()->Step(learning_rate, grads_.data(), host_params());
-  }
-
-  EvaluationLogits Forward(const EncoderBatch& batch,
-                           const PretrainingTargets& targets) override {
-    PretrainingForward(model(), host_params(), batch, targets,
-                       DropoutSettings{}, buffers_.get());
-    EvaluationLogits logits;
-    logits.prediction_logits = buffers_->heads.prediction_logits();
-    if (targets.next_sentence_labels != nullptr) {
-      logits.next_sentence_logits = buffers_->heads.next_sentence_logits();
-    }
-    return logits;
-  }
-
- private:
-  std::vector<float> grads_;
-  std::unique_ptr<PretrainingStepBuffers<float>> buffers_;
-};
 
 struct Registry {
   std::mutex mutex;

@@ -74,12 +74,10 @@ class PretrainingBackend {
   virtual MicroBatchLosses ForwardBackward(const EncoderBatch& batch,
                                            const PretrainingTargets& targets,
                                            const DropoutSettings& dropout) = 0;
-  // grads /= num_micro_batches; then, for tests, grads[0] = NaN when
-  // poison_first_gradient; then ClipByGlobalNorm(clip_norm) when
+  // grads /= num_micro_batches; then ClipByGlobalNorm(clip_norm) when
   // clip_norm > 0, else only the norm.
   virtual ClipResult FinishGradients(int64_t num_micro_batches,
-                                     double clip_norm,
-                                     bool poison_first_gradient) = 0;
+                                     double clip_norm) = 0;
   // One AdamW update with this learning rate.
   virtual void Update(double learning_rate) = 0;
   // Forward without dropout.
@@ -103,7 +101,35 @@ class PretrainingBackend {
 };
 
 // The CPU backend: PretrainingForwardBackward<float> and friends on the host
-// state, with NumThreads() threads.
+// state, with NumThreads() threads. Public so that a test can make a fake
+// device of it (a subclass that spoils a gradient or slows a step,
+// registered under a name of its own) instead of hooks in the trainer.
+class CpuPretrainingBackend : public PretrainingBackend {
+ public:
+  CpuPretrainingBackend(const BertForPretraining& model,
+                        const AdamWOptions& optimizer_options);
+  std::string Describe() const override;
+  void PrepareShape(int64_t batch, int64_t seq_len,
+                    int64_t max_predictions) override;
+  void ZeroGradients() override;
+  MicroBatchLosses ForwardBackward(const EncoderBatch& batch,
+                                   const PretrainingTargets& targets,
+                                   const DropoutSettings& dropout) override;
+  ClipResult FinishGradients(int64_t num_micro_batches,
+                             double clip_norm) override;
+  void Update(double learning_rate) override;
+  EvaluationLogits Forward(const EncoderBatch& batch,
+                           const PretrainingTargets& targets) override;
+
+ protected:
+  // The step's gradients, laid out as model().layout().
+  std::vector<float>& grads() { return grads_; }
+
+ private:
+  std::vector<float> grads_;
+  std::unique_ptr<PretrainingStepBuffers<float>> buffers_;
+};
+
 std::unique_ptr<PretrainingBackend> MakeCpuPretrainingBackend(
     const BertForPretraining& model, const AdamWOptions& optimizer_options);
 

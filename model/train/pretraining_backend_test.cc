@@ -1,6 +1,7 @@
 #include "model/train/pretraining_backend.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,8 +36,8 @@ class CpuBackendTest : public ::testing::Test {
 
   // Micro-batch `micro` of instances micro * kBatch ...
   PretrainingBatch MakeBatch(int64_t micro) const {
-    PretrainingBatch batch(LanguageModelObjective::kMaskedLm, true, kBatch,
-                           kSeqLen, kMaxPredictions);
+    PretrainingBatch batch(LanguageModel::kMaskedLm, true, kBatch, kSeqLen,
+                           kMaxPredictions);
     for (int64_t i = 0; i < kBatch; ++i) {
       batch.Add(TinyInstance(shards_, micro * kBatch + i));
     }
@@ -83,7 +84,7 @@ TEST_F(CpuBackendTest, StepEqualsTheInlineSequenceBitwise) {
       EXPECT_EQ(losses.next_sentence, buffers.heads.next_sentence_loss());
       EXPECT_GT(losses.next_sentence, 0);
     }
-    const ClipResult clip = backend->FinishGradients(2, 0.5, false);
+    const ClipResult clip = backend->FinishGradients(2, 0.5);
     AverageAccumulatedGradients(2, size, grads.data());
     const ClipResult expected_clip = ClipByGlobalNorm(0.5, size, grads.data());
     EXPECT_EQ(clip.global_norm, expected_clip.global_norm);
@@ -116,7 +117,7 @@ TEST_F(CpuBackendTest, StepEqualsTheInlineSequenceBitwise) {
             buffers.heads.next_sentence_logits()[0]);
 }
 
-TEST_F(CpuBackendTest, UnclippedNormAndPoisonedGradient) {
+TEST_F(CpuBackendTest, UnclippedNormAndNonFiniteGradient) {
   std::unique_ptr<PretrainingBackend> backend =
       MakeCpuPretrainingBackend(model_, adam_);
   InitializeParameters(model_.layout(), 7, backend->host_params());
@@ -125,13 +126,15 @@ TEST_F(CpuBackendTest, UnclippedNormAndPoisonedGradient) {
   backend->ZeroGradients();
   backend->ForwardBackward(batch.encoder_batch(), batch.targets(),
                            DropoutSettings{});
-  const ClipResult measured = backend->FinishGradients(1, 0, false);
+  const ClipResult measured = backend->FinishGradients(1, 0);
   EXPECT_GT(measured.global_norm, 0);
   EXPECT_FALSE(measured.clipped());
+  // A NaN weight makes the loss, and so the gradients it reaches, NaN.
+  backend->host_params()[0] = std::numeric_limits<float>::quiet_NaN();
   backend->ZeroGradients();
   backend->ForwardBackward(batch.encoder_batch(), batch.targets(),
                            DropoutSettings{});
-  EXPECT_FALSE(backend->FinishGradients(1, 1.0, true).finite());
+  EXPECT_FALSE(backend->FinishGradients(1, 1.0).finite());
 }
 
 TEST(MakePretrainingBackendTest, NamesTheDevicesThisBinaryHas) {

@@ -114,7 +114,7 @@ std::string ShardDataset::Describe() const {
   return absl::StrCat(size_, " instances in ", shards_.size(), " shard",
                       shards_.size() == 1 ? "" : "s", " of ",
                       absl::StrJoin(directories_, ", "), " (",
-                      ObjectiveName(header_.config.objective),
+                      LanguageModelName(header_.config.objective),
                       ", max_seq_length ", header_.config.max_seq_length,
                       ", vocabulary ", Fnv1a64Hex(header_.vocab_hash), ")");
 }
@@ -190,19 +190,19 @@ int64_t InstanceOrder::Next() {
   return begin_ + permutation_[position_.index++];
 }
 
-PretrainingBatch::PretrainingBatch(LanguageModelObjective objective,
+PretrainingBatch::PretrainingBatch(LanguageModel objective,
                                    bool next_sentence, int64_t batch,
                                    int64_t seq_len,
                                    int64_t max_predictions_per_seq)
     : objective_(objective),
       next_sentence_(next_sentence &&
-                     objective == LanguageModelObjective::kMaskedLm),
+                     objective == LanguageModel::kMaskedLm),
       batch_(batch),
       seq_len_(seq_len),
       max_predictions_per_seq_(max_predictions_per_seq) {
   CHECK_GE(batch, 1);
   CHECK_GE(seq_len, 2);
-  max_predictions_ = objective == LanguageModelObjective::kMaskedLm
+  max_predictions_ = objective == LanguageModel::kMaskedLm
                          ? batch * max_predictions_per_seq
                          : batch * (seq_len - 1);
   CHECK_GE(max_predictions_, 1);
@@ -238,7 +238,7 @@ void PretrainingBatch::Add(const TrainingInstance& instance) {
     token_type_ids_[row + t] = instance.segment_ids[t];
     attention_mask_[row + t] = 1;
   }
-  if (objective_ == LanguageModelObjective::kMaskedLm) {
+  if (objective_ == LanguageModel::kMaskedLm) {
     const size_t predictions = instance.masked_lm_positions.size();
     CHECK_LE(static_cast<int64_t>(predictions), max_predictions_per_seq_);
     CHECK_EQ(instance.masked_lm_ids.size(), predictions);
@@ -251,7 +251,7 @@ void PretrainingBatch::Add(const TrainingInstance& instance) {
     if (next_sentence_) {
       next_sentence_labels_.push_back(instance.next_sentence_label);
     }
-  } else if (objective_ == LanguageModelObjective::kLeftToRight) {
+  } else if (objective_ == LanguageModel::kLeftToRight) {
     for (int64_t t = 0; t + 1 < n; ++t) {
       positions_.push_back(static_cast<int32_t>(row + t));
       labels_.push_back(instance.input_ids[t + 1]);

@@ -48,6 +48,7 @@
 #include "absl/status/statusor.h"
 #include "model/bert/encoder.h"
 #include "model/heads/pretraining_heads.h"
+#include "tasks/pretraining_data/language_model.h"
 #include "tasks/pretraining_data/shard_format.h"
 #include "tasks/pretraining_data/training_instance.h"
 
@@ -130,22 +131,12 @@ class InstanceOrder {
   std::vector<uint32_t> permutation_;  // of position_.epoch
 };
 
-enum class LanguageModelObjective {
-  kMaskedLm,     // BERT's masked LM (+ NSP unless No NSP)
-  kLeftToRight,  // the "LTR & No NSP" variant: next-token LM
-  // Its mirror, ELMo's backward LM (section 5.1): every position predicts the
-  // previous token, with reverse-causal attention. It reads the same
-  // left-to-right instances ([CLS] text [SEP] windows); only the labels
-  // differ.
-  kRightToLeft,
-};
-
 // One (micro-)batch: B sequences padded to T, with the targets.
 class PretrainingBatch {
  public:
   // max_predictions_per_seq: the shards' (masked LM; ignored for
   // left-to-right). next_sentence: keep the NSP labels (masked LM only).
-  PretrainingBatch(LanguageModelObjective objective, bool next_sentence,
+  PretrainingBatch(LanguageModel objective, bool next_sentence,
                    int64_t batch, int64_t seq_len,
                    int64_t max_predictions_per_seq);
 
@@ -178,7 +169,7 @@ class PretrainingBatch {
   }
 
  private:
-  LanguageModelObjective objective_;
+  LanguageModel objective_;
   bool next_sentence_;
   int64_t batch_;
   int64_t seq_len_;

@@ -84,7 +84,7 @@ TEST(ShardDatasetTest, ChecksExpectations) {
   const std::string dir = TempDir("expectations");
   ASSERT_TRUE(WriteTinyShards(dir, options).ok());
   ShardExpectations expectations;
-  expectations.objective = PretrainingObjective::kLeftToRight;
+  expectations.objective = LanguageModel::kLeftToRight;
   absl::StatusOr<std::unique_ptr<ShardDataset>> dataset =
       ShardDataset::Open({dir}, expectations);
   ASSERT_FALSE(dataset.ok());
@@ -150,7 +150,7 @@ TrainingInstance MaskedInstance() {
 }
 
 TEST(PretrainingBatchTest, MaskedLmWithNextSentence) {
-  PretrainingBatch batch(LanguageModelObjective::kMaskedLm, true, 2, 8, 3);
+  PretrainingBatch batch(LanguageModel::kMaskedLm, true, 2, 8, 3);
   EXPECT_EQ(batch.max_predictions(), 6);
   TrainingInstance second = MaskedInstance();
   second.next_sentence_label = 0;
@@ -182,14 +182,16 @@ TEST(PretrainingBatchTest, MaskedLmWithNextSentence) {
 }
 
 TEST(PretrainingBatchTest, NoNspHasNoNextSentenceLabels) {
-  PretrainingBatch batch(LanguageModelObjective::kMaskedLm, false, 1, 8, 3);
+  PretrainingBatch batch(LanguageModel::kMaskedLm, false, 1, 8, 3);
   batch.Add(MaskedInstance());
   EXPECT_EQ(batch.targets().next_sentence_labels, nullptr);
   EXPECT_EQ(batch.targets().num_predictions, 2);
 }
 
-TEST(PretrainingBatchTest, LeftToRightPredictsEveryNextToken) {
-  PretrainingBatch batch(LanguageModelObjective::kLeftToRight, false, 2, 6, 0);
+// Two [CLS] text [SEP] rows (5 and 4 tokens) in a batch of 2 x 6, as both
+// LM directions read them.
+PretrainingBatch TwoLanguageModelRows(LanguageModel objective) {
+  PretrainingBatch batch(objective, false, 2, 6, 0);
   EXPECT_EQ(batch.max_predictions(), 10);
   TrainingInstance a;
   a.input_ids = {2, 7, 8, 9, 3};
@@ -199,6 +201,12 @@ TEST(PretrainingBatchTest, LeftToRightPredictsEveryNextToken) {
   b.segment_ids.assign(4, 0);
   batch.Add(a);
   batch.Add(b);
+  return batch;
+}
+
+TEST(PretrainingBatchTest, LeftToRightPredictsEveryNextToken) {
+  const PretrainingBatch batch =
+      TwoLanguageModelRows(LanguageModel::kLeftToRight);
   const PretrainingTargets targets = batch.targets();
   ASSERT_EQ(targets.num_predictions, 7);
   EXPECT_THAT(std::vector<int32_t>(targets.positions, targets.positions + 7),
@@ -209,16 +217,8 @@ TEST(PretrainingBatchTest, LeftToRightPredictsEveryNextToken) {
 }
 
 TEST(PretrainingBatchTest, RightToLeftPredictsEveryPreviousToken) {
-  PretrainingBatch batch(LanguageModelObjective::kRightToLeft, false, 2, 6, 0);
-  EXPECT_EQ(batch.max_predictions(), 10);
-  TrainingInstance a;
-  a.input_ids = {2, 7, 8, 9, 3};
-  a.segment_ids.assign(5, 0);
-  TrainingInstance b;
-  b.input_ids = {2, 20, 21, 3};
-  b.segment_ids.assign(4, 0);
-  batch.Add(a);
-  batch.Add(b);
+  const PretrainingBatch batch =
+      TwoLanguageModelRows(LanguageModel::kRightToLeft);
   const PretrainingTargets targets = batch.targets();
   // [CLS] (positions 0 and 6) and the padding (5, 10, 11) predict nothing.
   ASSERT_EQ(targets.num_predictions, 7);
@@ -230,7 +230,7 @@ TEST(PretrainingBatchTest, RightToLeftPredictsEveryPreviousToken) {
 }
 
 TEST(PretrainingBatchTest, PaddedRowsCarryNoTargets) {
-  PretrainingBatch batch(LanguageModelObjective::kMaskedLm, true, 3, 8, 3);
+  PretrainingBatch batch(LanguageModel::kMaskedLm, true, 3, 8, 3);
   batch.Add(MaskedInstance());
   batch.PadWithEmptyRows();
   ASSERT_TRUE(batch.full());

@@ -57,7 +57,7 @@ TrainingInstance TinyInstance(const TinyShardOptions& options, int64_t index) {
   CHECK_GE(options.document_length, 1);
   Draws draws(options.seed, index);
   TrainingInstance instance;
-  if (options.objective != LanguageModelObjective::kMaskedLm) {
+  if (options.objective != LanguageModel::kMaskedLm) {
     // [CLS] text [SEP], 2 to max_seq_length - 2 words (both directions read
     // the same instances).
     const int length = 2 + draws.Below(options.max_seq_length - 3);
@@ -119,10 +119,7 @@ TrainingInstance TinyInstance(const TinyShardOptions& options, int64_t index) {
 absl::Status WriteTinyShards(const std::string& dir,
                              const TinyShardOptions& options) {
   ShardHeader header;
-  header.config.objective =
-      options.objective == LanguageModelObjective::kMaskedLm
-          ? PretrainingObjective::kMaskedLm
-          : PretrainingObjective::kLeftToRight;
+  header.config.objective = InstanceLanguageModel(options.objective);
   header.config.max_seq_length = options.max_seq_length;
   header.config.max_predictions_per_seq = options.max_predictions_per_seq;
   header.config.next_sentence = options.next_sentence;

@@ -28,7 +28,7 @@
 namespace bertlab {
 
 struct TinyShardOptions {
-  LanguageModelObjective objective = LanguageModelObjective::kMaskedLm;
+  LanguageModel objective = LanguageModel::kMaskedLm;
   int64_t num_instances = 64;
   int max_seq_length = 16;
   int max_predictions_per_seq = 3;

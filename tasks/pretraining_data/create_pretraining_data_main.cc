@@ -123,7 +123,7 @@ double SecondsSince(Clock::time_point start) {
 absl::StatusOr<InstanceConfig> ConfigFromFlags() {
   InstanceConfig config;
   ASSIGN_OR_RETURN(config.objective,
-                   ParseObjective(absl::GetFlag(FLAGS_objective)),
+                   ParseLanguageModel(absl::GetFlag(FLAGS_objective)),
                    _.Prepend("--objective: "));
   config.max_seq_length = absl::GetFlag(FLAGS_max_seq_length);
   config.dupe_factor = absl::GetFlag(FLAGS_dupe_factor);
@@ -224,7 +224,7 @@ absl::Status Run(const std::vector<std::string>& positional) {
   };
   std::cerr << kProgram << ": " << inputs.size() << " input file(s), "
             << NumThreads() << " thread(s), objective "
-            << ObjectiveName(config.objective) << ", max_seq_length "
+            << LanguageModelName(config.objective) << ", max_seq_length "
             << config.max_seq_length << ", dupe_factor " << config.dupe_factor
             << ", seed " << config.seed << "\n";
   ASSIGN_OR_RETURN(const BuildStats stats,

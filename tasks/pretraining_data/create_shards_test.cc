@@ -173,13 +173,13 @@ TEST(CreateShardsTest, NoNspHasTheSameInstancesAndADifferentHeader) {
 
 TEST(CreateShardsTest, LeftToRightShardsHoldContiguousText) {
   InstanceConfig config = SmallConfig();
-  config.objective = PretrainingObjective::kLeftToRight;
+  config.objective = LanguageModel::kLeftToRight;
   config.max_predictions_per_seq = 0;
   config.short_seq_prob = 0;
   config.dupe_factor = 1;
   const Shards shards = MakeShards(config, 2, "left_to_right");
   ShardExpectations expectations;
-  expectations.objective = PretrainingObjective::kLeftToRight;
+  expectations.objective = LanguageModel::kLeftToRight;
   const std::vector<TrainingInstance> instances =
       ReadAll(shards.paths, expectations);
   ASSERT_EQ(static_cast<int64_t>(instances.size()), shards.stats.instances);

@@ -335,7 +335,7 @@ void CreateInstancesFromDocument(const InstanceConfig& config,
   CHECK_GE(document_index, 0);
   CHECK_LT(static_cast<size_t>(document_index), block.size());
   CHECK_GE(block[document_index].num_sentences(), 1);
-  if (config.objective == PretrainingObjective::kLeftToRight) {
+  if (config.objective == LanguageModel::kLeftToRight) {
     CreateLeftToRightInstances(config, vocab, block[document_index], dupe,
                                instances);
   } else {

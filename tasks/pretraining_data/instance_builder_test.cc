@@ -468,7 +468,7 @@ TEST(InstanceBuilderTest, MaskingMixOnlyChangesWhatChosenPositionsBecome) {
 
 TEST(InstanceBuilderTest, LeftToRightCutsTheDocumentIntoContiguousWindows) {
   InstanceConfig config;
-  config.objective = PretrainingObjective::kLeftToRight;
+  config.objective = LanguageModel::kLeftToRight;
   config.max_seq_length = 16;
   config.short_seq_prob = 0;
   const VocabFacts vocab = HandMadeVocabFacts(kHandMadeVocabSize);

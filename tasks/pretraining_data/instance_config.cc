@@ -88,13 +88,16 @@ const std::vector<Field>& Fields() {
   static const std::vector<Field>* const fields = new std::vector<Field>{
       Field{"objective",
             [](const InstanceConfig& config) {
-              return std::string(ObjectiveName(config.objective));
+              return std::string(LanguageModelName(config.objective));
             },
             [](absl::string_view text, InstanceConfig* config) {
-              absl::StatusOr<PretrainingObjective> objective =
-                  ParseObjective(text);
-              if (!objective.ok())
+              absl::StatusOr<LanguageModel> objective =
+                  ParseLanguageModel(text);
+              // Instances are made for mlm or ltr (rtl reads ltr's).
+              if (!objective.ok() ||
+                  *objective != InstanceLanguageModel(*objective)) {
                 return BadValue("objective", text, "mlm or ltr");
+              }
               config->objective = *objective;
               return absl::OkStatus();
             }},
@@ -128,33 +131,21 @@ absl::Status CheckProbability(absl::string_view name, double value) {
 
 }  // namespace
 
-absl::string_view ObjectiveName(PretrainingObjective objective) {
-  switch (objective) {
-    case PretrainingObjective::kMaskedLm:
-      return "mlm";
-    case PretrainingObjective::kLeftToRight:
-      return "ltr";
-  }
-  CHECK(false) << "unknown objective " << static_cast<int>(objective);
-  return "";
-}
-
-absl::StatusOr<PretrainingObjective> ParseObjective(absl::string_view name) {
-  if (name == "mlm") return PretrainingObjective::kMaskedLm;
-  if (name == "ltr") return PretrainingObjective::kLeftToRight;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown objective \"", name,
-      "\": use mlm (masked LM + next sentence) or ltr (left-to-right LM)"));
-}
-
 absl::Status ValidateInstanceConfig(const InstanceConfig& config) {
-  const bool masked_lm = config.objective == PretrainingObjective::kMaskedLm;
+  if (config.objective != InstanceLanguageModel(config.objective)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "objective ", LanguageModelName(config.objective),
+        ": the right-to-left LM reads left-to-right instances; make them "
+        "with objective ltr"));
+  }
+  const bool masked_lm = config.objective == LanguageModel::kMaskedLm;
   const int min_length =
       masked_lm ? kMinMaxSeqLengthMaskedLm : kMinMaxSeqLengthLeftToRight;
   if (config.max_seq_length < min_length) {
     return absl::InvalidArgumentError(absl::StrCat(
         "max_seq_length = ", config.max_seq_length,
-        " is too small for objective ", ObjectiveName(config.objective), ": ",
+        " is too small for objective ", LanguageModelName(config.objective),
+        ": ",
         masked_lm ? "[CLS] A [SEP] B [SEP] needs at least 2 tokens besides the "
                     "3 special ones"
                   : "[CLS] text [SEP] needs at least 2 tokens of text",
@@ -220,7 +211,7 @@ absl::Status ValidateInstanceConfig(const InstanceConfig& config) {
 }
 
 int MaxNumTokens(const InstanceConfig& config) {
-  return config.objective == PretrainingObjective::kMaskedLm
+  return config.objective == LanguageModel::kMaskedLm
              ? config.max_seq_length - 3
              : config.max_seq_length - 2;
 }

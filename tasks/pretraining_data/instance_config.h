@@ -23,25 +23,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "tasks/pretraining_data/language_model.h"
 
 namespace bertlab {
 
-enum class PretrainingObjective {
-  // BERT: [CLS] A [SEP] B [SEP] pairs with masked-LM predictions and a
-  // next-sentence label.
-  kMaskedLm,
-  // The "LTR & No NSP" variant: [CLS] + contiguous text of one document +
-  // [SEP], one segment, no masking, no next-sentence label; the targets are
-  // the next tokens (input_ids shifted left by one), left to the trainer.
-  kLeftToRight,
-};
-
-// "mlm" / "ltr", the spelling of --objective and of shard headers.
-absl::string_view ObjectiveName(PretrainingObjective objective);
-absl::StatusOr<PretrainingObjective> ParseObjective(absl::string_view name);
-
 struct InstanceConfig {
-  PretrainingObjective objective = PretrainingObjective::kMaskedLm;
+  // kMaskedLm or kLeftToRight (the instances of kRightToLeft too:
+  // InstanceLanguageModel); header spelling "mlm" / "ltr".
+  LanguageModel objective = LanguageModel::kMaskedLm;
 
   // Hard limit on tokens per instance, [CLS] and [SEP]s included.
   int max_seq_length = 128;

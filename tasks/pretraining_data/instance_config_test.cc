@@ -24,7 +24,7 @@ std::string ErrorAfter(Change change) {
 TEST(InstanceConfigTest, DefaultsAreTheReferenceFlags) {
   const InstanceConfig config;
   EXPECT_TRUE(ValidateInstanceConfig(config).ok());
-  EXPECT_EQ(config.objective, PretrainingObjective::kMaskedLm);
+  EXPECT_EQ(config.objective, LanguageModel::kMaskedLm);
   EXPECT_EQ(config.max_seq_length, 128);
   EXPECT_EQ(config.dupe_factor, 10);
   EXPECT_EQ(config.short_seq_prob, 0.1);
@@ -47,7 +47,7 @@ TEST(InstanceConfigTest, RefusesTooShortSequences) {
   EXPECT_THAT(ErrorAfter([](InstanceConfig& c) { c.max_seq_length = 4; }),
               HasSubstr("use max_seq_length >= 5"));
   InstanceConfig ltr;
-  ltr.objective = PretrainingObjective::kLeftToRight;
+  ltr.objective = LanguageModel::kLeftToRight;
   ltr.max_seq_length = 4;
   ltr.max_predictions_per_seq = 0;
   EXPECT_TRUE(ValidateInstanceConfig(ltr).ok());
@@ -104,14 +104,14 @@ TEST(InstanceConfigTest, RefusesOtherBadCounts) {
               HasSubstr("max_block_bytes = 0"));
   // Left-to-right instances may carry no masked-LM slots.
   InstanceConfig ltr;
-  ltr.objective = PretrainingObjective::kLeftToRight;
+  ltr.objective = LanguageModel::kLeftToRight;
   ltr.max_predictions_per_seq = 0;
   EXPECT_TRUE(ValidateInstanceConfig(ltr).ok());
 }
 
 TEST(InstanceConfigTest, TextRoundTripsEveryField) {
   InstanceConfig config;
-  config.objective = PretrainingObjective::kLeftToRight;
+  config.objective = LanguageModel::kLeftToRight;
   config.max_seq_length = 512;
   config.dupe_factor = 5;
   config.short_seq_prob = 0.3;
@@ -160,8 +160,16 @@ TEST(InstanceConfigTest, ParsingNamesMissingAndMalformedFields) {
   parsed = InstanceConfigFromFields(&fields);
   EXPECT_THAT(std::string(parsed.status().message()),
               HasSubstr("objective: cannot parse \"bidirectional\""));
-  EXPECT_THAT(std::string(ParseObjective("rtl").status().message()),
-              HasSubstr("use mlm (masked LM + next sentence) or ltr"));
+  // A shard holds mlm or ltr instances; the right-to-left LM reads ltr's.
+  fields = {{"objective", "rtl"}};
+  parsed = InstanceConfigFromFields(&fields);
+  EXPECT_THAT(std::string(parsed.status().message()),
+              HasSubstr("objective: cannot parse \"rtl\""));
+  InstanceConfig rtl;
+  rtl.objective = LanguageModel::kRightToLeft;
+  EXPECT_THAT(std::string(ValidateInstanceConfig(rtl).message()),
+              HasSubstr("reads left-to-right instances; make them with "
+                        "objective ltr"));
 }
 
 TEST(InstanceConfigTest, FirstDifferenceNamesTheField) {

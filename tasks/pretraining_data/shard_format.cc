@@ -696,8 +696,8 @@ absl::StatusOr<std::unique_ptr<ShardReader>> ShardReader::Open(
   };
   if (expectations.objective.has_value() &&
       *expectations.objective != header.config.objective) {
-    return mismatch("objective", ObjectiveName(header.config.objective),
-                    ObjectiveName(*expectations.objective));
+    return mismatch("objective", LanguageModelName(header.config.objective),
+                    LanguageModelName(*expectations.objective));
   }
   if (expectations.max_seq_length.has_value() &&
       *expectations.max_seq_length != header.config.max_seq_length) {

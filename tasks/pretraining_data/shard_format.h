@@ -197,7 +197,7 @@ struct ShardExpectations {
   // Every field must match.
   std::optional<InstanceConfig> config;
   // Or just the ones that shape a batch.
-  std::optional<PretrainingObjective> objective;
+  std::optional<LanguageModel> objective;
   std::optional<int> max_seq_length;
   std::optional<int> max_predictions_per_seq;
   std::optional<TokenizerSettings> tokenizer;

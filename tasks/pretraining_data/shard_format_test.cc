@@ -242,7 +242,7 @@ TEST_F(ShardReaderErrorsTest, ConfigMismatchNamesTheField) {
               HasSubstr("max_seq_length 16 in shard " + path_ +
                         " does not match the expected 512"));
   ShardExpectations objective;
-  objective.objective = PretrainingObjective::kLeftToRight;
+  objective.objective = LanguageModel::kLeftToRight;
   EXPECT_THAT(std::string(OpenWith(contents_, objective).message()),
               HasSubstr("objective mlm in shard"));
   ShardExpectations tokenizer;

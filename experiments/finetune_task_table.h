@@ -1,0 +1,107 @@
+// The fine-tuning tasks of experiment.proto (FinetuneTaskSpec.Task) as one
+// table: per task, the key its run records carry, its display name, the
+// reader that loads it and where its files are, the head it trains, whether
+// it is a derived stand-in and for which real tasks, its dev sets, and the
+// metric the paper's tables report for it. The loader's validation, the
+// task loading (finetune_tasks.h), the runner and the --dry_run plan look a
+// task up here instead of comparing names.
+//
+//   const FinetuneTaskInfo& mnli = FinetuneTaskOf(FinetuneTaskSpec::MNLI);
+//   mnli.key                                   // "mnli"
+//   mnli.dev_set_keys                          // {"mnli_m", "mnli_mm"}
+//   FinetunePrimaryMetric(mnli, "table5")      // "accuracy"
+//
+// The keys ("mnli", "squad1", "web_pair", ...) are what run records,
+// reports/paper_tables.cc and reports/ read; they never change.
+#ifndef BERTLAB_EXPERIMENTS_FINETUNE_TASK_TABLE_H_
+#define BERTLAB_EXPERIMENTS_FINETUNE_TASK_TABLE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "experiments/experiment.pb.h"
+
+namespace bertlab {
+namespace experiments {
+
+// How a task's files are read.
+enum class TaskReader {
+  kGlueTsv,    // tasks/glue: the GLUE download layout
+  kSquadJson,  // tasks/squad: SQuAD v1.1 / v2.0 JSON
+  kSwagCsv,    // tasks/swag: the official SWAG CSV
+};
+
+// The head fine-tuning puts on the encoder.
+enum class TaskHead {
+  kClassifier,      // pooled output -> num_labels classes
+  kRegression,      // pooled output -> one score (STS-B)
+  kSpan,            // start/end logits on every position (SQuAD)
+  kMultipleChoice,  // one score per choice through the pooled output
+};
+
+struct FinetuneTaskInfo {
+  FinetuneTaskSpec::Task task;
+  // The key of the run records and reports: "mnli", "squad1", "web_pair".
+  std::string key;
+  // "MNLI", "SST-2", "SQuAD v1.1"; a derived task's says so.
+  std::string display_name;
+  TaskReader reader;
+  // The reader's name of the format: the GLUE task (tasks/glue
+  // FindGlueTask: "MNLI", "SST-2"; WEB_PAIR's is "MRPC", whose layout it
+  // has) or the SQuAD version ("v1.1", "v2.0"); empty for SWAG.
+  std::string format;
+  // The directory of its files, under TaskSources.data_dir for a real task
+  // ("glue/MNLI", "squad/v1.1", "swag"), under default_tasks_dir for a
+  // derived one ("pair", "squad", "swag").
+  std::string directory;
+  TaskHead head;
+  // kClassifier: the classes; kRegression: 1; otherwise 0.
+  int num_labels = 0;
+  // kMultipleChoice: the choices per example; otherwise 0.
+  int num_choices = 0;
+  // Made from the embedded corpus (tasks/default_tasks), not a benchmark.
+  bool derived = false;
+  // A derived task: the real tasks it may stand in for as their
+  // fallback_task (those whose primary metric its evaluation reports).
+  std::vector<FinetuneTaskSpec::Task> stands_in_for;
+  // The record key of each dev set, in the order the reader reads them: one
+  // record per dev set per fine-tuning run. MNLI: "mnli_m" (matched, its
+  // column in the tables), "mnli_mm"; every other task: its key.
+  std::vector<std::string> dev_set_keys;
+  // The metric of the task's column: in Tables 1-4, and in the ablation
+  // Tables 5, 6 and 8, which report MRPC and QQP by accuracy where Table 1
+  // reports F1.
+  std::string primary_metric;
+  std::string ablation_primary_metric;
+};
+
+// Every task but TASK_UNSPECIFIED, in the enum's order.
+const std::vector<FinetuneTaskInfo>& FinetuneTaskTable();
+
+// The row of `task`; CHECKs that it is one (not TASK_UNSPECIFIED).
+const FinetuneTaskInfo& FinetuneTaskOf(FinetuneTaskSpec::Task task);
+
+// The row whose key is `key` ("mnli", "web_pair"), or null.
+const FinetuneTaskInfo* FindFinetuneTaskByKey(absl::string_view key);
+
+// The enum names of the real tasks, or of the derived ones, for messages:
+// "MNLI, QQP, ...".
+std::string FinetuneTaskChoices(bool derived);
+
+// Whether `fallback` may stand in for `task` (its fallback_task).
+bool CanStandIn(FinetuneTaskSpec::Task fallback, FinetuneTaskSpec::Task task);
+
+// The record key of the column the task's results fill: its first dev set
+// ("mnli_m" for MNLI, otherwise its key).
+const std::string& ColumnKey(const FinetuneTaskInfo& task);
+
+// The metric `table` (ReportSpec.table: "table1" ... "table8") reports for
+// the task: the ablation metric in table5, table6 and table8.
+const std::string& FinetunePrimaryMetric(const FinetuneTaskInfo& task,
+                                         absl::string_view table);
+
+}  // namespace experiments
+}  // namespace bertlab
+
+#endif  // BERTLAB_EXPERIMENTS_FINETUNE_TASK_TABLE_H_
