@@ -135,14 +135,6 @@ class GlueTask : public FinetuneTask {
     return std::unique_ptr<FinetuneTask>(std::move(result));
   }
 
-  FinetuneModelOptions ModelOptions() const override {
-    // A regression is the classifier head with one output.
-    FinetuneModelOptions options;
-    options.head = FinetuneHead::kClassifier;
-    options.num_labels = info_->num_labels;
-    return options;
-  }
-
   TrainingSet Train() const override {
     return TrainingSet::Classification(&train_);
   }
@@ -385,12 +377,6 @@ class SquadTask : public FinetuneTask {
     return std::unique_ptr<FinetuneTask>(std::move(result));
   }
 
-  FinetuneModelOptions ModelOptions() const override {
-    FinetuneModelOptions options;
-    options.head = FinetuneHead::kSpan;
-    return options;
-  }
-
   TrainingSet Train() const override { return TrainingSet::Spans(&train_); }
 
   absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
@@ -484,13 +470,6 @@ class SwagTask : public FinetuneTask {
     return std::unique_ptr<FinetuneTask>(std::move(result));
   }
 
-  FinetuneModelOptions ModelOptions() const override {
-    FinetuneModelOptions options;
-    options.head = FinetuneHead::kMultipleChoice;
-    options.num_choices = kSwagNumChoices;
-    return options;
-  }
-
   TrainingSet Train() const override {
     return TrainingSet::MultipleChoice(&train_);
   }
@@ -560,6 +539,50 @@ absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
       return SwagTask::Load(info, spec, tokenizer, sources);
   }
   return absl::InternalError(absl::StrCat("task ", info.key, ": no reader"));
+}
+
+FinetuneModelOptions FinetuneTask::ModelOptions() const {
+  return HeadOptions(info());
+}
+
+FinetuneModelOptions HeadOptions(const FinetuneTaskInfo& info) {
+  FinetuneModelOptions options;
+  switch (info.head) {
+    case TaskHead::kClassifier:
+    case TaskHead::kRegression:  // the classifier head with one output
+      options.head = FinetuneHead::kClassifier;
+      options.num_labels = info.num_labels;
+      break;
+    case TaskHead::kSpan:
+      options.head = FinetuneHead::kSpan;
+      break;
+    case TaskHead::kMultipleChoice:
+      options.head = FinetuneHead::kMultipleChoice;
+      options.num_choices = info.num_choices;
+      break;
+  }
+  return options;
+}
+
+FinetuneOptions ToFinetuneOptions(const FinetuneTaskSpec& spec,
+                                  const FinetuneOptimizerSpec& optimizer,
+                                  const FinetuneModelOptions& model,
+                                  double learning_rate, int restart) {
+  FinetuneOptions options;
+  options.model = model;
+  options.max_seq_length = spec.max_seq_length();
+  options.batch_size = spec.batch_size();
+  options.num_epochs = spec.num_epochs();
+  options.learning_rate = learning_rate;
+  options.warmup_proportion = spec.warmup_proportion();
+  options.seed = spec.seed() + restart;
+  options.adamw.beta1 = optimizer.beta1();
+  options.adamw.beta2 = optimizer.beta2();
+  options.adamw.epsilon = optimizer.epsilon();
+  options.adamw.weight_decay = optimizer.weight_decay();
+  options.adamw.bias_correction = optimizer.bias_correction();
+  options.clip_norm = optimizer.clip_norm();
+  return options;
 }
 
 }  // namespace experiments

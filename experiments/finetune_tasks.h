@@ -78,7 +78,8 @@ class FinetuneTask {
   // The runner prints them and puts them into the task's run records.
   const std::vector<std::string>& warnings() const { return warnings_; }
 
-  virtual FinetuneModelOptions ModelOptions() const = 0;
+  // The head it fine-tunes (HeadOptions of its row).
+  FinetuneModelOptions ModelOptions() const;
   virtual TrainingSet Train() const = 0;
   // Predicts dev with the trained model, writes the prediction files into
   // output_dir and scores them.
@@ -108,6 +109,22 @@ bool TaskDataAvailable(FinetuneTaskSpec::Task task, const TaskSources& sources);
 absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
     FinetuneTaskSpec::Task task, const FinetuneTaskSpec& spec,
     const FullTokenizer& tokenizer, const TaskSources& sources);
+
+// The head `info`'s task fine-tunes: what every loaded task's ModelOptions()
+// returns.
+FinetuneModelOptions HeadOptions(const FinetuneTaskInfo& info);
+
+// The one conversion from a validated run's fine-tuning spec to the
+// Finetuner's training knobs, for one (learning rate, restart) of the grid:
+// the task's lengths, batch, epochs and warmup, restart r's seed (seed + r),
+// the optimizer block, `model` (HeadOptions, plus the variant's BiLSTM).
+// Checkpoints, progress and label are left for the caller. The loader's
+// fuzzer checks that what the loader accepts converts to options that
+// ValidateFinetuneOptions accepts, the invariants the Finetuner CHECKs.
+FinetuneOptions ToFinetuneOptions(const FinetuneTaskSpec& spec,
+                                  const FinetuneOptimizerSpec& optimizer,
+                                  const FinetuneModelOptions& model,
+                                  double learning_rate, int restart);
 
 }  // namespace experiments
 }  // namespace bertlab

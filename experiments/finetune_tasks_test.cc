@@ -123,6 +123,10 @@ TEST(FinetuneTasksTest, SwagTrainsAndIsScoredWithItsPredictions) {
   options.max_seq_length = 32;
   options.batch_size = 2;
   options.num_epochs = 1;
+  options.learning_rate = 5e-5;
+  options.warmup_proportion = 0.1;
+  options.clip_norm = 1.0;
+  options.seed = 12345;
   options.progress = false;
   auto tuner = Finetuner::Create(options);
   ASSERT_TRUE(tuner.ok());

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/check.h"
 #include "common/directory.h"
 #include "common/file.h"
 #include "common/file_lock.h"
@@ -654,25 +655,15 @@ class Runner {
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(CreateDirectories(dir));
-    FinetuneOptions options;
+    FinetuneModelOptions model = task.ModelOptions();
+    model.bilstm = bilstm;
+    FinetuneOptions options =
+        ToFinetuneOptions(spec, optimizer, model, lr, restart);
+    CHECK_EQ(options.seed, seed);
     options.init_checkpoint = pretrained.checkpoint;
     if (rtl != nullptr) options.rtl_checkpoint = rtl->checkpoint;
-    options.model = task.ModelOptions();
-    options.model.bilstm = bilstm;
-    options.max_seq_length = spec.max_seq_length();
-    options.batch_size = spec.batch_size();
-    options.num_epochs = spec.num_epochs();
-    options.learning_rate = lr;
-    options.warmup_proportion = spec.warmup_proportion();
-    options.seed = seed;
     options.progress = options_.progress;
     options.label = absl::StrCat("fine-tune ", label);
-    options.adamw.beta1 = optimizer.beta1();
-    options.adamw.beta2 = optimizer.beta2();
-    options.adamw.epsilon = optimizer.epsilon();
-    options.adamw.weight_decay = optimizer.weight_decay();
-    options.adamw.bias_correction = optimizer.bias_correction();
-    options.clip_norm = optimizer.clip_norm();
     const auto start = Clock::now();
     ASSIGN_OR_RETURN(std::unique_ptr<Finetuner> tuner,
                      Finetuner::Create(options), _.Prepend(label, ": "));

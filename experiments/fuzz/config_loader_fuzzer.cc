@@ -15,7 +15,10 @@
 //     InstanceConfig that ValidateInstanceConfig accepts; ToBertConfig
 //     gives the run's shape or an error that names the model field; and
 //     the run converts (ToPretrainingOptions) to trainer options that
-//     ValidatePretrainingOptions accepts, the invariants the trainer CHECKs.
+//     ValidatePretrainingOptions accepts, the invariants the trainer CHECKs,
+//     and each of its fine-tuning runs (ToFinetuneOptions) to options that
+//     ValidateFinetuneOptions accepts.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -29,10 +32,13 @@
 #include "common/check.h"
 #include "experiments/config_loader.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/finetune_task_table.h"
+#include "experiments/finetune_tasks.h"
 #include "experiments/pretraining_options.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "model/bert/config.h"
+#include "model/train/finetuner.h"
 #include "model/train/pretrainer.h"
 #include "tasks/pretraining_data/instance_config.h"
 
@@ -95,6 +101,21 @@ void CheckRun(const ResolvedRun& run) {
   CHECK(trainable.ok()) << run.name
                         << ": the loader accepts what the trainer refuses: "
                         << trainable;
+  // And the same for every fine-tuning run of its grid.
+  for (const FinetuneTaskSpec& task : run.spec.finetuning().tasks()) {
+    FinetuneModelOptions head = HeadOptions(FinetuneTaskOf(task.task()));
+    head.bilstm = run.spec.finetuning().bilstm();
+    for (double lr : task.learning_rates()) {
+      // Restarts differ only in the seed: two stand for any number.
+      for (int restart = 0; restart < std::min(task.restarts(), 2); ++restart) {
+        const absl::Status tunable = ValidateFinetuneOptions(ToFinetuneOptions(
+            task, run.spec.finetuning().optimizer(), head, lr, restart));
+        CHECK(tunable.ok())
+            << run.name
+            << ": the loader accepts what the Finetuner refuses: " << tunable;
+      }
+    }
+  }
   if (model.has_shape()) {
     CHECK_EQ(config->num_hidden_layers, model.shape().num_hidden_layers());
     CHECK_EQ(config->hidden_size, model.shape().hidden_size());

@@ -186,7 +186,7 @@ class CudaPretrainingBackend : public PretrainingBackend {
     options.adamw = optimizer_options_;
     options.clip_norm = clip_norm;
     // The loop calls Update only for finite steps (its non-finite rule).
-    options.non_finite = NonFiniteGradients::kApplyAnyway;
+    options.skip_non_finite = false;
     optimizer_ = std::make_unique<DeviceOptimizer>(model().layout(), options);
     optimizer_->LoadState(*host_optimizer());
     clip_norm_ = clip_norm;

@@ -221,7 +221,7 @@ TEST(SpanFinetuneStepParityTest, CausalEval) {
   CheckStep<SpanStep>(step_parity::kSpanCausalEval);
 }
 
-// kSkipStep: a non-finite gradient norm applies nothing (params, m, v and
+// skip_non_finite: a non-finite gradient norm applies nothing (params, m, v and
 // the step count unchanged), still zeroes the gradients, and says so.
 TEST(DeviceOptimizerTest, NonFiniteGradientSkipsTheUpdate) {
   const step_parity::NonFiniteStepInputs in =

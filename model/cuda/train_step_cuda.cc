@@ -79,7 +79,7 @@ bool DeviceOptimizer::Step(double learning_rate, const float* loss,
                            options_.clip_norm, context);
   }
   bool apply = true;
-  if (options_.non_finite == NonFiniteGradients::kSkipStep) {
+  if (options_.skip_non_finite) {
     double norm = 0;
     float loss_value = 0;
     BERTLAB_CUDA_CHECK(cudaMemcpyAsync(&norm, norm_.data(), sizeof(norm),

@@ -12,16 +12,15 @@
 //
 // Non-finite steps: the CPU trainers never apply an update whose loss or
 // gradient norm is not finite. cuda::AdamWStep has no device-side condition,
-// so keeping that rule needs the norm on the host before AdamW is enqueued:
-//   kSkipStep     (default) copies the norm (and the loss, when given) to the
-//                 host, one 12-byte read that waits for the step's backward
-//                 pass; a non-finite value skips the update (the gradients are
-//                 still zeroed) and Step returns false. Everything else stays
-//                 on the device.
-//   kApplyAnyway  nothing waits; a non-finite norm leaves the gradients
-//                 unscaled and AdamW then writes NaN / inf into params, m and
-//                 v. For throughput runs that check LastGlobalNorm()
-//                 themselves.
+// so keeping that rule needs the norm on the host before AdamW is enqueued.
+// With skip_non_finite (default) Step copies the norm (and the loss, when
+// given) to the host, one 12-byte read that waits for the step's backward
+// pass; a non-finite value skips the update (the gradients are still zeroed)
+// and Step returns false. Everything else stays on the device. Without it
+// nothing waits, and a non-finite norm leaves the gradients unscaled and AdamW
+// then writes NaN / inf into params, m and v: for callers that check the norm
+// themselves (the pre-training loop, whose NonFinitePolicy decides, and
+// throughput runs reading LastGlobalNorm()).
 //
 // BF16 mixed precision: MixedPrecisionParams below holds the FP32 master
 // parameters and their bf16 working copy; Step(..., MixedPrecisionParams*)
@@ -50,8 +49,6 @@
 
 namespace bertlab {
 namespace cuda {
-
-enum class NonFiniteGradients { kSkipStep, kApplyAnyway };
 
 // The parameters of a BF16 mixed-precision step: the FP32 master (what the
 // optimizer updates and a checkpoint saves) and its bf16 working copy (what
@@ -91,7 +88,8 @@ struct DeviceOptimizerOptions {
   // tf.clip_by_global_norm's clip_norm (BERT: 1.0); 0 = no clipping (the norm
   // is still computed). Finite and >= 0 (CHECKed).
   double clip_norm = 1.0;
-  NonFiniteGradients non_finite = NonFiniteGradients::kSkipStep;
+  // Read the norm on the host and skip a non-finite update (see above).
+  bool skip_non_finite = true;
 };
 
 // AdamW's moments on the device (zero-initialised) and the clip / update /
@@ -103,8 +101,9 @@ class DeviceOptimizer {
 
   // One optimizer step on device params and grads (layout.total_size() each)
   // with learning rate learning_rate (finite, >= 0). loss: the device scalar
-  // of the step's loss (checked with kSkipStep), or nullptr. Returns whether
-  // the update was applied (always true with kApplyAnyway). The grads are
+  // of the step's loss (checked with skip_non_finite), or nullptr. Returns
+  // whether the update was applied (always true without skip_non_finite). The
+  // grads are
   // zero afterwards either way.
   bool Step(double learning_rate, const float* loss, float* grads,
             float* params, const CudaContext& context);

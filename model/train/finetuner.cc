@@ -468,7 +468,10 @@ const ParameterLayout& Finetuner::layout() const { return model_->layout(); }
 
 absl::StatusOr<std::unique_ptr<Finetuner>> Finetuner::Create(
     const FinetuneOptions& options) {
-  RETURN_IF_ERROR(ValidateFinetuneOptions(options));
+  const absl::Status valid = ValidateFinetuneOptions(options);
+  CHECK(valid.ok()) << "invalid FinetuneOptions (the experiment loader lets "
+                       "no such run through): "
+                    << valid;
   const bool two_encoders = !options.rtl_checkpoint.empty();
   BertConfig config = options.config;
   if (two_encoders) {

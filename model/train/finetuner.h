@@ -75,16 +75,20 @@ struct FinetuneOptions {
   BertConfig config;
   FinetuneModelOptions model;
 
-  int64_t max_seq_length = 128;
-  int64_t batch_size = 32;
-  double num_epochs = 3.0;
-  double learning_rate = 5e-5;
-  double warmup_proportion = 0.1;
+  // The training knobs have no defaults of their own: the experiment schema
+  // (FinetuneTaskSpec, FinetuningSpec.optimizer) holds them, and the
+  // experiment runner sets every one. Zeros are "unset" (and a zero rate or
+  // batch is refused); tests set what they train with.
+  int64_t max_seq_length = 0;
+  int64_t batch_size = 0;
+  double num_epochs = 0;
+  double learning_rate = 0;
+  double warmup_proportion = 0;
   AdamWOptions adamw;
-  double clip_norm = 1.0;
-  // Rows per prediction batch.
+  double clip_norm = 0;  // 0: no clipping
+  // Rows per prediction batch (not in the schema: it changes no number).
   int64_t predict_batch_size = 64;
-  uint64_t seed = 12345;
+  uint64_t seed = 0;
 
   // Progress on stderr (training_log.h ProgressLine): a line every
   // progress_interval_seconds, or live on a terminal; `label` starts it.
@@ -176,6 +180,10 @@ class Finetuner {
 };
 
 // What a FinetuneOptions would do, checked: the message names the field.
+// The Finetuner's invariants, not its user interface: runs reach it from an
+// experiment file, which the loader validates (with messages that point into
+// the file) and experiments/finetune_tasks.h ToFinetuneOptions converts; the
+// loader's fuzzer checks the result satisfies these. Create CHECKs them.
 absl::Status ValidateFinetuneOptions(const FinetuneOptions& options);
 
 }  // namespace bertlab

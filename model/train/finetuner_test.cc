@@ -42,6 +42,8 @@ FinetuneOptions TinyOptions() {
   options.batch_size = 16;
   options.num_epochs = 12;
   options.learning_rate = 2e-3;
+  options.warmup_proportion = 0.1;
+  options.clip_norm = 1.0;
   options.progress = false;
   options.seed = 7;
   return options;
@@ -191,8 +193,15 @@ TEST(FinetunerTest, RejectsWhatTheModelCannotTake) {
               HasSubstr("exceeds the model's max_position_embeddings 16"));
   options = TinyOptions();
   options.warmup_proportion = 1.5;
-  EXPECT_THAT(Finetuner::Create(options).status().message(),
+  EXPECT_THAT(ValidateFinetuneOptions(options).message(),
               HasSubstr("warmup_proportion"));
+}
+
+TEST(FinetunerDeathTest, InvalidOptionsAreABugInTheCaller) {
+  FinetuneOptions options = TinyOptions();
+  options.learning_rate = 0;  // what the experiment loader never lets through
+  EXPECT_DEATH(Finetuner::Create(options).IgnoreError(),
+               "invalid FinetuneOptions.*learning_rate must be finite and > 0");
 }
 
 }  // namespace

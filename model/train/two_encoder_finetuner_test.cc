@@ -80,6 +80,8 @@ FinetuneOptions TwoEncoderOptions(FinetuneHead head) {
   options.batch_size = 16;
   options.num_epochs = 12;
   options.learning_rate = 2e-3;
+  options.warmup_proportion = 0.1;
+  options.clip_norm = 1.0;
   options.predict_batch_size = 512;
   options.progress = false;
   options.seed = 7;
@@ -269,14 +271,14 @@ TEST(TwoEncoderFinetunerTest, RefusesWhatTheModelCannotTake) {
   const Checkpoints& checkpoints = TinyCheckpoints();
   FinetuneOptions options = TwoEncoderOptions(FinetuneHead::kClassifier);
   options.init_checkpoint.clear();
-  absl::Status status = Finetuner::Create(options).status();
+  absl::Status status = ValidateFinetuneOptions(options);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("rtl_checkpoint needs init_checkpoint"));
 
   options = TwoEncoderOptions(FinetuneHead::kClassifier);
   options.model.bilstm = true;
-  status = Finetuner::Create(options).status();
+  status = ValidateFinetuneOptions(options);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("rtl_checkpoint and model.bilstm cannot both be set"));
