@@ -144,8 +144,7 @@ TEST(ExperimentsValidateTest, Table5HasTheElmoStyleRows) {
         pretrained.push_back(v.name());
       }
     }
-    EXPECT_THAT(pretrained,
-                ::testing::ElementsAre("ltr_no_nsp", "rtl_no_nsp"));
+    EXPECT_THAT(pretrained, ::testing::ElementsAre("ltr_no_nsp", "rtl_no_nsp"));
   }
 }
 

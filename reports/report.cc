@@ -28,9 +28,8 @@ absl::StatusOr<TableReport> BuildTable(
     const PaperTable& paper, const std::vector<const RunRecord*>& records,
     const std::vector<std::string>& only_rows) {
   const auto shown = [&](const std::string& key) {
-    return only_rows.empty() ||
-           std::find(only_rows.begin(), only_rows.end(), key) !=
-               only_rows.end();
+    return only_rows.empty() || std::find(only_rows.begin(), only_rows.end(),
+                                          key) != only_rows.end();
   };
   TableReport table;
   table.paper = &paper;

@@ -48,8 +48,8 @@
 // SQuAD 384 x 32 about 7 GiB (BASE) and 19 GiB (LARGE).
 //
 // Each iteration runs forward + backward, the optimizer step (which waits for
-// the gradient norm, train_step_cuda.h's skip_non_finite, as a trainer would) and
-// waits for the stream (real time). The batch is uploaded once: its
+// the gradient norm, train_step_cuda.h's skip_non_finite, as a trainer would)
+// and waits for the stream (real time). The batch is uploaded once: its
 // integers are a few hundred KB, not what the step costs. Dropout is on.
 #include <cuda_runtime.h>
 

@@ -190,13 +190,11 @@ int64_t InstanceOrder::Next() {
   return begin_ + permutation_[position_.index++];
 }
 
-PretrainingBatch::PretrainingBatch(LanguageModel objective,
-                                   bool next_sentence, int64_t batch,
-                                   int64_t seq_len,
+PretrainingBatch::PretrainingBatch(LanguageModel objective, bool next_sentence,
+                                   int64_t batch, int64_t seq_len,
                                    int64_t max_predictions_per_seq)
     : objective_(objective),
-      next_sentence_(next_sentence &&
-                     objective == LanguageModel::kMaskedLm),
+      next_sentence_(next_sentence && objective == LanguageModel::kMaskedLm),
       batch_(batch),
       seq_len_(seq_len),
       max_predictions_per_seq_(max_predictions_per_seq) {

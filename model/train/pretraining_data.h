@@ -136,9 +136,8 @@ class PretrainingBatch {
  public:
   // max_predictions_per_seq: the shards' (masked LM; ignored for
   // left-to-right). next_sentence: keep the NSP labels (masked LM only).
-  PretrainingBatch(LanguageModel objective, bool next_sentence,
-                   int64_t batch, int64_t seq_len,
-                   int64_t max_predictions_per_seq);
+  PretrainingBatch(LanguageModel objective, bool next_sentence, int64_t batch,
+                   int64_t seq_len, int64_t max_predictions_per_seq);
 
   // The most predictions a batch can hold: B * P (masked LM) or B * (T - 1)
   // (left-to-right, right-to-left); what PretrainingStepBuffers are planned

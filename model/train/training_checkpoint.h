@@ -72,7 +72,8 @@ struct TrainerState {
   uint64_t init_seed = 0;
   uint64_t dropout_seed = 0;
   uint64_t shuffle_seed = 0;
-  // RunConfigText of the run and its hash (16 hex digits).
+  // The run config (pretrainer.h PretrainingRunConfig) and its hash (16 hex
+  // digits).
   std::string run_config;
   std::string run_config_hash;
   // Bookkeeping for logs: training time (steps only) and padded tokens seen.
