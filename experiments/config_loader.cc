@@ -456,16 +456,18 @@ class RunChecker {
     RequireInRange(base + ".learning_rate", optimizer.has_learning_rate(),
                    optimizer.learning_rate(), kLearningRate,
                    "the peak learning rate (the paper: 1e-4)");
-    CheckAdamW(base, optimizer);
+    CheckAdamW(base, optimizer, "the trainer");
     AtLeast(base + ".gradient_accumulation_steps",
             optimizer.gradient_accumulation_steps(), 1,
             "1 means no accumulation");
   }
 
   // The AdamW fields pre-training's OptimizerSpec and fine-tuning's
-  // FinetuneOptimizerSpec share (the same names), under `base`.
+  // FinetuneOptimizerSpec share (the same names), under `base`; `user` is
+  // the loop that applies them ("the trainer", "the fine-tuner").
   template <typename Spec>
-  void CheckAdamW(const std::string& base, const Spec& optimizer) {
+  void CheckAdamW(const std::string& base, const Spec& optimizer,
+                  absl::string_view user) {
     InRange(base + ".beta1", optimizer.beta1(), kDropout, "BERT uses 0.9");
     InRange(base + ".beta2", optimizer.beta2(), kDropout, "BERT uses 0.999");
     InRange(base + ".epsilon", optimizer.epsilon(), kPositive,
@@ -495,9 +497,9 @@ class RunChecker {
         optimizer.weight_decay_exclude().end());
     if (optimizer.weight_decay() > 0 && !given.empty() && given != bert) {
       Add(base + ".weight_decay_exclude",
-          absl::StrCat("is [", absl::StrJoin(given, ", "),
-                       "]; the trainer implements BERT's [LayerNorm, "
-                       "layer_norm, bias] only"));
+          absl::StrCat("is [", absl::StrJoin(given, ", "), "]; ", user,
+                       " implements BERT's [LayerNorm, layer_norm, bias] "
+                       "only"));
     }
     InRange(base + ".clip_norm", optimizer.clip_norm(), kNonNegative,
             "BERT uses 1.0; 0 turns clipping off");
@@ -780,20 +782,7 @@ class RunChecker {
   void CheckFinetuneOptimizer() {
     const FinetuneOptimizerSpec& optimizer = spec_.finetuning().optimizer();
     const std::string base = "finetuning.optimizer";
-    CheckAdamW(base, optimizer);
-    // The fine-tuner decays every parameter but BERT's exclusions
-    // (model/bert ExcludedFromWeightDecay); another list would silently
-    // train something else.
-    const std::vector<std::string> bert = {"LayerNorm", "layer_norm", "bias"};
-    const std::vector<std::string> given(
-        optimizer.weight_decay_exclude().begin(),
-        optimizer.weight_decay_exclude().end());
-    if (optimizer.weight_decay() > 0 && !given.empty() && given != bert) {
-      Add(base + ".weight_decay_exclude",
-          absl::StrCat("is [", absl::StrJoin(given, ", "),
-                       "]; the fine-tuner implements BERT's [\"LayerNorm\", "
-                       "\"layer_norm\", \"bias\"] only"));
-    }
+    CheckAdamW(base, optimizer, "the fine-tuner");
   }
 
   static std::string TaskName(FinetuneTaskSpec::Task task) {

@@ -22,22 +22,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-BertConfig TinyConfig() {
-  BertConfig config;
-  config.vocab_size = 24;
-  config.hidden_size = 16;
-  config.num_attention_heads = 2;
-  config.intermediate_size = 32;
-  config.num_hidden_layers = 1;
-  config.max_position_embeddings = 16;
-  config.hidden_dropout_prob = 0.1;
-  config.attention_probs_dropout_prob = 0.1;
-  return config;
-}
-
 FinetuneOptions TinyOptions() {
   FinetuneOptions options;
-  options.config = TinyConfig();
+  options.config = ToyBertConfig();
   options.max_seq_length = 16;
   options.batch_size = 16;
   options.num_epochs = 12;
@@ -145,7 +132,7 @@ TEST(FinetunerTest, SameSeedSameParametersOtherSeedOthers) {
 }
 
 TEST(FinetunerTest, LoadsAPretrainingCheckpointUnderTheNewHead) {
-  const BertConfig config = TinyConfig();
+  const BertConfig config = ToyBertConfig();
   const BertForPretraining pretrained(config, /*next_sentence=*/true);
   std::vector<float> values(pretrained.layout().total_size());
   InitializeParameters(pretrained.layout(), 99, values.data());

@@ -4,6 +4,19 @@
 
 namespace bertlab {
 
+BertConfig ToyBertConfig() {
+  BertConfig config;
+  config.vocab_size = 24;
+  config.hidden_size = 16;
+  config.num_attention_heads = 2;
+  config.intermediate_size = 32;
+  config.num_hidden_layers = 1;
+  config.max_position_embeddings = 16;
+  config.hidden_dropout_prob = 0.1;
+  config.attention_probs_dropout_prob = 0.1;
+  return config;
+}
+
 EncodedSequence RandomPair(std::mt19937* rng, int length_a, int length_b,
                            int marker_at) {
   std::uniform_int_distribution<int32_t> token(4, 23);

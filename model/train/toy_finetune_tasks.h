@@ -8,11 +8,16 @@
 #include <random>
 #include <vector>
 
+#include "model/bert/config.h"
 #include "tasks/finetune/encoded_example.h"
 
 namespace bertlab {
 
 inline constexpr int32_t kToyCls = 1, kToySep = 2, kToyMarker = 3;
+
+// An encoder big enough to learn these tasks in a few epochs: vocabulary
+// 24, H 16, 2 heads, 1 layer, 16 positions, dropout 0.1.
+BertConfig ToyBertConfig();
 
 // [CLS] a... [SEP] b... [SEP] with random tokens in [4, 24); `marker_at`
 // >= 0 puts the marker token there.

@@ -35,20 +35,6 @@ using ::testing::HasSubstr;
 
 constexpr int64_t kMaxSeqLength = 16;
 
-// As finetuner_test's: big enough to learn the toy tasks in a few epochs.
-BertConfig TinyConfig() {
-  BertConfig config;
-  config.vocab_size = 24;
-  config.hidden_size = 16;
-  config.num_attention_heads = 2;
-  config.intermediate_size = 32;
-  config.num_hidden_layers = 1;
-  config.max_position_embeddings = 16;
-  config.hidden_dropout_prob = 0.1;
-  config.attention_probs_dropout_prob = 0.1;
-  return config;
-}
-
 // The two pre-training checkpoints and their values (the encoder's first, in
 // AddEncoderParameters' order).
 struct Checkpoints {
@@ -60,9 +46,9 @@ struct Checkpoints {
 const Checkpoints& TinyCheckpoints() {
   static const Checkpoints* const checkpoints = [] {
     auto* c = new Checkpoints;
-    c->ltr = SaveTinyPretrainingCheckpoint(c->ltr_dir, TinyConfig(),
+    c->ltr = SaveTinyPretrainingCheckpoint(c->ltr_dir, ToyBertConfig(),
                                            AttentionMode::kCausal, 21);
-    c->rtl = SaveTinyPretrainingCheckpoint(c->rtl_dir, TinyConfig(),
+    c->rtl = SaveTinyPretrainingCheckpoint(c->rtl_dir, ToyBertConfig(),
                                            AttentionMode::kReverseCausal, 22);
     return c;
   }();
@@ -159,7 +145,7 @@ TEST(TwoEncoderFinetunerTest, CreateLoadsEachCheckpointIntoItsEncoder) {
   const std::vector<float>& params = (*tuner)->parameters();
   const Checkpoints& checkpoints = TinyCheckpoints();
   ParameterLayout encoder;
-  AddEncoderParameters(TinyConfig(), &encoder);
+  AddEncoderParameters(ToyBertConfig(), &encoder);
   int64_t loaded = 0;
   for (const ParameterInfo& info : encoder.parameters()) {
     const ParameterInfo* ltr = layout.Find(kLeftToRightPrefix + info.name);
@@ -188,7 +174,7 @@ TEST(TwoEncoderFinetunerTest, CreateLoadsEachCheckpointIntoItsEncoder) {
   }
   EXPECT_EQ(loaded, layout.total_size());
   EXPECT_EQ(layout.Find("classifier.weight")->shape,
-            (std::vector<int64_t>{2, 2 * TinyConfig().hidden_size}));
+            (std::vector<int64_t>{2, 2 * ToyBertConfig().hidden_size}));
 }
 
 TEST(TwoEncoderFinetunerTest, PredictClassificationIsTwoEncoderForward) {
