@@ -202,6 +202,26 @@ absl::Status ParseExecution(const Json& json, const std::string& path,
   return reader.Finish();
 }
 
+absl::Status ParseCompute(const Json& json, const std::string& path,
+                          PretrainingCompute& compute) {
+  ObjectReader reader(json, path, "compute.");
+  for (auto [field, target] :
+       {std::pair<const char*, int64_t*>{"steps", &compute.steps},
+        {"tokens", &compute.tokens},
+        {"predicted_positions", &compute.predicted_positions}}) {
+    ASSIGN_OR_RETURN(*target, reader.Integer(field));
+    if (*target < 0) {
+      return reader.Error(field, absl::StrCat("must be >= 0, got ", *target));
+    }
+  }
+  ASSIGN_OR_RETURN(compute.flops, reader.Number("flops"));
+  if (compute.flops < 0) {
+    return reader.Error("flops",
+                        absl::StrCat("must be >= 0, got ", compute.flops));
+  }
+  return reader.Finish();
+}
+
 // "finetune full/mrpc lr 2e-05 restart 0 (run 3f2a9c0d)": which record of a
 // file a message is about.
 std::string DescribeRecord(const RunRecord& record) {
@@ -222,11 +242,11 @@ std::string Bound(double value) {
 
 // The metric's value against its range, with a little slack for the last
 // bit of a mean (100 * 3 / 3 may come out as 100.00000000000001).
-absl::Status CheckMetric(const RunRecord& record, const std::string& name,
-                         double value) {
+absl::Status CheckMetric(const RunRecord& record, absl::string_view prefix,
+                         const std::string& name, double value) {
   const std::string where =
       absl::StrCat(record.path, ": record ", DescribeRecord(record),
-                   ": field \"metrics.", name, "\": ");
+                   ": field \"", prefix, name, "\": ");
   const MetricRange* range = FindMetricRange(name);
   if (range == nullptr) {
     return absl::InvalidArgumentError(
@@ -244,6 +264,28 @@ absl::Status CheckMetric(const RunRecord& record, const std::string& name,
         ", ", Bound(range->max), "]: ", name, " is ", range->unit));
   }
   return absl::OkStatus();
+}
+
+// The trivial predictor's metrics: the same names and ranges as the
+// record's own, and every metric the record has (a column reads both).
+absl::Status ParseTrivial(const Json& json, const std::string& path,
+                          RunRecord& record) {
+  ObjectReader reader(json, path, "trivial.");
+  TrivialBaseline& trivial = record.trivial.emplace();
+  ASSIGN_OR_RETURN(trivial.predictor, reader.String("predictor"));
+  ASSIGN_OR_RETURN(const Json* metrics, reader.Object("metrics"));
+  for (auto it = metrics->begin(); it != metrics->end(); ++it) {
+    const std::string field = absl::StrCat("metrics.", it.key());
+    ASSIGN_OR_RETURN(const double value, reader.NumberValue(field, it.value()));
+    RETURN_IF_ERROR(CheckMetric(record, "trivial.metrics.", it.key(), value));
+    trivial.metrics[it.key()] = value;
+  }
+  if (trivial.metrics.count(record.primary_metric) == 0) {
+    return reader.Error(
+        absl::StrCat("metrics.", record.primary_metric),
+        "missing: the trivial predictor must be scored on the primary metric");
+  }
+  return reader.Finish();
 }
 
 absl::Status ParseTimings(const Json& json, const std::string& path,
@@ -387,7 +429,7 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   for (auto it = metrics->begin(); it != metrics->end(); ++it) {
     const std::string field = absl::StrCat("metrics.", it.key());
     ASSIGN_OR_RETURN(const double value, reader.NumberValue(field, it.value()));
-    RETURN_IF_ERROR(CheckMetric(record, it.key(), value));
+    RETURN_IF_ERROR(CheckMetric(record, "metrics.", it.key(), value));
     record.metrics[it.key()] = value;
   }
   if (finetune && record.metrics.count(record.primary_metric) == 0) {
@@ -396,6 +438,15 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
         "missing: primary_metric names it, so metrics must hold it");
   }
   if (record.metrics.empty()) return reader.Error("metrics", "is empty");
+  if (reader.Has("trivial")) {
+    if (!finetune) {
+      return reader.Error("trivial",
+                          "only fine-tuning records have it (kind is "
+                          "\"pretrain\")");
+    }
+    ASSIGN_OR_RETURN(const Json* trivial, reader.Object("trivial"));
+    RETURN_IF_ERROR(ParseTrivial(*trivial, file, record));
+  }
 
   ASSIGN_OR_RETURN(const Json* timings, reader.Object("timings"));
   RETURN_IF_ERROR(ParseTimings(*timings, file, record));
@@ -414,6 +465,15 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   }
   ASSIGN_OR_RETURN(const Json* model, reader.Object("model"));
   RETURN_IF_ERROR(ParseModel(*model, file, record.model));
+  if (reader.Has("compute")) {
+    if (finetune) {
+      return reader.Error("compute",
+                          "only pre-training records have it (kind is "
+                          "\"finetune\")");
+    }
+    ASSIGN_OR_RETURN(const Json* compute, reader.Object("compute"));
+    RETURN_IF_ERROR(ParseCompute(*compute, file, record.compute.emplace()));
+  }
   if (reader.Has("execution")) {
     ASSIGN_OR_RETURN(const Json* execution, reader.Object("execution"));
     RETURN_IF_ERROR(
@@ -469,6 +529,17 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
     json["restart"] = record.restart;
     json["seed"] = record.seed;
     json["primary_metric"] = record.primary_metric;
+    if (record.trivial.has_value()) {
+      json["trivial"] = {{"predictor", record.trivial->predictor},
+                         {"metrics", record.trivial->metrics}};
+    }
+  }
+  if (record.compute.has_value()) {
+    json["compute"] = {
+        {"steps", record.compute->steps},
+        {"tokens", record.compute->tokens},
+        {"predicted_positions", record.compute->predicted_positions},
+        {"flops", record.compute->flops}};
   }
   if (record.execution.has_value()) {
     json["execution"] = {

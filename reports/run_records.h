@@ -53,6 +53,26 @@ struct MetricRange {
 };
 const MetricRange* FindMetricRange(absl::string_view name);
 
+// A fine-tuning record's trivial predictor on the same dev examples: what a
+// column's score must beat to mean anything (majority class, a fixed span
+// rule, chance among choices); tasks/finetune/trivial_baseline.h computes it.
+struct TrivialBaseline {
+  std::string predictor;  // what it predicts, e.g. "majority class (1)"
+  std::map<std::string, double> metrics;  // the record's metric names
+};
+
+// What a pre-training run computed (a pre-training record; absent in
+// records of runners before it): the rows of a table are compared at equal
+// steps, as in the paper, so rows with different objectives differ in cost.
+struct PretrainingCompute {
+  int64_t steps = 0;
+  int64_t tokens = 0;  // input positions processed, padding included
+  // Positions the LM loss is computed at (MLM: the masked ones; LTR/RTL:
+  // every real token).
+  int64_t predicted_positions = 0;
+  double flops = 0.0;  // forward + backward estimate (model/bert/flops.h)
+};
+
 struct RunRecord {
   std::string path;  // the file it was read from (for messages)
 
@@ -74,6 +94,7 @@ struct RunRecord {
   int restart = 0;
   int64_t seed = 0;
   std::string primary_metric;
+  std::optional<TrivialBaseline> trivial;
 
   std::map<std::string, double> metrics;
   double wall_seconds = 0.0;
@@ -83,6 +104,7 @@ struct RunRecord {
   std::map<std::string, std::string> data_hashes;  // relative path -> sha256
   ModelSize model;
   std::optional<RunExecution> execution;
+  std::optional<PretrainingCompute> compute;  // pre-training records only
   // What reading the data found (skipped examples, ...); may be empty.
   std::vector<std::string> warnings;
 
@@ -103,7 +125,8 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
 
 // The record as run.json holds it: the inverse of ParseRunRecord (the path
 // is not written; optional parts are written when set: stands_in_for when
-// non-empty, execution when present, warnings when any). The runner writes
+// non-empty, trivial, execution and compute when present, warnings when
+// any). The runner writes
 // every record through this, so the schema's writer is this one function.
 nlohmann::json RunRecordToJson(const RunRecord& record);
 

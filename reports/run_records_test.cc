@@ -227,6 +227,8 @@ TEST(RunRecordToJsonTest, RoundTripsEveryField) {
   RunRecord record = MakeRecord(run);
   record.execution = RunExecution{2, "cpu", "fp32"};
   record.warnings = {"skipped 3 examples"};
+  record.trivial = TrivialBaseline{"first 3 context tokens",
+                                   {{"f1", 4.5}, {"exact_match", 0.0}}};
   const nlohmann::json json = RunRecordToJson(record);
   absl::StatusOr<RunRecord> back = ParseRunRecord(json.dump(2), "x/run.json");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -242,6 +244,75 @@ TEST(RunRecordToJsonTest, RoundTripsEveryField) {
   EXPECT_EQ(back->execution->pretraining_precision, "fp32");
   EXPECT_EQ(back->warnings, record.warnings);
   EXPECT_EQ(back->model.heads, 4);
+  ASSERT_TRUE(back->trivial.has_value());
+  EXPECT_EQ(back->trivial->predictor, "first 3 context tokens");
+  EXPECT_EQ(back->trivial->metrics, record.trivial->metrics);
+}
+
+TEST(RunRecordToJsonTest, APretrainRecordRoundTripsItsCompute) {
+  FixtureRun run;
+  run.kind = "pretrain";
+  run.metrics = {{"lm_perplexity", 52.5}};
+  RunRecord record = MakeRecord(run);
+  record.compute = PretrainingCompute{2000, 8192000, 7800000, 1.25e15};
+  const nlohmann::json json = RunRecordToJson(record);
+  absl::StatusOr<RunRecord> back = ParseRunRecord(json.dump(), "p/run.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->compute.has_value());
+  EXPECT_EQ(back->compute->steps, 2000);
+  EXPECT_EQ(back->compute->tokens, 8192000);
+  EXPECT_EQ(back->compute->predicted_positions, 7800000);
+  EXPECT_EQ(back->compute->flops, 1.25e15);
+  EXPECT_EQ(RunRecordToJson(*back), json);
+}
+
+TEST(ParseRunRecordTest, TrivialAndComputeAreCheckedLikeTheRest) {
+  nlohmann::json json = RecordJson(FixtureRun());
+  json["trivial"] = {{"predictor", "majority class (1)"},
+                     {"metrics", {{"accuracy", 68.4}}}};
+  const auto record = ParseRunRecord(json.dump(), "r");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->trivial->metrics.at("accuracy"), 68.4);
+
+  json["trivial"]["metrics"] = {{"accuracy", 168.4}};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"trivial.metrics.accuracy\": 168.4 is "
+                        "outside [0, 100]"));
+  json["trivial"]["metrics"] = {{"f1", 10.0}};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"trivial.metrics.accuracy\": missing"));
+  json["trivial"] = {{"metrics", {{"accuracy", 50.0}}}};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"trivial.predictor\": missing"));
+  json.erase("trivial");
+  json["compute"] = {{"steps", 10},
+                     {"tokens", 10},
+                     {"predicted_positions", 1},
+                     {"flops", 1.0}};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"compute\": only pre-training records"));
+
+  FixtureRun pretrain;
+  pretrain.kind = "pretrain";
+  pretrain.metrics = {{"mlm_perplexity", 5.5}};
+  nlohmann::json pre = RecordJson(pretrain);
+  pre["compute"] = {{"steps", 10},
+                    {"tokens", -1},
+                    {"predicted_positions", 1},
+                    {"flops", 1.0}};
+  EXPECT_THAT(ParseRunRecord(pre.dump(), "r").status().message(),
+              HasSubstr("field \"compute.tokens\": must be >= 0, got -1"));
+  pre["compute"] = {{"steps", 10},
+                    {"tokens", 1},
+                    {"predicted_positions", 1},
+                    {"flops", 1.0},
+                    {"x", 1}};
+  EXPECT_THAT(ParseRunRecord(pre.dump(), "r").status().message(),
+              HasSubstr("field \"compute.x\": unknown field"));
+  pre.erase("compute");
+  pre["trivial"] = {{"predictor", "p"}, {"metrics", {{"accuracy", 1.0}}}};
+  EXPECT_THAT(ParseRunRecord(pre.dump(), "r").status().message(),
+              HasSubstr("field \"trivial\": only fine-tuning records"));
 }
 
 TEST(RunRecordToJsonTest, APretrainRecordHasNoFineTuningFields) {
