@@ -474,6 +474,48 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
     ASSIGN_OR_RETURN(const Json* compute, reader.Object("compute"));
     RETURN_IF_ERROR(ParseCompute(*compute, file, record.compute.emplace()));
   }
+  if (const Json* curve = reader.Find("eval_curve")) {
+    if (finetune) {
+      return reader.Error("eval_curve",
+                          "only pre-training records have it (kind is "
+                          "\"finetune\")");
+    }
+    if (!curve->is_array()) {
+      return reader.Error("eval_curve", absl::StrCat("expected an array, got ",
+                                                     TypeName(*curve)));
+    }
+    for (size_t i = 0; i < curve->size(); ++i) {
+      const std::string where = absl::StrCat("eval_curve[", i, "]");
+      if (!(*curve)[i].is_object()) {
+        return reader.Error(where, absl::StrCat("expected an object, got ",
+                                                TypeName((*curve)[i])));
+      }
+      ObjectReader point_reader((*curve)[i], file, where + ".");
+      EvalPoint point;
+      ASSIGN_OR_RETURN(point.step, point_reader.Integer("step"));
+      ASSIGN_OR_RETURN(point.perplexity, point_reader.Number("perplexity"));
+      ASSIGN_OR_RETURN(point.accuracy, point_reader.Number("accuracy"));
+      RETURN_IF_ERROR(point_reader.Finish());
+      if (point.step < 0 || (!record.eval_curve.empty() &&
+                             point.step <= record.eval_curve.back().step)) {
+        return reader.Error(
+            where + ".step",
+            absl::StrCat(point.step, ": steps must be >= 0 and rise"));
+      }
+      if (!(point.perplexity >= 1)) {
+        return reader.Error(
+            where + ".perplexity",
+            absl::StrCat(point.perplexity, " is below 1: not a perplexity"));
+      }
+      if (!(point.accuracy >= 0 && point.accuracy <= 100)) {
+        return reader.Error(where + ".accuracy",
+                            absl::StrCat(point.accuracy,
+                                         " is outside [0, 100] (a "
+                                         "percentage)"));
+      }
+      record.eval_curve.push_back(point);
+    }
+  }
   if (reader.Has("execution")) {
     ASSIGN_OR_RETURN(const Json* execution, reader.Object("execution"));
     RETURN_IF_ERROR(
@@ -540,6 +582,15 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
         {"tokens", record.compute->tokens},
         {"predicted_positions", record.compute->predicted_positions},
         {"flops", record.compute->flops}};
+  }
+  if (!record.eval_curve.empty()) {
+    nlohmann::json curve = nlohmann::json::array();
+    for (const EvalPoint& point : record.eval_curve) {
+      curve.push_back({{"step", point.step},
+                       {"perplexity", point.perplexity},
+                       {"accuracy", point.accuracy}});
+    }
+    json["eval_curve"] = std::move(curve);
   }
   if (record.execution.has_value()) {
     json["execution"] = {

@@ -73,6 +73,14 @@ struct PretrainingCompute {
   double flops = 0.0;  // forward + backward estimate (model/bert/flops.h)
 };
 
+// One held-out evaluation of a pre-training run: the objective's LM
+// perplexity (masked or left/right-to-left) and accuracy (percent) at a step.
+struct EvalPoint {
+  int64_t step = 0;
+  double perplexity = 0.0;
+  double accuracy = 0.0;
+};
+
 struct RunRecord {
   std::string path;  // the file it was read from (for messages)
 
@@ -105,6 +113,9 @@ struct RunRecord {
   ModelSize model;
   std::optional<RunExecution> execution;
   std::optional<PretrainingCompute> compute;  // pre-training records only
+  // Pre-training records: every held-out evaluation in step order (the
+  // curve a report plots); may be empty.
+  std::vector<EvalPoint> eval_curve;
   // What reading the data found (skipped examples, ...); may be empty.
   std::vector<std::string> warnings;
 
@@ -125,8 +136,8 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
 
 // The record as run.json holds it: the inverse of ParseRunRecord (the path
 // is not written; optional parts are written when set: stands_in_for when
-// non-empty, trivial, execution and compute when present, warnings when
-// any). The runner writes
+// non-empty, trivial, execution and compute when present, warnings and
+// eval_curve when any). The runner writes
 // every record through this, so the schema's writer is this one function.
 nlohmann::json RunRecordToJson(const RunRecord& record);
 

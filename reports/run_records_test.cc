@@ -255,6 +255,7 @@ TEST(RunRecordToJsonTest, APretrainRecordRoundTripsItsCompute) {
   run.metrics = {{"lm_perplexity", 52.5}};
   RunRecord record = MakeRecord(run);
   record.compute = PretrainingCompute{2000, 8192000, 7800000, 1.25e15};
+  record.eval_curve = {{0, 8122.5, 0.0}, {250, 91.25, 21.5}};
   const nlohmann::json json = RunRecordToJson(record);
   absl::StatusOr<RunRecord> back = ParseRunRecord(json.dump(), "p/run.json");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -263,6 +264,10 @@ TEST(RunRecordToJsonTest, APretrainRecordRoundTripsItsCompute) {
   EXPECT_EQ(back->compute->tokens, 8192000);
   EXPECT_EQ(back->compute->predicted_positions, 7800000);
   EXPECT_EQ(back->compute->flops, 1.25e15);
+  ASSERT_EQ(back->eval_curve.size(), 2u);
+  EXPECT_EQ(back->eval_curve[1].step, 250);
+  EXPECT_EQ(back->eval_curve[1].perplexity, 91.25);
+  EXPECT_EQ(back->eval_curve[1].accuracy, 21.5);
   EXPECT_EQ(RunRecordToJson(*back), json);
 }
 
@@ -310,6 +315,14 @@ TEST(ParseRunRecordTest, TrivialAndComputeAreCheckedLikeTheRest) {
   EXPECT_THAT(ParseRunRecord(pre.dump(), "r").status().message(),
               HasSubstr("field \"compute.x\": unknown field"));
   pre.erase("compute");
+  pre["eval_curve"] = {{{"step", 250}, {"perplexity", 9.0}, {"accuracy", 1.0}},
+                       {{"step", 250}, {"perplexity", 8.0}, {"accuracy", 2.0}}};
+  EXPECT_THAT(ParseRunRecord(pre.dump(), "r").status().message(),
+              HasSubstr("field \"eval_curve[1].step\": 250: steps must be"));
+  pre["eval_curve"] = {{{"step", 0}, {"perplexity", 0.5}, {"accuracy", 1.0}}};
+  EXPECT_THAT(ParseRunRecord(pre.dump(), "r").status().message(),
+              HasSubstr("field \"eval_curve[0].perplexity\": 0.5 is below"));
+  pre.erase("eval_curve");
   pre["trivial"] = {{"predictor", "p"}, {"metrics", {{"accuracy", 1.0}}}};
   EXPECT_THAT(ParseRunRecord(pre.dump(), "r").status().message(),
               HasSubstr("field \"trivial\": only fine-tuning records"));
