@@ -27,6 +27,7 @@
 #include "experiments/config_loader.h"
 #include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
+#include "experiments/pretraining_curve.h"
 #include "experiments/pretraining_data_prep.h"
 #include "experiments/pretraining_options.h"
 #include "experiments/run_lock.h"
@@ -206,6 +207,27 @@ absl::Status ReadPretrainingResult(const nlohmann::json& result,
   record->wall_seconds = (*timings)["wall_seconds"].get<double>();
   record->started_at = (*timings)["started_at"].get<std::string>();
   record->finished_at = (*timings)["finished_at"].get<std::string>();
+  // Absent in results of runners before it, or of a run resumed from a
+  // checkpoint that did not count it.
+  const auto compute = result.find("compute");
+  if (compute != result.end()) {
+    const auto integer = [&](const char* field, int64_t* out) {
+      const auto it = compute->find(field);
+      if (it == compute->end() || !it->is_number_integer()) return false;
+      *out = it->get<int64_t>();
+      return true;
+    };
+    reports::PretrainingCompute& out = record->compute.emplace();
+    const auto flops = compute->find("flops");
+    if (!compute->is_object() || !integer("steps", &out.steps) ||
+        !integer("tokens", &out.tokens) ||
+        !integer("predicted_positions", &out.predicted_positions) ||
+        flops == compute->end() || !flops->is_number()) {
+      return corrupt(
+          "\"compute\" lacks steps, tokens, predicted_positions or flops");
+    }
+    out.flops = flops->get<double>();
+  }
   return absl::OkStatus();
 }
 
@@ -452,6 +474,13 @@ class Runner {
       metrics["final_loss"] = result.last_loss;
       metrics["tokens_per_second"] = result.tokens_per_second;
       result_json["metrics"] = metrics;
+      if (result.predictions_seen >= 0) {
+        result_json["compute"] = {
+            {"steps", result.final_step},
+            {"tokens", result.tokens_seen},
+            {"predicted_positions", result.predictions_seen},
+            {"flops", result.training_flops}};
+      }
       result_json["timings"] = Timings(start, end);
       RETURN_IF_ERROR(
           WriteFileAtomically(result_path, result_json.dump(2) + "\n"));
@@ -471,6 +500,9 @@ class Runner {
             ? "embedded default corpus (the World English Bible)"
             : absl::StrJoin(run.spec.pretraining().data().corpus_files(), ", ");
     RETURN_IF_ERROR(ReadPretrainingResult(result_json, result_path, &record));
+    ASSIGN_OR_RETURN(
+        record.eval_curve,
+        ReadEvalCurve(Join(train_dir, "metrics.jsonl"), options.objective));
     if (run.spec.pretraining().data().format() ==
         PretrainingData::DEFAULT_CORPUS) {
       ASSIGN_OR_RETURN(record.data_hashes["default_corpus.txt"],

@@ -6,7 +6,7 @@
 // gradients; encoder_cuda.h), each with the unfused attention op and with the
 // fused flash kernel (cuda::GpuAttention; EncoderTrainingStepFlash/... and
 // EncoderTrainingStepFlashBf16/...), reporting sequences/s, tokens/s,
-// achieved TFLOP/s and MFU by model/cuda/flops.h (encoder only: 6N + 12LTH
+// achieved TFLOP/s and MFU by model/bert/flops.h (encoder only: 6N + 12LTH
 // per token, no MLM head), and the activations' size act_GiB.
 // --benchmark_filter=Flash selects the flash cases, Bf16 the BF16 ones:
 //
@@ -40,7 +40,7 @@
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/encoder_cuda.h"
-#include "model/cuda/flops.h"
+#include "model/bert/flops.h"
 #include "model/cuda/gpu_benchmark.h"
 #include "model/cuda/precision_cast_cuda.h"
 

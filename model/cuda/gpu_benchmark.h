@@ -18,7 +18,7 @@
 #include "model/bert/encoder.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_peaks.h"
-#include "model/cuda/flops.h"
+#include "model/bert/flops.h"
 
 namespace bertlab {
 

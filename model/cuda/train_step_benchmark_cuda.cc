@@ -71,7 +71,7 @@
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/device_batch.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/flops.h"
+#include "model/bert/flops.h"
 #include "model/cuda/gpu_benchmark.h"
 #include "model/cuda/train_step_cuda.h"
 #include "model/heads/pretraining_heads.h"

@@ -25,6 +25,7 @@
 #include "common/parallel.h"
 #include "common/split_mix.h"
 #include "common/status_macros.h"
+#include "model/bert/flops.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_pretraining.h"
 #include "model/ops/cpu_gemm_engine.h"
@@ -693,6 +694,9 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   result.final_step = state.step;
   result.skipped_steps = state.skipped_steps;
   result.last_checkpoint = resumed_from;
+  result.tokens_seen = state.tokens_seen;
+  result.predictions_seen = state.predictions_seen;
+  result.training_flops = state.training_flops;
   if (state.step >= stop) {
     // Nothing to do; the log stays as it is.
     progress.Message(absl::StrCat("pretrain: ", resumed_from, " is at step ",
@@ -781,7 +785,8 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     const Clock::time_point step_start = Clock::now();
     backend->ZeroGradients();
     double loss = 0, lm_loss = 0, nsp_loss = 0;
-    int64_t tokens = 0, real_tokens = 0;
+    int64_t tokens = 0, real_tokens = 0, predictions = 0;
+    double flops = 0;
     const PhaseData& phase_data = data[phase];
     for (int64_t micro = 0; micro < accumulation; ++micro) {
       run->batch.Clear();
@@ -800,6 +805,10 @@ absl::StatusOr<PretrainingResult> RunPretraining(
       nsp_loss += losses.next_sentence;
       tokens += run->batch.batch() * run->batch.seq_len();
       real_tokens += run->batch.real_tokens();
+      const int64_t batch_predictions = run->batch.targets().num_predictions;
+      predictions += batch_predictions;
+      flops += TrainingFlopsOfBatch(options.model, run->batch.batch(),
+                                    run->batch.seq_len(), batch_predictions);
     }
     loss /= static_cast<double>(accumulation);
     lm_loss /= static_cast<double>(accumulation);
@@ -869,6 +878,10 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     const double step_seconds = Seconds(Clock::now() - step_start);
     state.train_seconds += step_seconds;
     state.tokens_seen += tokens;
+    if (state.predictions_seen >= 0) {  // -1: resumed without the counts
+      state.predictions_seen += predictions;
+      state.training_flops += flops;
+    }
     run_step_seconds += step_seconds;
     run_tokens += tokens;
     result.last_loss = loss;
@@ -951,6 +964,9 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   progress.Finish();
   result.final_step = state.step;
   result.skipped_steps = state.skipped_steps;
+  result.tokens_seen = state.tokens_seen;
+  result.predictions_seen = state.predictions_seen;
+  result.training_flops = state.training_flops;
   result.tokens_per_second =
       run_step_seconds > 0 ? static_cast<double>(run_tokens) / run_step_seconds
                            : 0;

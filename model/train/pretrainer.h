@@ -229,6 +229,12 @@ struct PretrainingResult {
   HeldOutMetrics last_eval;      // at final_step
   double last_loss = 0;          // of the last step
   double tokens_per_second = 0;  // padded tokens over step time, this run
+  // The whole run's (from step 0, across resumptions) padded tokens, LM
+  // positions predicted and training FLOPs (model/bert/flops.h); the last
+  // two are -1 when the run resumed from a checkpoint that lacks them.
+  int64_t tokens_seen = 0;
+  int64_t predictions_seen = 0;
+  double training_flops = 0;
 };
 
 // Trains (or resumes) as described above.

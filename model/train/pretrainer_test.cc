@@ -258,7 +258,8 @@ TEST(PretrainerTest, TwoRunsAreBitIdentical) {
 
 TEST(PretrainerTest, ResumeIsExact) {
   const PretrainingOptions straight = TinyOptions(TempDir("resume_straight"));
-  ASSERT_TRUE(RunPretraining(straight).ok());
+  absl::StatusOr<PretrainingResult> whole = RunPretraining(straight);
+  ASSERT_TRUE(whole.ok()) << whole.status();
 
   PretrainingOptions halves = TinyOptions(TempDir("resume_halves"));
   halves.stop_after_step = 6;
@@ -273,6 +274,13 @@ TEST(PretrainerTest, ResumeIsExact) {
   EXPECT_EQ(second->final_step, 12);
   ExpectSameCheckpoint(Checkpoint(straight.output_dir, 12),
                        Checkpoint(halves.output_dir, 12));
+  // The compute is the whole run's, counted across the resumption.
+  EXPECT_GT(whole->predictions_seen, 0);
+  EXPECT_GT(whole->training_flops, 0);
+  EXPECT_EQ(second->tokens_seen, whole->tokens_seen);
+  EXPECT_EQ(second->predictions_seen, whole->predictions_seen);
+  EXPECT_EQ(second->training_flops, whole->training_flops);
+  EXPECT_LT(first->predictions_seen, whole->predictions_seen);
   // The resumed log reads as one run: every step once, the same numbers.
   const std::vector<Json> straight_train =
       Metrics(straight.output_dir, "train");

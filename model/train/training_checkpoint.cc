@@ -94,6 +94,8 @@ std::string TrainerStateToJson(const TrainerState& state) {
                  {"dropout_step", state.step}};
   json["train_seconds"] = state.train_seconds;
   json["tokens_seen"] = state.tokens_seen;
+  json["predictions_seen"] = state.predictions_seen;
+  json["training_flops"] = state.training_flops;
   json["run_config_hash"] = state.run_config_hash;
   json["run_config"] = state.run_config;
   return json.dump(2) + "\n";
@@ -190,6 +192,15 @@ absl::StatusOr<TrainerState> ParseTrainerStateJson(absl::string_view text,
                    field(json, "train_seconds", &Json::is_number, "a number"));
   state.train_seconds = seconds->get<double>();
   RETURN_IF_ERROR(integer(json, "tokens_seen", &state.tokens_seen));
+  if (json.contains("predictions_seen") || json.contains("training_flops")) {
+    RETURN_IF_ERROR(integer(json, "predictions_seen", &state.predictions_seen));
+    ASSIGN_OR_RETURN(const Json* flops, field(json, "training_flops",
+                                              &Json::is_number, "a number"));
+    state.training_flops = flops->get<double>();
+  } else {
+    state.predictions_seen = -1;
+    state.training_flops = -1;
+  }
   ASSIGN_OR_RETURN(const Json* hash, field(json, "run_config_hash",
                                            &Json::is_string, "a string"));
   state.run_config_hash = hash->get<std::string>();

@@ -79,10 +79,17 @@ struct TrainerState {
   // Bookkeeping for logs: training time (steps only) and padded tokens seen.
   double train_seconds = 0;
   int64_t tokens_seen = 0;
+  // The run's compute so far (the record's "compute"): LM positions
+  // predicted and training FLOPs (model/bert/flops.h TrainingFlopsOfBatch).
+  // -1: unknown, for a run resumed from a checkpoint written before these
+  // were counted (the only fields a checkpoint may lack).
+  int64_t predictions_seen = 0;
+  double training_flops = 0;
 };
 
 std::string TrainerStateToJson(const TrainerState& state);
-// Strict: every field present with the right type, format and version
+// Strict: every field present (but predictions_seen and training_flops,
+// which older checkpoints lack) with the right type, format and version
 // checked; errors name `source`.
 absl::StatusOr<TrainerState> ParseTrainerStateJson(absl::string_view json,
                                                    absl::string_view source);

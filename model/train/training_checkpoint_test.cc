@@ -13,6 +13,7 @@
 #include "model/bert_for_pretraining.h"
 #include "model/train/checkpoint_manifest.h"
 #include "model/train/test_shards.h"
+#include "nlohmann/json.hpp"
 
 namespace bertlab {
 namespace {
@@ -36,6 +37,8 @@ TrainerState SomeState(int64_t step) {
   state.run_config_hash = "0123456789abcdef";
   state.train_seconds = 1.25;
   state.tokens_seen = 4096;
+  state.predictions_seen = 640;
+  state.training_flops = 2.5e12;
   return state;
 }
 
@@ -55,6 +58,26 @@ TEST(TrainerStateTest, JsonRoundTrips) {
   EXPECT_EQ(parsed->run_config_hash, state.run_config_hash);
   EXPECT_EQ(parsed->train_seconds, 1.25);
   EXPECT_EQ(parsed->tokens_seen, 4096);
+  EXPECT_EQ(parsed->predictions_seen, 640);
+  EXPECT_EQ(parsed->training_flops, 2.5e12);
+}
+
+// Checkpoints written before the compute was counted still resume; the
+// compute is then unknown (-1), not zero.
+TEST(TrainerStateTest, ACheckpointWithoutComputeCountsReadsAsUnknown) {
+  nlohmann::json json =
+      nlohmann::json::parse(TrainerStateToJson(SomeState(100)));
+  json.erase("predictions_seen");
+  json.erase("training_flops");
+  absl::StatusOr<TrainerState> parsed =
+      ParseTrainerStateJson(json.dump(), "state.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(parsed->predictions_seen, -1);
+  EXPECT_EQ(parsed->training_flops, -1);
+  json["predictions_seen"] = 5;  // one without the other is damage
+  EXPECT_THAT(
+      ParseTrainerStateJson(json.dump(), "state.json").status().message(),
+      HasSubstr("training_flops"));
 }
 
 TEST(TrainerStateTest, ParsingIsStrict) {

@@ -7,7 +7,7 @@
 // that made the table is not in the repository). The tolerance is therefore
 // the table's rounding or 0.02% of the value, whichever is larger: tight
 // enough that dropping or doubling any term (>= 2%) fails.
-#include "model/cuda/flops.h"
+#include "model/bert/flops.h"
 
 #include <algorithm>
 
@@ -74,6 +74,17 @@ TEST(FlopsTest, EncoderPerTokenFormula) {
   EXPECT_DOUBLE_EQ(EncoderTrainingFlopsPerToken(Base(), 128), expected);
   EXPECT_DOUBLE_EQ(TrainingFlopsPerStep(Base(), 32, 128, 0),
                    32.0 * 128 * expected);
+}
+
+TEST(FlopsTest, ABatchCountsItsPredictionsOnce) {
+  // 32 sequences of 128 with 20 masked positions each = 640 in all: the
+  // same as 32 times the per-sequence count.
+  EXPECT_DOUBLE_EQ(TrainingFlopsOfBatch(Base(), 32, 128, 640),
+                   TrainingFlopsPerStep(Base(), 32, 128, 20));
+  // The head alone differs between objectives at equal tokens.
+  EXPECT_DOUBLE_EQ(TrainingFlopsOfBatch(Base(), 8, 512, 4088) -
+                       TrainingFlopsOfBatch(Base(), 8, 512, 640),
+                   MaskedLmHeadTrainingFlops(Base(), 4088 - 640));
 }
 
 TEST(FlopsTest, PaperMfuExample) {

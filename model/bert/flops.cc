@@ -1,4 +1,4 @@
-#include "model/cuda/flops.h"
+#include "model/bert/flops.h"
 
 #include <cstdint>
 
@@ -37,6 +37,13 @@ double TrainingFlopsPerStep(const BertConfig& config, int64_t batch,
                             int64_t seq_len, int64_t predictions) {
   return static_cast<double>(batch) *
          TrainingFlopsPerSequence(config, seq_len, predictions);
+}
+
+double TrainingFlopsOfBatch(const BertConfig& config, int64_t batch,
+                            int64_t seq_len, int64_t predictions) {
+  return static_cast<double>(batch) * static_cast<double>(seq_len) *
+             EncoderTrainingFlopsPerToken(config, seq_len) +
+         MaskedLmHeadTrainingFlops(config, predictions);
 }
 
 double ModelFlopsUtilization(double achieved_flops_per_second,

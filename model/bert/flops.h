@@ -20,10 +20,11 @@
 // Not counted (as in 5e): embeddings (lookups, no matmul), the pooler
 // (2 H^2 per sequence), LayerNorm, GELU, softmax and dropout.
 //
-// Pure host C++ (no CUDA): flops_test checks PAPER.md 5e's table in plain
-// `bazel test //...`.
-#ifndef BERTLAB_MODEL_CUDA_FLOPS_H_
-#define BERTLAB_MODEL_CUDA_FLOPS_H_
+// The pre-training loop sums TrainingFlopsOfBatch over its steps into the
+// run record's compute (docs/RUN_RECORDS.md); the GPU benchmarks divide by
+// time for MFU. flops_test checks PAPER.md 5e's table.
+#ifndef BERTLAB_MODEL_BERT_FLOPS_H_
+#define BERTLAB_MODEL_BERT_FLOPS_H_
 
 #include <cstdint>
 
@@ -49,6 +50,12 @@ double TrainingFlopsPerSequence(const BertConfig& config, int64_t seq_len,
 double TrainingFlopsPerStep(const BertConfig& config, int64_t batch,
                             int64_t seq_len, int64_t predictions);
 
+// A batch of `batch` sequences padded to seq_len with `predictions` LM
+// positions in all (masked LM: the masked ones; LTR/RTL: every real token
+// but one per sequence), as the pre-training loop runs it.
+double TrainingFlopsOfBatch(const BertConfig& config, int64_t batch,
+                            int64_t seq_len, int64_t predictions);
+
 // achieved_flops_per_second / peak_flops_per_second (both > 0 for a
 // meaningful value; a non-positive peak gives 0).
 double ModelFlopsUtilization(double achieved_flops_per_second,
@@ -56,4 +63,4 @@ double ModelFlopsUtilization(double achieved_flops_per_second,
 
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_FLOPS_H_
+#endif  // BERTLAB_MODEL_BERT_FLOPS_H_
