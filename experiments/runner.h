@@ -36,7 +36,7 @@
 //                                         run.json (MNLI: mnli_m/run.json
 //                                         and mnli_mm/run.json), the dev
 //                                         (and GLUE test) predictions
-//   <output_dir>/report/                  report.{md,csv,tex,json}, SVG
+//   <output_dir>/report/                  report.{md,csv,tex,json,html}, SVG
 //   <cache_dir>/data/                     prepared pre-training data
 //   <cache_dir>/pretrain/<id>/            metrics.jsonl, checkpoints/,
 //                                         result.json (written last)

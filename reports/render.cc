@@ -11,6 +11,7 @@
 #include "common/file.h"
 #include "common/status_macros.h"
 #include "reports/report.h"
+#include "reports/report_html.h"
 #include "reports/report_writers.h"
 #include "reports/run_records.h"
 
@@ -47,6 +48,7 @@ absl::StatusOr<RenderResult> RenderReport(const std::string& runs_dir,
       {"report.csv", ToCsv(report)},
       {"report.tex", ToLatex(report)},
       {"report.json", ToJson(report)},
+      {"report.html", ToHtml(report, CollectCurves(report, records))},
   };
   for (const TableReport& table : report.tables) {
     std::string svg = ToSvg(table);

@@ -6,8 +6,9 @@
 //   ASSIGN_OR_RETURN(RenderResult result,
 //                    RenderReport(runs_dir, runs_dir + "/report", options));
 //
-// Writes, each atomically: report.md, report.csv, report.tex, report.json
-// and, per table with fine-tuning runs, TABLE_lr_sweep.svg.
+// Writes, each atomically: report.md, report.csv, report.tex, report.json,
+// report.html (report_html.h: the page with the tables and every plot) and,
+// per table with fine-tuning runs, TABLE_lr_sweep.svg.
 #ifndef BERTLAB_REPORTS_RENDER_H_
 #define BERTLAB_REPORTS_RENDER_H_
 

@@ -6,7 +6,7 @@
 //       [--date=2024-05-01]
 //
 // Reads every run.json below RUNS_DIR (any depth), writes report.md,
-// report.csv, report.tex, report.json and TABLE_lr_sweep.svg to
+// report.csv, report.tex, report.json, report.html and TABLE_lr_sweep.svg to
 // --output_dir (default RUNS_DIR/report) and prints the Markdown to stdout.
 // The date line comes from --date, else from SOURCE_DATE_EPOCH (seconds,
 // as reproducible builds use it), else the current time; everything else in

@@ -58,14 +58,15 @@ TEST(RenderReportTest, WritesEveryFormat) {
   for (const std::string& path : result->written_files) {
     names.push_back(std::filesystem::path(path).filename().string());
   }
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"report.md", "report.csv", "report.tex",
-                                      "report.json", "table5_lr_sweep.svg"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "report.md", "report.csv", "report.tex", "report.json",
+                       "report.html", "table5_lr_sweep.svg"}));
   EXPECT_EQ(Read(runs + "/report/report.md"), result->markdown);
-  // 5e-5 has the best mean: 75, 76, 77.
+  // 5e-5 has the best mean (75, 76, 77) and is the grid's largest rate (†).
   EXPECT_THAT(result->markdown,
-              HasSubstr("| BERT-BASE | n/a (paper 84.4) | n/a (paper 88.4) | "
-                        "76.0 ± 1.0 (paper 86.7, -10.7) |"));
+              HasSubstr("| BERT (L4/H256, mini) | n/a (paper 84.4) | n/a "
+                        "(paper 88.4) | 76.0 ± 1.0† (med 76.0, n=3; paper "
+                        "86.7, -10.7) |"));
   EXPECT_THAT(result->markdown, HasSubstr("- Generated: 2024-05-01\n"));
   // Rendering again over the runs dir ignores the report inside it.
   EXPECT_TRUE(RenderReport(runs, runs + "/report", options).ok());

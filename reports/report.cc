@@ -1,13 +1,18 @@
 #include "reports/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "common/status_macros.h"
+#include "reports/statistics.h"
 
 namespace bertlab {
 namespace reports {
@@ -22,6 +27,296 @@ std::string JoinTasks(const std::set<std::string>& tasks) {
   std::vector<std::string> names;
   for (const std::string& task : tasks) names.push_back(TaskDisplayName(task));
   return absl::StrJoin(names, ", ");
+}
+
+// Distinct model sizes (by layers and hidden size) of `variant`'s records.
+std::vector<ModelSize> ModelsOf(const std::vector<const RunRecord*>& records,
+                                const std::string& variant) {
+  std::map<std::pair<int64_t, int64_t>, ModelSize> sizes;
+  for (const RunRecord* record : records) {
+    if (record->variant != variant || record->model.layers <= 0) continue;
+    sizes.emplace(std::make_pair(record->model.layers, record->model.hidden),
+                  record->model);
+  }
+  std::vector<ModelSize> models;
+  for (const auto& [key, model] : sizes) models.push_back(model);
+  return models;
+}
+
+// The cell of one selection: its best learning rate's restarts and where
+// that rate lies in the grid.
+void FillFromSelection(const CellSelection& selection, ReportCell& cell) {
+  const LearningRatePoint& best = selection.selected();
+  cell.has_value = true;
+  cell.mean = best.mean;
+  cell.std = best.std;
+  cell.values = best.values;
+  cell.median = Median(best.values);
+  cell.runs = static_cast<int>(best.values.size());
+  cell.learning_rate = best.learning_rate;
+  for (const LearningRatePoint& point : selection.sweep) {
+    cell.learning_rate_grid.push_back(point.learning_rate);
+  }
+  const int last = static_cast<int>(selection.sweep.size()) - 1;
+  cell.learning_rate_at_grid_edge =
+      last >= 1 && (selection.best == 0 || selection.best == last);
+}
+
+bool IsFinetuneColumn(const PaperTable& paper, const ReportColumn& column) {
+  return column.paper.task != kPretrainTask &&
+         column.paper.key != paper.average_column;
+}
+
+// The paper's Average (Table 1): the mean of the averaged columns, all
+// required.
+void FillAverage(const PaperTable& paper,
+                 const std::vector<ReportColumn>& columns, ReportRow& row) {
+  if (paper.average_column.empty()) return;
+  int average = -1;
+  std::vector<double> means;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const std::string& key = columns[c].paper.key;
+    if (key == paper.average_column) average = static_cast<int>(c);
+    if (std::find(paper.averaged_columns.begin(), paper.averaged_columns.end(),
+                  key) != paper.averaged_columns.end() &&
+        row.cells[c].has_value) {
+      means.push_back(row.cells[c].mean);
+    }
+  }
+  if (average < 0 || means.size() != paper.averaged_columns.size()) return;
+  ReportCell& cell = row.cells[average];
+  cell.has_value = true;
+  cell.mean = Mean(means);
+  cell.median = cell.mean;
+  cell.runs = 0;
+  if (cell.paper.has_value()) cell.diff = cell.mean - *cell.paper;
+}
+
+bool SameScore(double a, double b) {
+  return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(a));
+}
+
+// The baseline row: per fine-tuning column, the trivial predictor's score
+// that the column's records carry (one value on the same dev examples).
+// Sets each column's trivial_predictor and notes what a reader must know.
+ReportRow TrivialPredictorRow(
+    const PaperTable& paper,
+    const std::vector<std::vector<const RunRecord*>>& column_records,
+    TableReport& table) {
+  ReportRow row;
+  row.key = kTrivialPredictorRowKey;
+  row.display = "Trivial predictor";
+  row.name = row.display;
+  row.trivial_predictor = true;
+  row.cells.resize(table.columns.size());
+  std::vector<std::string> named;
+  std::vector<std::string> missing;
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    ReportColumn& column = table.columns[c];
+    ReportCell& cell = row.cells[c];
+    cell.derived = column.derived;
+    if (!IsFinetuneColumn(paper, column)) continue;
+    std::vector<double> scores;
+    std::set<std::string> predictors;
+    for (const RunRecord* record : column_records[c]) {
+      if (!record->trivial.has_value()) continue;
+      auto it = record->trivial->metrics.find(column.paper.metric);
+      if (it == record->trivial->metrics.end()) continue;
+      bool seen = false;
+      for (double score : scores) seen |= SameScore(score, it->second);
+      if (!seen) scores.push_back(it->second);
+      predictors.insert(record->trivial->predictor);
+      if (cell.source_task.empty()) cell.source_task = record->task;
+    }
+    if (scores.empty()) {
+      if (column.has_runs) missing.push_back(column.paper.display);
+      continue;
+    }
+    column.trivial_predictor = absl::StrJoin(predictors, "; ");
+    named.push_back(
+        absl::StrCat(column.paper.display, ": ", column.trivial_predictor));
+    if (scores.size() > 1) {
+      std::sort(scores.begin(), scores.end());
+      table.footnotes.push_back(absl::StrCat(
+          "Trivial predictor, ", column.paper.display,
+          ": the records disagree (",
+          absl::StrJoin(scores, ", ",
+                        [](std::string* out, double score) {
+                          absl::StrAppend(out, absl::StrFormat("%g", score));
+                        }),
+          ") although they should score the same dev examples; shown as "
+          "n/a."));
+      continue;
+    }
+    cell.has_value = true;
+    cell.mean = cell.median = scores.front();
+  }
+  FillAverage(paper, table.columns, row);
+  if (!named.empty()) {
+    table.footnotes.push_back(absl::StrCat(
+        "Trivial predictor row: the score a column must beat to mean "
+        "anything, on the same dev examples (",
+        absl::StrJoin(named, "; "), ")."));
+  }
+  if (!missing.empty()) {
+    table.footnotes.push_back(absl::StrCat(
+        "Trivial predictor: n/a for ", absl::StrJoin(missing, ", "),
+        ": no record of the column carries a trivial-predictor score."));
+  }
+  return row;
+}
+
+// Each row's pre-training compute (ReportRow::compute) and the notes on
+// how to read it. Pre-training records that give a row its compute count
+// as used.
+void FillCompute(const std::vector<const RunRecord*>& records,
+                 std::set<const RunRecord*>& used, TableReport& table) {
+  std::vector<std::string> without_compute;
+  for (ReportRow& row : table.rows) {
+    if (row.trivial_predictor) continue;
+    std::vector<const RunRecord*> own;
+    for (const RunRecord* record : records) {
+      if (!record->is_finetune() && record->variant == row.key) {
+        own.push_back(record);
+      }
+    }
+    const auto with_compute = std::find_if(
+        own.begin(), own.end(),
+        [](const RunRecord* record) { return record->compute.has_value(); });
+    if (with_compute != own.end()) {
+      row.compute = *(*with_compute)->compute;
+      used.insert(*with_compute);
+      table.has_compute = true;
+    } else if (row.key == kNoPretrainingVariant && own.empty()) {
+      row.compute = PretrainingCompute();
+    } else if (!own.empty()) {
+      without_compute.push_back(row.name);
+    }
+  }
+  if (!table.has_compute) return;
+  table.footnotes.push_back(
+      "Pre-training compute: rows are compared at equal pre-training steps, "
+      "as in the paper, not at equal tokens or FLOPs; LTR and RTL predict "
+      "every token while the masked LM predicts 15% of them, so the rows "
+      "differ in what each step teaches and costs. — = no pre-training "
+      "record of the row's own (fine-tuned from another variant's "
+      "checkpoint); no pre-training = 0.");
+  if (!without_compute.empty()) {
+    table.footnotes.push_back(absl::StrCat(
+        "Pre-training compute: — also for ",
+        absl::StrJoin(without_compute, ", "),
+        ": their pre-training records carry no compute (written before it "
+        "was recorded)."));
+  }
+}
+
+// The footnote on cells whose selected learning rate is at its grid's edge:
+// each such cell, or "every selected cell" with the grids when all are.
+void NoteGridEdges(TableReport& table) {
+  const auto join_rates = [](const std::vector<double>& rates) {
+    return absl::StrJoin(rates, ", ", [](std::string* out, double rate) {
+      absl::StrAppend(out, absl::StrFormat("%g", rate));
+    });
+  };
+  std::vector<std::string> cells;
+  std::set<std::string> grids;
+  int selected = 0;
+  for (const ReportRow& row : table.rows) {
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      const ReportCell& cell = row.cells[c];
+      if (cell.learning_rate <= 0) continue;
+      ++selected;
+      if (!cell.learning_rate_at_grid_edge) continue;
+      grids.insert(join_rates(cell.learning_rate_grid));
+      cells.push_back(
+          absl::StrCat(row.name, " / ", table.columns[c].paper.display, " (",
+                       absl::StrFormat("%g", cell.learning_rate), " of ",
+                       join_rates(cell.learning_rate_grid), ")"));
+    }
+  }
+  if (cells.empty()) return;
+  const std::string which =
+      static_cast<int>(cells.size()) == selected && selected > 1
+          ? absl::StrCat("every selected cell (grid ",
+                         absl::StrJoin(grids, "; grid "), ")")
+          : absl::StrJoin(cells, "; ");
+  table.footnotes.push_back(absl::StrCat(
+      kGridEdgeMarker,
+      " = the selected learning rate is the smallest or largest of its grid, "
+      "so the grid may not bracket the optimum: ",
+      which, "."));
+}
+
+// The paper's claims about the table, and ours beyond it when a
+// no-pretraining row exists, each judged from the two cells it compares;
+// claims about a row the table does not show are left out.
+std::vector<ClaimCheck> CheckTableClaims(const PaperTable& paper,
+                                         const TableReport& table) {
+  std::vector<Claim> claims = PaperClaims(paper.id);
+  const auto find_row = [&](const std::string& key) -> const ReportRow* {
+    for (const ReportRow& row : table.rows) {
+      if (row.key == key) return &row;
+    }
+    return nullptr;
+  };
+  if (find_row(kNoPretrainingVariant) != nullptr) {
+    std::vector<std::string> pretrained;
+    for (const ReportRow& row : table.rows) {
+      if (!row.trivial_predictor && row.key != kNoPretrainingVariant) {
+        pretrained.push_back(row.key);
+      }
+    }
+    std::vector<std::string> columns;
+    for (const ReportColumn& column : table.columns) {
+      if (IsFinetuneColumn(paper, column)) columns.push_back(column.paper.key);
+    }
+    for (Claim& claim : NoPretrainingClaims(pretrained, columns)) {
+      claims.push_back(std::move(claim));
+    }
+  }
+  std::vector<ClaimCheck> checks;
+  for (const Claim& claim : claims) {
+    // A row left out of the report (ReportOptions::rows) drops its claims.
+    if (find_row(claim.row) == nullptr || find_row(claim.than_row) == nullptr) {
+      continue;
+    }
+    int column = -1;
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      if (table.columns[c].paper.key == claim.column) {
+        column = static_cast<int>(c);
+      }
+    }
+    const auto side = [&](const std::string& key) {
+      ClaimSide side;
+      if (column < 0) return side;  // a column the table does not measure
+      const ReportCell& cell = find_row(key)->cells[column];
+      side.measured = cell.has_value;
+      side.values = cell.values;
+      return side;
+    };
+    ClaimCheck check = CheckClaim(claim, side(claim.row), side(claim.than_row));
+    const int paper_column = FindColumn(paper, claim.column);
+    const std::string column_display =
+        paper_column < 0 ? claim.column : paper.columns[paper_column].display;
+    check.statement =
+        ClaimStatement(find_row(claim.row)->name, claim.direction,
+                       find_row(claim.than_row)->name, column_display);
+    if (column >= 0 && table.columns[column].derived) {
+      check.derived_task =
+          absl::StrJoin(table.columns[column].derived_tasks, ", ");
+    }
+    std::optional<double> paper_row, paper_than_row;
+    for (const PaperRow& row : paper.rows) {
+      if (paper_column < 0) break;
+      if (row.key == claim.row) paper_row = row.values[paper_column];
+      if (row.key == claim.than_row) paper_than_row = row.values[paper_column];
+    }
+    if (paper_row.has_value() && paper_than_row.has_value()) {
+      check.paper_difference = *paper_row - *paper_than_row;
+    }
+    checks.push_back(std::move(check));
+  }
+  return checks;
 }
 
 absl::StatusOr<TableReport> BuildTable(
@@ -115,20 +410,32 @@ absl::StatusOr<TableReport> BuildTable(
     }
     ReportRow row;
     row.key = paper_row.key;
-    row.display = paper_row.display;
+    row.name = PlainRowName(paper_row.display);
+    row.display =
+        RowLabel(paper_row.display, ModelsOf(records, row.key), table.scale);
     row.in_paper = true;
     table.rows.push_back(std::move(row));
   }
-  std::vector<std::string> extra_rows;
+  // Variants the paper does not have; the encoder without pre-training
+  // last, below the pre-trained rows it is a baseline for.
+  std::vector<std::string> extra_variants;
   for (const std::string& variant : variants) {
     const bool known =
         std::any_of(paper.rows.begin(), paper.rows.end(),
                     [&](const PaperRow& row) { return row.key == variant; });
-    if (known || !shown(variant)) continue;
+    if (!known && shown(variant)) extra_variants.push_back(variant);
+  }
+  std::stable_partition(extra_variants.begin(), extra_variants.end(),
+                        [](const std::string& variant) {
+                          return variant != kNoPretrainingVariant;
+                        });
+  std::vector<std::string> extra_rows;
+  for (const std::string& variant : extra_variants) {
     ReportRow row;
     row.key = variant;
     auto it = descriptions.find(variant);
-    row.display = it == descriptions.end() ? variant : it->second;
+    row.name = it == descriptions.end() ? variant : it->second;
+    row.display = RowLabel(row.name, ModelsOf(records, variant), table.scale);
     table.rows.push_back(std::move(row));
     extra_rows.push_back(absl::StrCat("\"", variant, "\""));
   }
@@ -182,52 +489,23 @@ absl::StatusOr<TableReport> BuildTable(
         cell.has_value = true;
         cell.mean = Mean(values);
         cell.std = SampleStd(values);
+        cell.median = Median(values);
         cell.runs = static_cast<int>(values.size());
+        cell.values = std::move(values);
       } else {
         ASSIGN_OR_RETURN(CellSelection selection,
                          SelectBestLearningRate(mine, column.paper.metric),
                          _.Prepend(paper.id, ", row \"", row.key, "\", column ",
                                    column.paper.display, ": "));
-        const LearningRatePoint& best = selection.selected();
-        cell.has_value = true;
-        cell.mean = best.mean;
-        cell.std = best.std;
-        cell.runs = static_cast<int>(best.values.size());
-        cell.learning_rate = best.learning_rate;
+        FillFromSelection(selection, cell);
       }
-      if (cell.has_value && cell.paper.has_value()) {
+      // A derived stand-in is another task: no difference from the paper.
+      if (cell.has_value && cell.paper.has_value() && !column.derived) {
         cell.diff = cell.mean - *cell.paper;
       }
       row.cells.push_back(std::move(cell));
     }
-    // The paper's Average: mean of the averaged columns, all required.
-    if (!paper.average_column.empty()) {
-      const int average = [&] {
-        for (size_t c = 0; c < table.columns.size(); ++c) {
-          if (table.columns[c].paper.key == paper.average_column) {
-            return static_cast<int>(c);
-          }
-        }
-        return -1;
-      }();
-      std::vector<double> means;
-      for (size_t c = 0; c < table.columns.size(); ++c) {
-        const std::string& key = table.columns[c].paper.key;
-        if (std::find(paper.averaged_columns.begin(),
-                      paper.averaged_columns.end(),
-                      key) != paper.averaged_columns.end() &&
-            row.cells[c].has_value) {
-          means.push_back(row.cells[c].mean);
-        }
-      }
-      if (average >= 0 && means.size() == paper.averaged_columns.size()) {
-        ReportCell& cell = row.cells[average];
-        cell.has_value = true;
-        cell.mean = Mean(means);
-        cell.runs = 0;
-        if (cell.paper.has_value()) cell.diff = cell.mean - *cell.paper;
-      }
-    }
+    FillAverage(paper, table.columns, row);
   }
   if (!paper.average_column.empty()) {
     for (ReportColumn& column : table.columns) {
@@ -273,6 +551,16 @@ absl::StatusOr<TableReport> BuildTable(
                      "; its numbers are not comparable with the paper's."));
   }
   for (const std::string& note : paper.notes) table.footnotes.push_back(note);
+  NoteGridEdges(table);
+  if (std::any_of(table.columns.begin(), table.columns.end(),
+                  [&](const ReportColumn& column) {
+                    return IsFinetuneColumn(paper, column);
+                  })) {
+    table.rows.push_back(TrivialPredictorRow(paper, column_records, table));
+  }
+  FillCompute(records, used, table);
+  table.claims = CheckTableClaims(paper, table);
+  if (!table.claims.empty()) table.claims_method = ClaimsMethod();
 
   // Records that fill no column.
   std::map<std::string, int> ignored;
@@ -316,6 +604,25 @@ absl::StatusOr<TableReport> BuildTable(
 }
 
 }  // namespace
+
+std::string PlainRowName(absl::string_view name) {
+  return absl::StrReplaceAll(name, {{"BERT-BASE", "BERT"},
+                                    {"BERT-LARGE", "BERT"},
+                                    {"BERT_BASE", "BERT"},
+                                    {"BERT_LARGE", "BERT"}});
+}
+
+std::string RowLabel(absl::string_view name,
+                     const std::vector<ModelSize>& models,
+                     absl::string_view scale) {
+  if (models.empty()) return PlainRowName(name);
+  std::vector<std::string> sizes;
+  for (const ModelSize& model : models) {
+    sizes.push_back(absl::StrCat("L", model.layers, "/H", model.hidden));
+  }
+  return absl::StrCat(PlainRowName(name), " (", absl::StrJoin(sizes, ", "),
+                      scale.empty() ? "" : ", ", scale, ")");
+}
 
 absl::StatusOr<Report> BuildReport(const std::vector<RunRecord>& records,
                                    const ReportOptions& options) {

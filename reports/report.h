@@ -1,9 +1,13 @@
 // Turns run records into tables in the shape of the paper's (rows = variants
 // or sizes, columns = tasks): our dev number (best learning rate on dev, mean
-// ± sample std over restarts, run_records.h), the paper's number and the
-// difference, plus the notes a reader needs (columns without runs, columns
-// measured on a derived default task, records that fill no column) and the
-// provenance of the numbers. report_writers.h formats a Report.
+// ± sample std and median over restarts, run_records.h), the paper's number
+// and the difference (paper tasks only, not derived stand-ins), plus what a
+// reader needs to tell an effect from noise: a trivial-predictor baseline
+// row, each row's pre-training compute, the paper's claims with a verdict
+// from our restarts (claims.h), and notes (columns without runs, columns
+// measured on a derived default task, learning rates at the edge of their
+// grid, records that fill no column) and the provenance of the numbers.
+// report_writers.h formats a Report.
 #ifndef BERTLAB_REPORTS_REPORT_H_
 #define BERTLAB_REPORTS_REPORT_H_
 
@@ -13,23 +17,42 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "model/bert/model_size.h"
+#include "reports/claims.h"
 #include "reports/paper_tables.h"
 #include "reports/run_records.h"
 
 namespace bertlab {
 namespace reports {
 
+// The key of the baseline row built from the records' `trivial` scores.
+inline constexpr char kTrivialPredictorRowKey[] = "trivial_predictor";
+// Marks a cell whose selected learning rate is at the edge of its grid.
+inline constexpr char kGridEdgeMarker[] = "†";
+
 struct ReportCell {
   bool has_value = false;  // false: "n/a"
   double mean = 0.0;
-  double std = 0.0;  // sample std; meaningful when runs > 1
-  int runs = 0;      // restarts (fine-tuning) or records (pre-training)
+  double std = 0.0;     // sample std; meaningful when runs > 1
+  double median = 0.0;  // of `values`; meaningful when runs > 1
+  int runs = 0;  // restarts (fine-tuning) or records (pre-training); 0 for
+                 // average and trivial-predictor cells
+  // The column's metric, one per restart at the selected learning rate (one
+  // per record for pre-training cells): what claims compare.
+  std::vector<double> values;
   // The learning rate chosen on dev; 0 for pre-training and average cells.
   double learning_rate = 0.0;
+  // Every learning rate run for this cell, ascending.
+  std::vector<double> learning_rate_grid;
+  // The grid has at least two rates and the chosen one is its smallest or
+  // largest: the grid may not bracket the optimum.
+  bool learning_rate_at_grid_edge = false;
   std::optional<double> paper;
-  std::optional<double> diff;  // mean - paper
-  bool derived = false;        // measured on a derived default task
-  std::string source_task;     // the records' task ("web_pair", "mrpc")
+  // mean - paper; only where the column is the paper's task (not derived).
+  std::optional<double> diff;
+  bool derived = false;     // measured on a derived default task
+  std::string source_task;  // the records' task ("web_pair", "mrpc")
 };
 
 struct ReportColumn {
@@ -39,13 +62,25 @@ struct ReportColumn {
   bool derived = false;
   std::vector<std::string> derived_tasks;    // distinct record tasks
   std::vector<std::string> derived_sources;  // distinct data_source values
+  // The column's trivial predictor ("majority class (1)", distinct ones
+  // joined by "; "); empty where no record carries one.
+  std::string trivial_predictor;
 };
 
 struct ReportRow {
-  std::string key;  // variant
+  std::string key;  // variant, or kTrivialPredictorRowKey
+  // What ran: "BERT (L2/H128, mini)" (RowLabel); the name alone for a row
+  // without records.
   std::string display;
-  bool in_paper = false;          // a row of the paper's table
-  std::vector<ReportCell> cells;  // one per column
+  std::string name;                // without the size suffix: "BERT", "No NSP"
+  bool in_paper = false;           // a row of the paper's table
+  bool trivial_predictor = false;  // the baseline row, not a variant
+  std::vector<ReportCell> cells;   // one per column
+  // The row's pre-training compute: from its own pre-training record; all
+  // zero for kNoPretrainingVariant; nullopt ("—") for a row fine-tuned from
+  // another variant's checkpoint, a record without compute, and the
+  // trivial-predictor row.
+  std::optional<PretrainingCompute> compute;
 };
 
 // One variant's learning-rate sweep in one column (for the plot).
@@ -68,6 +103,11 @@ struct TableReport {
   std::vector<ReportColumn> columns;  // the measurable paper columns
   std::vector<ReportRow> rows;
   std::vector<std::string> footnotes;
+  // The paper's claims (and ours beyond it) with their verdicts, in order.
+  std::vector<ClaimCheck> claims;
+  std::string claims_method;  // ClaimsMethod() when there are claims
+  // Some row has compute from a pre-training record: writers show it.
+  bool has_compute = false;
   std::vector<SweepPanel> panels;
   int finetune_runs = 0;
   int pretrain_runs = 0;
@@ -102,6 +142,17 @@ struct ReportOptions {
   // records, then every other variant that has records.
   std::vector<std::string> rows;
 };
+
+// What a row ran: `name` with the paper's size words replaced ("BERT-BASE",
+// "BERT-LARGE" -> "BERT"), then the records' distinct layer/hidden sizes and
+// the scale: RowLabel("BERT-BASE", {L2_H128_A2}, "mini") = "BERT (L2/H128,
+// mini)". Without models (nothing ran) the plain name alone.
+std::string RowLabel(absl::string_view name,
+                     const std::vector<ModelSize>& models,
+                     absl::string_view scale);
+// `name` with the paper's size words replaced: "BERT-BASE (Single)" ->
+// "BERT (Single)".
+std::string PlainRowName(absl::string_view name);
 
 absl::StatusOr<Report> BuildReport(const std::vector<RunRecord>& records,
                                    const ReportOptions& options);

@@ -77,8 +77,10 @@ TEST(BuildReportTest, CellsFollowTheSelectionRule) {
   const TableReport& table = report.tables[0];
   EXPECT_EQ(table.paper->id, "table5");
   EXPECT_EQ(table.scale, "mini");
-  ASSERT_EQ(table.rows.size(), 4u);  // all four paper rows, in paper order
+  // All four paper rows, in paper order, then the trivial predictor.
+  ASSERT_EQ(table.rows.size(), 5u);
   EXPECT_EQ(table.rows[1].key, "no_nsp");
+  EXPECT_TRUE(table.rows[4].trivial_predictor);
 
   const ReportCell& full_mrpc =
       Row(table, "full").cells[Column(table, "mrpc:accuracy")];
@@ -87,6 +89,10 @@ TEST(BuildReportTest, CellsFollowTheSelectionRule) {
   EXPECT_DOUBLE_EQ(full_mrpc.std, 1.0);
   EXPECT_EQ(full_mrpc.runs, 3);
   EXPECT_EQ(full_mrpc.learning_rate, 3e-5);
+  EXPECT_EQ(full_mrpc.median, 85.0);
+  EXPECT_EQ(full_mrpc.values, (std::vector<double>{84, 86, 85}));
+  EXPECT_EQ(full_mrpc.learning_rate_grid, (std::vector<double>{2e-5, 3e-5}));
+  EXPECT_TRUE(full_mrpc.learning_rate_at_grid_edge);
   EXPECT_EQ(full_mrpc.paper, 86.7);
   EXPECT_NEAR(*full_mrpc.diff, 85.0 - 86.7, 1e-12);
 
@@ -114,12 +120,16 @@ TEST(BuildReportTest, TasksWithoutRunsAreNotAvailableWithANote) {
                   "not available: no runs for MNLI-m, QNLI (no data")));
   const std::string markdown = ToMarkdown(report);
   EXPECT_THAT(markdown, HasSubstr("| n/a (paper 84.4) |"));
-  EXPECT_THAT(markdown, HasSubstr("| 85.0 ± 1.0 (paper 86.7, -1.7) |"));
-  EXPECT_THAT(markdown, HasSubstr("| 79.0 (paper 86.5, -7.5) |"));
+  EXPECT_THAT(markdown,
+              HasSubstr("| 85.0 ± 1.0† (med 85.0, n=3; paper 86.7, -1.7) |"));
+  EXPECT_THAT(markdown, HasSubstr("| 79.0† (n=1; paper 86.5, -7.5) |"));
+  EXPECT_THAT(markdown,
+              HasSubstr("| 90.5 ± 0.7 (med 90.5, n=2; paper 92.7, -2.2) |"));
   // A row without any run keeps the paper's numbers.
   EXPECT_THAT(markdown,
               HasSubstr("| LTR & No NSP | n/a (paper 82.1) | n/a (paper "
                         "84.3) |"));
+  EXPECT_THAT(markdown, HasSubstr("| Trivial predictor | n/a | n/a |"));
 }
 
 TEST(BuildReportTest, DerivedTaskIsLabelledAndNoted) {
@@ -143,6 +153,193 @@ TEST(BuildReportTest, DerivedTaskIsLabelledAndNoted) {
                   "web_pair (data: embedded default")));
   EXPECT_THAT(ToMarkdown(report),
               HasSubstr("| MRPC (Acc)* (derived: web_pair) |"));
+}
+
+TEST(BuildReportTest, DerivedCellsHaveNoDifferenceFromThePaper) {
+  std::vector<RunRecord> records;
+  FixtureRun derived;
+  derived.derived = true;
+  derived.stands_in_for = "mrpc";
+  AddGrid(records, "full", "web_pair", {{2e-5, {60, 62}}}, derived);
+  AddGrid(records, "full", "sst2", {{2e-5, {90}}});
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  const ReportCell& derived_cell =
+      Row(table, "full").cells[Column(table, "mrpc:accuracy")];
+  EXPECT_EQ(derived_cell.paper, 86.7);
+  EXPECT_FALSE(derived_cell.diff.has_value());
+  EXPECT_TRUE(Row(table, "full")
+                  .cells[Column(table, "sst2:accuracy")]
+                  .diff.has_value());
+  EXPECT_THAT(ToMarkdown(report),
+              HasSubstr("| 61.0 ± 1.4 (med 61.0, n=2; paper 86.7) |"));
+}
+
+TEST(BuildReportTest, GridEdgeIsMarkedAndNoted) {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc",
+          {{1e-5, {70, 71}}, {2e-5, {80, 82}}, {3e-5, {75, 74}}});
+  AddGrid(records, "no_nsp", "mrpc", {{1e-5, {70}}, {2e-5, {72}}});
+  AddGrid(records, "no_nsp", "sst2", {{2e-5, {72}}});
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  const int mrpc = Column(table, "mrpc:accuracy");
+  EXPECT_FALSE(Row(table, "full").cells[mrpc].learning_rate_at_grid_edge);
+  EXPECT_TRUE(Row(table, "no_nsp").cells[mrpc].learning_rate_at_grid_edge);
+  // One learning rate is no grid to be at the edge of.
+  EXPECT_FALSE(Row(table, "no_nsp")
+                   .cells[Column(table, "sst2:accuracy")]
+                   .learning_rate_at_grid_edge);
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(
+                  "† = the selected learning rate is the smallest or largest "
+                  "of its grid, so the grid may not bracket the optimum: No "
+                  "NSP / MRPC (Acc) (2e-05 of 1e-05, 2e-05)."));
+  const std::string markdown = ToMarkdown(report);
+  EXPECT_THAT(markdown, HasSubstr("| 81.0 ± 1.4 (med 81.0, n=2;"));
+  EXPECT_THAT(markdown, HasSubstr("| 72.0† (n=1;"));
+
+  // When every selected cell is at an edge, the note says so once.
+  std::vector<RunRecord> edges;
+  AddGrid(edges, "full", "mrpc", {{1e-5, {70}}, {2e-5, {80}}});
+  AddGrid(edges, "no_nsp", "mrpc", {{1e-5, {70}}, {2e-5, {60}}});
+  EXPECT_THAT(Build(edges).tables[0].footnotes,
+              ::testing::Contains(HasSubstr(
+                  "bracket the optimum: every selected cell (grid 1e-05, "
+                  "2e-05).")));
+}
+
+TEST(RowLabelTest, SaysWhatRan) {
+  const ModelSize mini{"L2_H128_A2", 2, 128, 2};
+  const ModelSize small{"L4_H256_A4", 4, 256, 4};
+  EXPECT_EQ(RowLabel("BERT-BASE", {mini}, "mini"), "BERT (L2/H128, mini)");
+  EXPECT_EQ(RowLabel("BERT-LARGE (Single)", {small}, "paper"),
+            "BERT (Single) (L4/H256, paper)");
+  EXPECT_EQ(RowLabel("No NSP", {mini, small}, "mini"),
+            "No NSP (L2/H128, L4/H256, mini)");
+  EXPECT_EQ(RowLabel("random init", {mini}, ""), "random init (L2/H128)");
+  EXPECT_EQ(RowLabel("BERT-BASE", {}, "mini"), "BERT");
+  EXPECT_EQ(PlainRowName("+ BiLSTM"), "+ BiLSTM");
+}
+
+TEST(BuildReportTest, RowLabelsComeFromTheRecordsModel) {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80}}});
+  records.back().model = ModelSize{"L2_H128_A2", 2, 128, 2};
+  const TableReport table = Build(records).tables[0];
+  EXPECT_EQ(Row(table, "full").display, "BERT (L2/H128, mini)");
+  EXPECT_EQ(Row(table, "full").name, "BERT");
+  EXPECT_EQ(Row(table, "no_nsp").display, "No NSP");  // nothing ran
+}
+
+// Records carrying `trivial` scores for `metric`.
+void SetTrivial(std::vector<RunRecord>& records, size_t from,
+                const std::string& predictor, const std::string& metric,
+                double score) {
+  for (size_t i = from; i < records.size(); ++i) {
+    records[i].trivial = TrivialBaseline{predictor, {{metric, score}}};
+  }
+}
+
+TEST(BuildReportTest, TrivialPredictorRowFromTheRecords) {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80, 82}}});
+  AddGrid(records, "no_nsp", "mrpc", {{2e-5, {79}}});
+  SetTrivial(records, 0, "majority class (1)", "accuracy", 68.4);
+  const size_t sst2 = records.size();
+  AddGrid(records, "full", "sst2", {{2e-5, {90}}, {3e-5, {91}}});
+  SetTrivial(records, sst2, "majority class (0)", "accuracy", 50.9);
+  records.back().trivial->metrics["accuracy"] = 49.1;  // disagrees
+  const size_t squad = records.size();
+  FixtureRun squad_run;
+  squad_run.primary_metric = "f1";
+  AddGrid(records, "full", "squad1", {{5e-5, {70}}}, squad_run);
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  ASSERT_EQ(squad + 1, records.size());
+  const ReportRow& trivial = table.rows.back();
+  EXPECT_TRUE(trivial.trivial_predictor);
+  EXPECT_EQ(trivial.display, "Trivial predictor");
+  const ReportCell& mrpc = trivial.cells[Column(table, "mrpc:accuracy")];
+  ASSERT_TRUE(mrpc.has_value);
+  EXPECT_EQ(mrpc.mean, 68.4);
+  EXPECT_FALSE(mrpc.diff.has_value());
+  EXPECT_FALSE(mrpc.paper.has_value());
+  EXPECT_FALSE(trivial.cells[Column(table, "sst2:accuracy")].has_value);
+  EXPECT_FALSE(trivial.cells[Column(table, "squad1:f1")].has_value);
+  EXPECT_EQ(table.columns[Column(table, "mrpc:accuracy")].trivial_predictor,
+            "majority class (1)");
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(
+                  HasSubstr("SST-2 (Acc): the records disagree (49.1, 50.9)")));
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "(MRPC (Acc): majority class (1); SST-2 (Acc): majority "
+                  "class (0))")));
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "Trivial predictor: n/a for SQuAD v1.1 (F1): no record")));
+  EXPECT_THAT(
+      ToMarkdown(report),
+      HasSubstr("| Trivial predictor | n/a | n/a | 68.4 | n/a | n/a |"));
+}
+
+// A pre-training record of `variant` with `compute` (or none).
+RunRecord PretrainRecord(const std::string& variant,
+                         std::optional<PretrainingCompute> compute) {
+  FixtureRun run;
+  run.kind = "pretrain";
+  run.variant = variant;
+  run.metrics = {{"mlm_perplexity", 30}};
+  RunRecord record = MakeRecord(run);
+  record.compute = compute;
+  return record;
+}
+
+TEST(BuildReportTest, ComputePerRowAndNoPretrainingLast) {
+  std::vector<RunRecord> records;
+  AddGrid(records, kNoPretrainingVariant, "mrpc", {{2e-5, {60}}});
+  records.back().variant_description = "No pre-training (random init)";
+  AddGrid(records, "zz_other", "mrpc", {{2e-5, {61}}});
+  AddGrid(records, "full", "mrpc", {{2e-5, {80}}});
+  AddGrid(records, "ltr_no_nsp_bilstm", "mrpc", {{2e-5, {70}}});
+  records.push_back(PretrainRecord(
+      "full", PretrainingCompute{1000, 4096000, 614400, 1.5e15}));
+  records.push_back(PretrainRecord("no_nsp", std::nullopt));
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  ASSERT_EQ(table.rows.size(), 7u);
+  EXPECT_EQ(table.rows[4].key, "zz_other");
+  EXPECT_EQ(table.rows[5].key, kNoPretrainingVariant);
+  EXPECT_EQ(table.rows[5].display,
+            "No pre-training (random init) (L4/H256, mini)");
+  EXPECT_TRUE(table.has_compute);
+  ASSERT_TRUE(Row(table, "full").compute.has_value());
+  EXPECT_EQ(Row(table, "full").compute->tokens, 4096000);
+  EXPECT_FALSE(Row(table, "ltr_no_nsp_bilstm").compute.has_value());
+  EXPECT_FALSE(Row(table, "no_nsp").compute.has_value());
+  ASSERT_TRUE(Row(table, kNoPretrainingVariant).compute.has_value());
+  EXPECT_EQ(Row(table, kNoPretrainingVariant).compute->flops, 0.0);
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "rows are compared at equal pre-training steps, as in the "
+                  "paper")));
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr("— also for No NSP: their")));
+  // The full variant's pre-training record is used; No NSP's is not.
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "1 record(s) of task \"pretrain\" fill no column")));
+  const std::string markdown = ToMarkdown(report);
+  EXPECT_THAT(markdown, HasSubstr("| BERT (L4/H256, mini) | 1000 | 4.1M | "
+                                  "614k | 1.50e+15 |"));
+  EXPECT_THAT(markdown,
+              HasSubstr("| + BiLSTM (L4/H256, mini) | — | — | — | — |"));
+  EXPECT_THAT(markdown, HasSubstr("| No pre-training (random init) (L4/H256, "
+                                  "mini) | 0 | 0 | 0 | 0 |"));
+  const nlohmann::json json = nlohmann::json::parse(ToJson(report));
+  EXPECT_EQ(json["tables"][0]["rows"][0]["compute"]["tokens"], 4096000);
+  EXPECT_TRUE(json["tables"][0]["rows"][3]["compute"].is_null());
 }
 
 TEST(BuildReportTest, RealDataWinsOverDerived) {
@@ -170,9 +367,12 @@ TEST(BuildReportTest, RecordsOfNoColumnAndUnknownVariantsAreNoted) {
   EXPECT_THAT(table.footnotes,
               ::testing::Contains(HasSubstr(
                   "1 record(s) of task \"web_swag\" fill no column")));
-  EXPECT_EQ(table.rows.back().key, "tiny_extra");
-  EXPECT_EQ(table.rows.back().display, "variant tiny_extra");
-  EXPECT_FALSE(table.rows.back().cells[0].paper.has_value());
+  const ReportRow& extra = table.rows[table.rows.size() - 2];
+  EXPECT_EQ(extra.key, "tiny_extra");
+  EXPECT_EQ(extra.display, "variant tiny_extra (L4/H256, mini)");
+  EXPECT_EQ(extra.name, "variant tiny_extra");
+  EXPECT_FALSE(extra.cells[0].paper.has_value());
+  EXPECT_EQ(table.rows.back().key, kTrivialPredictorRowKey);
 }
 
 TEST(BuildReportTest, RowsOptionKeepsOnlyTheSelectedVariants) {
@@ -182,7 +382,7 @@ TEST(BuildReportTest, RowsOptionKeepsOnlyTheSelectedVariants) {
   options.rows = {"no_nsp", "ltr_rtl_no_nsp"};
   const Report report = Build(records, options);
   const TableReport& table = report.tables[0];
-  ASSERT_EQ(table.rows.size(), 2u);
+  ASSERT_EQ(table.rows.size(), 3u);        // and the trivial predictor
   EXPECT_EQ(table.rows[0].key, "no_nsp");  // the paper's rows first
   EXPECT_TRUE(table.rows[0].in_paper);
   EXPECT_EQ(table.rows[1].key, "ltr_rtl_no_nsp");
@@ -190,9 +390,9 @@ TEST(BuildReportTest, RowsOptionKeepsOnlyTheSelectedVariants) {
   EXPECT_EQ(table.rows[1].cells[Column(table, "mrpc:accuracy")].mean, 61.0);
   const std::string markdown = ToMarkdown(report);
   EXPECT_THAT(markdown, Not(HasSubstr("LTR & No NSP")));
-  EXPECT_THAT(markdown, Not(HasSubstr("BERT-BASE |")));
+  EXPECT_THAT(markdown, Not(HasSubstr("| BERT (")));
   // Without the option every paper row is there, run or not.
-  EXPECT_EQ(Build(records).tables[0].rows.size(), 5u);
+  EXPECT_EQ(Build(records).tables[0].rows.size(), 6u);
 }
 
 TEST(BuildReportTest, PretrainColumnReadsPretrainRecords) {
@@ -213,7 +413,7 @@ TEST(BuildReportTest, PretrainColumnReadsPretrainRecords) {
   EXPECT_EQ(ppl.mean, 40.5);
   EXPECT_EQ(ppl.paper, 5.84);
   EXPECT_EQ(table.pretrain_runs, 1);
-  EXPECT_THAT(ToMarkdown(report), HasSubstr("40.50 (paper 5.84, +34.66)"));
+  EXPECT_THAT(ToMarkdown(report), HasSubstr("40.50 (n=1; paper 5.84, +34.66)"));
 }
 
 TEST(BuildReportTest, TableOneAverageNeedsAllNineColumns) {
@@ -235,8 +435,9 @@ TEST(BuildReportTest, TableOneAverageNeedsAllNineColumns) {
   EXPECT_EQ(Row(table, "bert_base").cells[average].mean, 40.0);
   EXPECT_EQ(Row(table, "bert_base").cells[average].paper, 79.6);
   EXPECT_FALSE(Row(table, "bert_large").cells[average].has_value);
-  // Baselines we do not train are left out, with a note.
-  EXPECT_EQ(table.rows.size(), 2u);
+  // Baselines we do not train are left out, with a note; the trivial
+  // predictor is ours.
+  EXPECT_EQ(table.rows.size(), 3u);
   EXPECT_THAT(table.footnotes, ::testing::Contains(HasSubstr("OpenAI GPT")));
 }
 
@@ -281,8 +482,9 @@ TEST(WritersTest, LatexEscaping) {
   EXPECT_THAT(latex, HasSubstr("\\toprule"));
   EXPECT_THAT(latex, HasSubstr("\\midrule"));
   EXPECT_THAT(latex, HasSubstr("\\bottomrule"));
-  EXPECT_THAT(latex, HasSubstr("variant my\\_variant & n/a & -- & --"));
-  EXPECT_THAT(latex, HasSubstr("$80.5 \\pm 0.7$ & -- & --"));
+  EXPECT_THAT(
+      latex, HasSubstr("variant my\\_variant (L4/H256, mini) & n/a & -- & --"));
+  EXPECT_THAT(latex, HasSubstr("$80.5 \\pm 0.7$ (med 80.5) & -- & --"));
   EXPECT_THAT(latex, HasSubstr("LTR \\& No NSP"));
   EXPECT_THAT(latex, Not(HasSubstr("my_variant")));
 }
@@ -330,20 +532,27 @@ TEST(WritersTest, CsvQuoting) {
       absl::StrSplit(csv, '\n', absl::SkipEmpty());
   ASSERT_GT(lines.size(), 1u);
   const size_t width = ParseCsvLine(lines[0]).size();
-  EXPECT_EQ(width, 16u);
+  EXPECT_EQ(width, 32u);
   bool found = false;
   for (const std::string& line : lines) {
     const std::vector<std::string> fields = ParseCsvLine(line);
     EXPECT_EQ(fields.size(), width) << line;
     if (fields[2] == "odd") {
-      EXPECT_EQ(fields[3], "comma, \"quote\"");
+      EXPECT_EQ(fields[3], "comma, \"quote\" (L4/H256, mini)");
       found = true;
     }
-    if (fields[2] == "full" && fields[4] == "mrpc:accuracy") {
+    if (fields[2] == "full" && fields[4] == "mrpc:accuracy" &&
+        fields[20] == "cell") {
       EXPECT_EQ(fields[12], "80.5000");
       EXPECT_EQ(fields[13], "0.7071");
       EXPECT_EQ(fields[14], "86.70");
       EXPECT_EQ(fields[11], "2e-05");
+      EXPECT_EQ(fields[16], "80.5000");
+      EXPECT_EQ(fields[17], "false");
+    }
+    if (fields[20] == "claim" && fields[2] == "no_nsp" &&
+        fields[4] == "mrpc:accuracy") {
+      ADD_FAILURE() << "the paper makes no MRPC claim about No NSP";
     }
   }
   EXPECT_TRUE(found);
@@ -429,7 +638,13 @@ TEST(WritersTest, JsonHoldsTheCells) {
   EXPECT_EQ(cell["column"], "mrpc:accuracy");
   EXPECT_EQ(cell["ours"]["mean"], 85.0);
   EXPECT_EQ(cell["ours"]["learning_rate"], 3e-5);
+  EXPECT_EQ(cell["ours"]["median"], 85.0);
+  EXPECT_EQ(cell["ours"]["values"], nlohmann::json({84, 86, 85}));
+  EXPECT_EQ(cell["ours"]["learning_rate_at_grid_edge"], true);
   EXPECT_EQ(cell["paper"], 86.7);
+  EXPECT_EQ(table["rows"][0]["name"], "BERT");
+  EXPECT_EQ(table["rows"][4]["trivial_predictor"], true);
+  EXPECT_FALSE(table["claims"].empty());
   EXPECT_TRUE(table["rows"][0]["cells"][0]["ours"].is_null());
 }
 

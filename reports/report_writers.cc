@@ -2,35 +2,67 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "common/check.h"
 #include "nlohmann/json.hpp"
 
 namespace bertlab {
 namespace reports {
 namespace {
 
+// "85.0 ± 1.0†": mean ± sample std (the mean alone for one restart), then
+// the grid-edge marker.
 std::string Ours(const ReportCell& cell, int decimals) {
   if (!cell.has_value) return "n/a";
+  std::string text = FormatNumber(cell.mean, decimals);
   if (cell.runs > 1) {
-    return absl::StrCat(FormatNumber(cell.mean, decimals), " ± ",
-                        FormatNumber(cell.std, decimals));
+    absl::StrAppend(&text, " ± ", FormatNumber(cell.std, decimals));
   }
-  return FormatNumber(cell.mean, decimals);
+  if (cell.learning_rate_at_grid_edge) absl::StrAppend(&text, kGridEdgeMarker);
+  return text;
 }
 
-std::string Paper(const ReportCell& cell, int decimals) {
-  return cell.paper.has_value() ? FormatNumber(*cell.paper, decimals) : "–";
+// A Markdown cell: "85.0 ± 1.0† (med 85.0, n=3; paper 86.7, -1.7)",
+// "79.0 (n=1; paper 86.5)", "n/a (paper 84.4)".
+std::string MarkdownCell(const ReportCell& cell, int decimals) {
+  std::vector<std::string> spread;
+  if (cell.has_value && cell.runs > 1) {
+    spread.push_back(absl::StrCat("med ", FormatNumber(cell.median, decimals)));
+  }
+  if (cell.has_value && cell.runs > 0) {
+    spread.push_back(absl::StrCat("n=", cell.runs));
+  }
+  std::vector<std::string> parts;
+  if (!spread.empty()) parts.push_back(absl::StrJoin(spread, ", "));
+  if (cell.paper.has_value()) {
+    parts.push_back(absl::StrCat(
+        "paper ", FormatNumber(*cell.paper, decimals),
+        cell.diff.has_value() ? ", " + FormatDiff(*cell.diff, decimals) : ""));
+  }
+  std::string text = Ours(cell, decimals);
+  if (!parts.empty()) {
+    absl::StrAppend(&text, " (", absl::StrJoin(parts, "; "), ")");
+  }
+  return text;
 }
 
-std::string Diff(const ReportCell& cell, int decimals) {
-  return cell.diff.has_value() ? FormatDiff(*cell.diff, decimals) : "–";
+// The decimals of the column with `key` (the paper's precision).
+int ColumnDecimals(const TableReport& table, const std::string& key) {
+  for (const ReportColumn& column : table.columns) {
+    if (column.paper.key == key) return column.paper.decimals;
+  }
+  return 1;
 }
 
 std::string MarkdownText(absl::string_view text) {
@@ -45,6 +77,69 @@ std::string TableTitle(const TableReport& table) {
 
 std::string FormatLearningRate(double learning_rate) {
   return absl::StrFormat("%g", learning_rate);
+}
+
+// The claims and their verdicts: the first thing a reader of a table sees.
+void AppendClaimsMarkdown(const TableReport& table, std::string& out) {
+  std::vector<std::string> not_measured;
+  std::string rows;
+  for (const ClaimCheck& check : table.claims) {
+    if (check.verdict == Verdict::kNotMeasured) {
+      not_measured.push_back(MarkdownText(ClaimLabel(check)));
+      continue;
+    }
+    const int decimals = ColumnDecimals(table, check.claim.column);
+    const std::string interval =
+        check.interval.has_value()
+            ? absl::StrCat("[", FormatNumber(check.interval->lower, decimals),
+                           ", ", FormatNumber(check.interval->upper, decimals),
+                           "]")
+            : "—";
+    absl::StrAppend(&rows, "| ", MarkdownText(ClaimLabel(check)), " | ",
+                    check.claim.source, " | ",
+                    FormatDiff(*check.difference, decimals), " | ", interval,
+                    " | ", check.runs, " / ", check.than_runs, " | ",
+                    check.paper_difference.has_value()
+                        ? FormatDiff(*check.paper_difference, decimals)
+                        : "–",
+                    " | **", VerdictName(check.verdict), "** |\n");
+  }
+  if (!rows.empty()) {
+    absl::StrAppend(
+        &out,
+        "Claims checked against our restarts (A below/above B; A − B = "
+        "difference of the cells' means):\n\n| Claim | Source | A − B (ours) "
+        "| 95% interval | Restarts A / B | A − B (paper) | Verdict "
+        "|\n|---|---|---|---|---|---|---|\n",
+        rows, "\n", MarkdownText(table.claims_method), "\n\n");
+  }
+  if (!not_measured.empty()) {
+    absl::StrAppend(&out, "Claims not measured (a cell without runs): ",
+                    absl::StrJoin(not_measured, "; "), ".\n\n");
+  }
+}
+
+// Each row's pre-training compute, under the table.
+void AppendComputeMarkdown(const TableReport& table, std::string& out) {
+  if (!table.has_compute) return;
+  absl::StrAppend(&out,
+                  "\nPre-training compute (rows compared at equal steps; — = "
+                  "no pre-training record of the row's own):\n\n| Row | "
+                  "Steps | Tokens | Predicted positions | FLOPs "
+                  "|\n|---|---|---|---|---|\n");
+  for (const ReportRow& row : table.rows) {
+    if (row.trivial_predictor) continue;
+    absl::StrAppend(&out, "| ", MarkdownText(row.display));
+    if (!row.compute.has_value()) {
+      absl::StrAppend(&out, " | — | — | — | — |\n");
+      continue;
+    }
+    const PretrainingCompute& compute = *row.compute;
+    absl::StrAppend(&out, " | ", compute.steps, " | ",
+                    FormatCount(compute.tokens), " | ",
+                    FormatCount(compute.predicted_positions), " | ",
+                    FormatFlops(compute.flops), " |\n");
+  }
 }
 
 void AppendProvenanceMarkdown(const Provenance& provenance, std::string& out) {
@@ -66,7 +161,76 @@ void AppendProvenanceMarkdown(const Provenance& provenance, std::string& out) {
   }
 }
 
+// The CSV's columns in order: every line has each, empty where it does not
+// apply; `entry` says whether a line is a cell or a claim.
+const std::vector<std::string>& CsvColumns() {
+  static const auto* const columns =
+      new std::vector<std::string>{"table",
+                                   "scale",
+                                   "row_key",
+                                   "row",
+                                   "column_key",
+                                   "column",
+                                   "task",
+                                   "metric",
+                                   "derived",
+                                   "source_task",
+                                   "runs",
+                                   "learning_rate",
+                                   "ours_mean",
+                                   "ours_std",
+                                   "paper",
+                                   "diff",
+                                   "ours_median",
+                                   "lr_at_grid_edge",
+                                   "pretrain_tokens",
+                                   "pretrain_flops",
+                                   "entry",
+                                   "claim",
+                                   "claim_source",
+                                   "than_row_key",
+                                   "verdict",
+                                   "claim_runs",
+                                   "claim_than_runs",
+                                   "claim_diff",
+                                   "claim_ci_low",
+                                   "claim_ci_high",
+                                   "claim_df",
+                                   "claim_paper_diff"};
+  return *columns;
+}
+
+// One CSV line from (column, value); columns it does not name are empty.
+std::string CsvLine(const std::map<std::string, std::string>& values) {
+  const std::vector<std::string>& columns = CsvColumns();
+  for (const auto& [column, value] : values) {
+    CHECK(std::find(columns.begin(), columns.end(), column) != columns.end())
+        << "no CSV column " << column;
+  }
+  std::vector<std::string> fields;
+  for (const std::string& column : columns) {
+    const auto it = values.find(column);
+    fields.push_back(CsvField(it == values.end() ? "" : it->second));
+  }
+  return absl::StrCat(absl::StrJoin(fields, ","), "\n");
+}
+
 }  // namespace
+
+std::string FormatCount(int64_t count) {
+  static const std::pair<double, const char*> kUnits[] = {
+      {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  for (const auto& [scale, unit] : kUnits) {
+    if (std::abs(static_cast<double>(count)) >= scale) {
+      return absl::StrCat(absl::StrFormat("%.3g", count / scale), unit);
+    }
+  }
+  return absl::StrCat(count);
+}
+
+std::string FormatFlops(double flops) {
+  return flops == 0 ? "0" : absl::StrFormat("%.2e", flops);
+}
 
 std::string FormatNumber(double value, int decimals) {
   // A diverged run's perplexity may be astronomically large; in fixed
@@ -117,7 +281,11 @@ std::string EscapeLatex(absl::string_view text) {
     }
   }
   // Characters outside ASCII that the paper's names use.
-  return absl::StrReplaceAll(out, {{"±", "$\\pm$"}, {"–", "--"}});
+  return absl::StrReplaceAll(out, {{"±", "$\\pm$"},
+                                   {"–", "--"},
+                                   {"—", "---"},
+                                   {"−", "$-$"},
+                                   {"†", "\\textsuperscript{\\dag}"}});
 }
 
 std::string CsvField(absl::string_view text) {
@@ -139,6 +307,7 @@ std::string ToMarkdown(const Report& report) {
   std::string out = "# bertlab report: our dev results beside the paper's\n";
   for (const TableReport& table : report.tables) {
     absl::StrAppend(&out, "\n## ", MarkdownText(TableTitle(table)), "\n\n");
+    AppendClaimsMarkdown(table, out);
     absl::StrAppend(&out, "| ", MarkdownText(table.paper->row_header));
     for (const ReportColumn& column : table.columns) {
       absl::StrAppend(&out, " | ", MarkdownText(column.header));
@@ -151,22 +320,19 @@ std::string ToMarkdown(const Report& report) {
     for (const ReportRow& row : table.rows) {
       absl::StrAppend(&out, "| ", MarkdownText(row.display));
       for (size_t c = 0; c < table.columns.size(); ++c) {
-        const ReportCell& cell = row.cells[c];
-        const int decimals = table.columns[c].paper.decimals;
-        absl::StrAppend(&out, " | ", Ours(cell, decimals), " (paper ",
-                        Paper(cell, decimals));
-        if (cell.diff.has_value()) {
-          absl::StrAppend(&out, ", ", Diff(cell, decimals));
-        }
-        absl::StrAppend(&out, ")");
+        absl::StrAppend(
+            &out, " | ",
+            MarkdownCell(row.cells[c], table.columns[c].paper.decimals));
       }
       absl::StrAppend(&out, " |\n");
     }
     absl::StrAppend(
         &out,
-        "\nCells: ours (mean ± sample std over restarts at the learning rate "
-        "with the best mean dev score; the mean alone for one restart), then "
-        "the paper's number and ours minus the paper's.\n");
+        "\nCells: ours = mean ± sample std over restarts at the learning rate "
+        "with the best mean dev score (the mean alone for one restart; med = "
+        "median, n = restarts), then the paper's number and ours minus the "
+        "paper's (no difference for a derived stand-in task).\n");
+    AppendComputeMarkdown(table, out);
     if (!table.footnotes.empty()) {
       absl::StrAppend(&out, "\nNotes:\n\n");
       for (const std::string& note : table.footnotes) {
@@ -183,16 +349,21 @@ std::string ToMarkdown(const Report& report) {
       absl::StrAppend(&out,
                       "\nSelection (learning rate best on dev, restarts "
                       "averaged):\n\n| Row | Column | Task | Learning rate | "
-                      "Restarts |\n|---|---|---|---|---|\n");
+                      "Grid | Restarts |\n|---|---|---|---|---|---|\n");
       for (const ReportRow& row : table.rows) {
         for (size_t c = 0; c < table.columns.size(); ++c) {
           const ReportCell& cell = row.cells[c];
           if (cell.learning_rate <= 0) continue;
-          absl::StrAppend(&out, "| ", MarkdownText(row.display), " | ",
-                          MarkdownText(table.columns[c].paper.display), " | ",
-                          cell.source_task, " | ",
-                          FormatLearningRate(cell.learning_rate), " | ",
-                          cell.runs, " |\n");
+          absl::StrAppend(
+              &out, "| ", MarkdownText(row.display), " | ",
+              MarkdownText(table.columns[c].paper.display), " | ",
+              cell.source_task, " | ", FormatLearningRate(cell.learning_rate),
+              cell.learning_rate_at_grid_edge ? kGridEdgeMarker : "", " | ",
+              absl::StrJoin(cell.learning_rate_grid, ", ",
+                            [](std::string* text, double rate) {
+                              absl::StrAppend(text, FormatLearningRate(rate));
+                            }),
+              " | ", cell.runs, " |\n");
         }
       }
     }
@@ -203,39 +374,77 @@ std::string ToMarkdown(const Report& report) {
 }
 
 std::string ToCsv(const Report& report) {
-  std::string out =
-      "table,scale,row_key,row,column_key,column,task,metric,derived,"
-      "source_task,runs,learning_rate,ours_mean,ours_std,paper,diff\n";
+  std::string out = absl::StrCat(absl::StrJoin(CsvColumns(), ","), "\n");
+  const auto optional = [](const std::optional<double>& value) {
+    return value.has_value() ? FormatNumber(*value, 4) : std::string();
+  };
+  const auto flag = [](bool value) { return value ? "true" : "false"; };
   for (const TableReport& table : report.tables) {
     for (const ReportRow& row : table.rows) {
       for (size_t c = 0; c < table.columns.size(); ++c) {
         const ReportColumn& column = table.columns[c];
         const ReportCell& cell = row.cells[c];
-        std::vector<std::string> fields = {
-            table.paper->id,
-            table.scale,
-            row.key,
-            row.display,
-            column.paper.key,
-            column.header,
-            column.paper.task,
-            column.paper.metric,
-            cell.derived ? "true" : "false",
-            cell.source_task,
-            cell.has_value ? absl::StrCat(cell.runs) : "0",
-            cell.learning_rate > 0 ? FormatLearningRate(cell.learning_rate)
-                                   : "",
-            cell.has_value ? FormatNumber(cell.mean, 4) : "",
-            cell.has_value && cell.runs > 1 ? FormatNumber(cell.std, 4) : "",
-            cell.paper.has_value() ? FormatNumber(*cell.paper, 2) : "",
-            cell.diff.has_value() ? FormatNumber(*cell.diff, 4) : "",
-        };
-        std::vector<std::string> quoted;
-        for (const std::string& field : fields) {
-          quoted.push_back(CsvField(field));
-        }
-        absl::StrAppend(&out, absl::StrJoin(quoted, ","), "\n");
+        const bool spread = cell.has_value && cell.runs > 1;
+        out += CsvLine({
+            {"entry", "cell"},
+            {"table", table.paper->id},
+            {"scale", table.scale},
+            {"row_key", row.key},
+            {"row", row.display},
+            {"column_key", column.paper.key},
+            {"column", column.header},
+            {"task", column.paper.task},
+            {"metric", column.paper.metric},
+            {"derived", flag(cell.derived)},
+            {"source_task", cell.source_task},
+            {"runs", cell.has_value ? absl::StrCat(cell.runs) : "0"},
+            {"learning_rate", cell.learning_rate > 0
+                                  ? FormatLearningRate(cell.learning_rate)
+                                  : ""},
+            {"ours_mean", cell.has_value ? FormatNumber(cell.mean, 4) : ""},
+            {"ours_std", spread ? FormatNumber(cell.std, 4) : ""},
+            {"paper",
+             cell.paper.has_value() ? FormatNumber(*cell.paper, 2) : ""},
+            {"diff", optional(cell.diff)},
+            {"ours_median", spread ? FormatNumber(cell.median, 4) : ""},
+            {"lr_at_grid_edge", flag(cell.learning_rate_at_grid_edge)},
+            {"pretrain_tokens",
+             row.compute.has_value() ? absl::StrCat(row.compute->tokens) : ""},
+            {"pretrain_flops",
+             row.compute.has_value() ? FormatFlops(row.compute->flops) : ""},
+        });
       }
+    }
+    for (const ClaimCheck& check : table.claims) {
+      std::map<std::string, std::string> line = {
+          {"entry", "claim"},
+          {"table", table.paper->id},
+          {"scale", table.scale},
+          {"row_key", check.claim.row},
+          {"column_key", check.claim.column},
+          {"source_task", check.derived_task},
+          {"claim", ClaimLabel(check)},
+          {"claim_source", check.claim.source},
+          {"than_row_key", check.claim.than_row},
+          {"verdict", VerdictName(check.verdict)},
+          {"claim_runs", absl::StrCat(check.runs)},
+          {"claim_than_runs", absl::StrCat(check.than_runs)},
+          {"claim_diff", optional(check.difference)},
+          {"claim_paper_diff", optional(check.paper_difference)},
+      };
+      for (const ReportColumn& column : table.columns) {
+        if (column.paper.key != check.claim.column) continue;
+        line["column"] = column.header;
+        line["task"] = column.paper.task;
+        line["metric"] = column.paper.metric;
+        line["derived"] = flag(column.derived);
+      }
+      if (check.interval.has_value()) {
+        line["claim_ci_low"] = FormatNumber(check.interval->lower, 4);
+        line["claim_ci_high"] = FormatNumber(check.interval->upper, 4);
+        line["claim_df"] = FormatNumber(check.interval->degrees_of_freedom, 2);
+      }
+      out += CsvLine(line);
     }
   }
   return out;
@@ -278,6 +487,13 @@ std::string ToLatex(const Report& report) {
                                     " \\pm ", FormatNumber(cell.std, decimals),
                                     "$")
                      : FormatNumber(cell.mean, decimals);
+          if (cell.learning_rate_at_grid_edge) {
+            absl::StrAppend(&ours, EscapeLatex(kGridEdgeMarker));
+          }
+          if (cell.runs > 1) {
+            absl::StrAppend(&ours, " (med ",
+                            FormatNumber(cell.median, decimals), ")");
+          }
         }
         absl::StrAppend(
             &out, " & ", ours, " & ",
@@ -328,7 +544,8 @@ std::string ToJson(const Report& report) {
                          {"has_runs", column.has_runs},
                          {"derived", column.derived},
                          {"derived_tasks", column.derived_tasks},
-                         {"derived_sources", column.derived_sources}});
+                         {"derived_sources", column.derived_sources},
+                         {"trivial_predictor", column.trivial_predictor}});
     }
     Json rows = Json::array();
     for (const ReportRow& row : table.rows) {
@@ -337,12 +554,17 @@ std::string ToJson(const Report& report) {
         const ReportCell& cell = row.cells[c];
         Json ours = nullptr;
         if (cell.has_value) {
-          ours = {{"mean", cell.mean},
-                  {"std", cell.runs > 1 ? Json(cell.std) : Json(nullptr)},
-                  {"runs", cell.runs},
-                  {"learning_rate", cell.learning_rate > 0
-                                        ? Json(cell.learning_rate)
-                                        : Json(nullptr)}};
+          ours = {
+              {"mean", cell.mean},
+              {"std", cell.runs > 1 ? Json(cell.std) : Json(nullptr)},
+              {"median", cell.runs > 1 ? Json(cell.median) : Json(nullptr)},
+              {"runs", cell.runs},
+              {"values", cell.values},
+              {"learning_rate", cell.learning_rate > 0
+                                    ? Json(cell.learning_rate)
+                                    : Json(nullptr)},
+              {"learning_rate_grid", cell.learning_rate_grid},
+              {"learning_rate_at_grid_edge", cell.learning_rate_at_grid_edge}};
         }
         cells.push_back({{"column", table.columns[c].paper.key},
                          {"ours", ours},
@@ -351,9 +573,19 @@ std::string ToJson(const Report& report) {
                          {"derived", cell.derived},
                          {"source_task", cell.source_task}});
       }
+      Json compute = nullptr;
+      if (row.compute.has_value()) {
+        compute = {{"steps", row.compute->steps},
+                   {"tokens", row.compute->tokens},
+                   {"predicted_positions", row.compute->predicted_positions},
+                   {"flops", row.compute->flops}};
+      }
       rows.push_back({{"key", row.key},
                       {"display", row.display},
+                      {"name", row.name},
                       {"in_paper", row.in_paper},
+                      {"trivial_predictor", row.trivial_predictor},
+                      {"compute", compute},
                       {"cells", cells}});
     }
     Json sweeps = Json::array();
@@ -375,12 +607,44 @@ std::string ToJson(const Report& report) {
                           {"points", points}});
       }
     }
+    Json claims = Json::array();
+    for (const ClaimCheck& check : table.claims) {
+      Json interval = nullptr;
+      if (check.interval.has_value()) {
+        interval = {{"lower", check.interval->lower},
+                    {"upper", check.interval->upper},
+                    {"degrees_of_freedom", check.interval->degrees_of_freedom},
+                    {"standard_error", check.interval->standard_error},
+                    {"confidence", check.interval->confidence}};
+      }
+      claims.push_back(
+          {{"row", check.claim.row},
+           {"direction", check.claim.direction == ClaimDirection::kBelow
+                             ? "below"
+                             : "above"},
+           {"than_row", check.claim.than_row},
+           {"column", check.claim.column},
+           {"source", check.claim.source},
+           {"beyond_paper", check.claim.beyond_paper},
+           {"statement", check.statement},
+           {"label", ClaimLabel(check)},
+           {"derived_task", check.derived_task},
+           {"verdict", VerdictName(check.verdict)},
+           {"runs", check.runs},
+           {"than_runs", check.than_runs},
+           {"difference", optional(check.difference)},
+           {"interval", interval},
+           {"paper_difference", optional(check.paper_difference)}});
+    }
     tables.push_back({{"id", table.paper->id},
                       {"caption", table.paper->caption},
                       {"scale", table.scale},
                       {"row_header", table.paper->row_header},
                       {"columns", columns},
                       {"rows", rows},
+                      {"claims", claims},
+                      {"claims_method", table.claims_method},
+                      {"has_compute", table.has_compute},
                       {"footnotes", table.footnotes},
                       {"sweeps", sweeps},
                       {"finetune_runs", table.finetune_runs},

@@ -4,11 +4,16 @@
 // generated_at is the only input that is not from the records).
 //
 // A cell shows our number (mean ± sample std over restarts at the learning
-// rate best on dev; the mean alone for one restart), the paper's number and
-// ours minus the paper's; "n/a" where no run fills it.
+// rate best on dev, the median and the number of restarts; the mean alone
+// for one restart; † when that rate is at the edge of its grid), the
+// paper's number and ours minus the paper's (not for a derived stand-in);
+// "n/a" where no run fills it. Markdown puts the claims and their verdicts
+// above each table and each row's pre-training compute under it; CSV adds a
+// line per claim (entry = "claim"); JSON holds everything in the Report.
 #ifndef BERTLAB_REPORTS_REPORT_WRITERS_H_
 #define BERTLAB_REPORTS_REPORT_WRITERS_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -18,7 +23,9 @@ namespace bertlab {
 namespace reports {
 
 std::string ToMarkdown(const Report& report);
-// Long format: one line per (table, row, column) with ours, paper, diff.
+// Long format: one line per (table, row, column) with ours, paper, diff
+// (entry "cell"), then one per claim (entry "claim"); every line has every
+// field.
 std::string ToCsv(const Report& report);
 std::string ToLatex(const Report& report);
 std::string ToJson(const Report& report);
@@ -33,6 +40,11 @@ inline constexpr double kFixedNotationLimit = 1e9;
 // `value` with `decimals` digits after the point; never "-0.0". From
 // kFixedNotationLimit up in exponent notation ("1.2e+12").
 std::string FormatNumber(double value, int decimals);
+// "4.10M": counts of tokens and positions, three significant digits and a
+// unit (k, M, G, T); below 1000 the count itself.
+std::string FormatCount(int64_t count);
+// "4.10e+14"; "0" for none (the no-pre-training row).
+std::string FormatFlops(double flops);
 // "+1.2" / "-0.3" / "0.0".
 std::string FormatDiff(double value, int decimals);
 // Escapes LaTeX's specials (\ & % $ # _ { } ~ ^) for text mode.

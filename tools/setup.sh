@@ -25,6 +25,7 @@ PACKAGES=(
   libutf8proc-dev     # Unicode categories and NFD for the BERT tokenizer
   sword-text-web      # the embedded default corpus: the World English Bible (public domain)
   diatheke            # reads SWORD modules (//tasks/corpus:default_corpus turns the WEB into our corpus format)
+  chromium            # headless browser: //reports:report_html_chromium_test checks report.html in the DOM it parses
 )
 
 is_installed() {
