@@ -390,27 +390,58 @@ class RunChecker {
   void CheckData() {
     const PretrainingData& data = spec_.pretraining().data();
     const std::string base = "pretraining.data";
-    if (data.format() == PretrainingData::FORMAT_UNSPECIFIED) {
-      Add(base + ".format",
-          "is required: set REFERENCE, WIKIEXTRACTOR, GUTENBERG, DIATHEKE or "
-          "DEFAULT_CORPUS (the embedded World English Bible)");
-    } else if (data.format() == PretrainingData::DEFAULT_CORPUS) {
-      if (data.corpus_files_size() > 0) {
-        Add(base + ".corpus_files",
-            "must be empty with format DEFAULT_CORPUS (that corpus is built "
-            "in); remove them, or set the format of your files");
+    if (data.sources_size() > 0) {
+      if (data.has_format() || data.corpus_files_size() > 0) {
+        Add(base + ".sources",
+            "cannot be combined with format and corpus_files (the one-source "
+            "form): give every corpus as a source, or remove the sources");
       }
-    } else if (data.corpus_files_size() == 0) {
-      Add(base + ".corpus_files",
-          absl::StrCat("is empty: list the corpus files (format ",
-                       PretrainingData::Format_Name(data.format()),
-                       "), or use format DEFAULT_CORPUS"));
+      for (int i = 0; i < data.sources_size(); ++i) {
+        CheckSource(absl::StrCat(base, ".sources[", i, "]"),
+                    data.sources(i).format(), data.sources(i).files());
+      }
+      if (data.sources_size() > 1 && data.has_held_out_files()) {
+        Add(base + ".held_out_files",
+            "goes with one source (the files are read in its format); with "
+            "several sources use held_out_fraction");
+      }
+    } else {
+      CheckSource(base, data.format(), data.corpus_files(), ".corpus_files");
     }
-    for (int i = 0; i < data.corpus_files_size(); ++i) {
-      if (data.corpus_files(i).empty()) {
-        Add(absl::StrCat(base, ".corpus_files[", i, "]"),
-            "is empty: give a file path or remove the entry");
+    // FillDefaults makes an empty with_data_dir: no sources means none.
+    if (data.with_data_dir().sources_size() > 0) {
+      const std::string with = base + ".with_data_dir";
+      const auto& sources = data.with_data_dir().sources();
+      for (int i = 0; i < sources.size(); ++i) {
+        const std::string path = absl::StrCat(with, ".sources[", i, "]");
+        if (sources[i].format() == PretrainingData::DEFAULT_CORPUS) {
+          Add(path + ".format",
+              "cannot be DEFAULT_CORPUS: the embedded corpus is not under "
+              "--data_dir (it is the corpus without --data_dir)");
+          continue;
+        }
+        CheckSource(path, sources[i].format(), sources[i].files());
+        for (int j = 0; j < sources[i].files_size(); ++j) {
+          const std::string& file = sources[i].files(j);
+          if (absl::StartsWith(file, "/") ||
+              absl::StrContains(absl::StrCat("/", file, "/"), "/../")) {
+            Add(absl::StrCat(path, ".files[", j, "]"),
+                absl::StrCat("(\"", file,
+                             "\") must be relative to --data_dir, without "
+                             "\"..\""));
+          }
+        }
       }
+      if (data.has_held_out_files()) {
+        Add(base + ".held_out_files",
+            "cannot be combined with with_data_dir, which replaces the corpus "
+            "those files belong to; use held_out_fraction");
+      }
+    }
+    if (data.min_corpus_words() < 0) {
+      Add(base + ".min_corpus_words",
+          absl::StrCat("(", data.min_corpus_words(),
+                       ") must be at least 0 (0: no minimum)"));
     }
     switch (data.held_out_case()) {
       case PretrainingData::kHeldOutFraction:
@@ -447,6 +478,35 @@ class RunChecker {
       Add(base + ".shards_dir",
           "is empty: give a directory, or remove it to keep shards in the "
           "run's output directory");
+    }
+  }
+
+  // One corpus source at `path`: its format and files (`files_field` names
+  // the files within it).
+  void CheckSource(const std::string& path, PretrainingData::Format format,
+                   const google::protobuf::RepeatedPtrField<std::string>& files,
+                   absl::string_view files_field = ".files") {
+    const std::string files_path = absl::StrCat(path, files_field);
+    if (format == PretrainingData::FORMAT_UNSPECIFIED) {
+      Add(path + ".format",
+          "is required: set REFERENCE, WIKIEXTRACTOR, GUTENBERG, DIATHEKE or "
+          "DEFAULT_CORPUS (the embedded World English Bible)");
+    } else if (format == PretrainingData::DEFAULT_CORPUS) {
+      if (!files.empty()) {
+        Add(files_path,
+            "must be empty with format DEFAULT_CORPUS (that corpus is built "
+            "in); remove them, or set the format of your files");
+      }
+    } else if (files.empty()) {
+      Add(files_path, absl::StrCat("is empty: list the corpus files (format ",
+                                   PretrainingData::Format_Name(format),
+                                   "), or use format DEFAULT_CORPUS"));
+    }
+    for (int i = 0; i < files.size(); ++i) {
+      if (files[i].empty()) {
+        Add(absl::StrCat(files_path, "[", i, "]"),
+            "is empty: give a file path or remove the entry");
+      }
     }
   }
 
@@ -967,6 +1027,42 @@ void CheckConcatenateWith(const Experiment& experiment,
   }
 }
 
+// Variant.random_init: the no-pre-training control fine-tunes the encoder
+// of pretrained_from (its shape and vocabulary) from random parameters, so
+// it needs that variant, one encoder, and the model and pre-training as
+// that variant has them.
+void CheckRandomInit(const Experiment& experiment, Findings* findings) {
+  for (int i = 0; i < experiment.variants_size(); ++i) {
+    const Variant& variant = experiment.variants(i);
+    if (!variant.random_init()) continue;
+    const std::string path = absl::StrCat("variants[", i, "].random_init");
+    if (!variant.has_pretrained_from()) {
+      findings->Add(path,
+                    "needs pretrained_from: the pre-trained variant whose "
+                    "model (shape, vocabulary) the randomly initialised "
+                    "encoder takes",
+                    "");
+      continue;
+    }
+    if (variant.has_concatenate_with()) {
+      findings->Add(path,
+                    "cannot be combined with concatenate_with: the "
+                    "two-encoder model is made of two pre-trained encoders",
+                    "");
+    }
+    if (variant.overrides().has_pretraining() ||
+        variant.overrides().has_model()) {
+      findings->Add(
+          path,
+          absl::StrCat("takes the model and vocabulary of \"",
+                       variant.pretrained_from(),
+                       "\" and is not pre-trained itself, so the variant may "
+                       "override finetuning only"),
+          "");
+    }
+  }
+}
+
 void CollectFindings(const Experiment& experiment, Findings* findings) {
   if (!experiment.has_name()) {
     findings->Add("name",
@@ -1026,8 +1122,9 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
                                  "\") is itself pretrained_from another "
                                  "variant; name that one"),
                     "");
-    } else if (variant.overrides().has_pretraining() ||
-               variant.overrides().has_model()) {
+    } else if (!variant.random_init() &&  // CheckRandomInit's finding
+               (variant.overrides().has_pretraining() ||
+                variant.overrides().has_model())) {
       findings->Add(
           path,
           absl::StrCat("reuses the checkpoint of \"", variant.pretrained_from(),
@@ -1046,6 +1143,7 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
 
   const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
   CheckConcatenateWith(experiment, first_index, runs, findings);
+  CheckRandomInit(experiment, findings);
   for (size_t r = 0; r < runs.size(); ++r) {
     for (const Problem& problem : RunChecker(runs[r].spec).Check()) {
       if (experiment.variants_size() == 0) {

@@ -549,6 +549,81 @@ TEST(ValidationErrorTest, PretrainedFromAndReport) {
   EXPECT_THAT(message, HasSubstr("report.table (\"table7\") must be one of"));
 }
 
+// The no-pre-training control: pretrained_from names the variant whose
+// shape and vocabulary it takes; one encoder; finetuning overrides only.
+TEST(ValidationErrorTest, RandomInitTakesAPretrainedVariantsModel) {
+  Experiment experiment = ValidExperiment();
+  experiment.add_variants()->set_name("full");
+  Variant* control = experiment.add_variants();
+  control->set_name("no_pretraining");
+  control->set_pretrained_from("full");
+  control->set_random_init(true);
+  control->mutable_overrides()->mutable_finetuning()->set_bilstm(true);
+  ASSERT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+  const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].spec.model().size(), "L2_H128_A2");
+
+  Variant* alone = experiment.add_variants();
+  alone->set_name("alone");
+  alone->set_random_init(true);
+  Variant* two = experiment.add_variants();
+  two->set_name("two");
+  two->set_pretrained_from("full");
+  two->set_concatenate_with("full");
+  two->set_random_init(true);
+  Variant* model = experiment.add_variants();
+  model->set_name("model");
+  model->set_pretrained_from("full");
+  model->set_random_init(true);
+  model->mutable_overrides()->mutable_model()->set_hidden_dropout_prob(0);
+  Variant* pretraining = experiment.add_variants();
+  pretraining->set_name("pretraining");
+  pretraining->set_pretrained_from("full");
+  pretraining->set_random_init(true);
+  pretraining->mutable_overrides()->mutable_pretraining()->set_seed(7);
+  // random_init: false is no control: no finding of its own.
+  Variant* off = experiment.add_variants();
+  off->set_name("off");
+  off->set_random_init(false);
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message, HasSubstr("variants[2].random_init needs "
+                                 "pretrained_from: the pre-trained variant "
+                                 "whose model (shape, vocabulary) the "
+                                 "randomly initialised encoder takes"));
+  EXPECT_THAT(message, HasSubstr("variants[3].random_init cannot be combined "
+                                 "with concatenate_with: the two-encoder "
+                                 "model is made of two pre-trained encoders"));
+  for (int i : {4, 5}) {
+    EXPECT_THAT(message,
+                HasSubstr(absl::StrCat(
+                    "variants[", i,
+                    "].random_init takes the model and vocabulary of \"full\" "
+                    "and is not pre-trained itself, so the variant may "
+                    "override finetuning only")));
+    // One finding for the one problem, not pretrained_from's as well.
+    EXPECT_THAT(message, Not(HasSubstr(absl::StrCat(
+                             "variants[", i, "].pretrained_from reuses"))));
+  }
+  EXPECT_THAT(message, Not(HasSubstr("variants[6]")));
+}
+
+// The finding points into the file.
+TEST(ValidationErrorTest, RandomInitFindingHasItsPosition) {
+  LoadOptions options;
+  options.check_input_files = false;
+  const std::string text = absl::StrCat(
+      kValid, "variants { name: \"alone\"\n  random_init: true }\n");
+  absl::StatusOr<Experiment> experiment =
+      ParseExperiment(text, "t.textproto", options);
+  ASSERT_FALSE(experiment.ok());
+  const int line = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  EXPECT_THAT(std::string(experiment.status().message()),
+              HasSubstr(absl::StrCat("t.textproto:", line,
+                                     ":3: variants[0].random_init needs "
+                                     "pretrained_from")));
+}
+
 // The ELMo-style row: pretrained_from an LTR variant, concatenate_with an
 // RTL one of the same model.
 Experiment WithDirections(Experiment experiment) {
@@ -869,6 +944,54 @@ const RuleCase kRuleCases[] = {
     {"EmptyShardsDir",
      [](RunSpec* s) { Pre(s)->mutable_data()->set_shards_dir(""); },
      "base.pretraining.data.shards_dir is empty"},
+    {"SourcesAndOneSourceForm",
+     [](RunSpec* s) {
+       Pre(s)->mutable_data()->add_sources()->set_format(
+           PretrainingData::DEFAULT_CORPUS);
+     },
+     "base.pretraining.data.sources cannot be combined with format and "
+     "corpus_files (the one-source form)"},
+    {"SourceFilesRequired",
+     [](RunSpec* s) {
+       Pre(s)->mutable_data()->clear_format();
+       Pre(s)->mutable_data()->add_sources()->set_format(
+           PretrainingData::DEFAULT_CORPUS);
+       Pre(s)->mutable_data()->add_sources()->set_format(
+           PretrainingData::GUTENBERG);
+     },
+     "base.pretraining.data.sources[1].files is empty: list the corpus "
+     "files (format GUTENBERG)"},
+    {"HeldOutFilesWithSeveralSources",
+     [](RunSpec* s) {
+       PretrainingData* data = Pre(s)->mutable_data();
+       data->clear_format();
+       data->add_sources()->set_format(PretrainingData::DEFAULT_CORPUS);
+       data->add_sources()->set_format(PretrainingData::DEFAULT_CORPUS);
+       data->mutable_held_out_files()->add_files("h.txt");
+     },
+     "base.pretraining.data.held_out_files goes with one source"},
+    {"DataDirSourceIsRelative",
+     [](RunSpec* s) {
+       auto* source =
+           Pre(s)->mutable_data()->mutable_with_data_dir()->add_sources();
+       source->set_format(PretrainingData::WIKIEXTRACTOR);
+       source->add_files("/abs/wiki_*");
+     },
+     "base.pretraining.data.with_data_dir.sources[0].files[0] "
+     "(\"/abs/wiki_*\") must be relative to --data_dir"},
+    {"DataDirSourceNotDefault",
+     [](RunSpec* s) {
+       Pre(s)
+           ->mutable_data()
+           ->mutable_with_data_dir()
+           ->add_sources()
+           ->set_format(PretrainingData::DEFAULT_CORPUS);
+     },
+     "base.pretraining.data.with_data_dir.sources[0].format cannot be "
+     "DEFAULT_CORPUS"},
+    {"MinCorpusWords",
+     [](RunSpec* s) { Pre(s)->mutable_data()->set_min_corpus_words(-1); },
+     "base.pretraining.data.min_corpus_words (-1) must be at least 0"},
     {"NoPhases",
      [](RunSpec* s) { Pre(s)->mutable_sequence_schedule()->clear_phases(); },
      "base.pretraining.sequence_schedule.phases is empty: add at least one "
@@ -1434,7 +1557,8 @@ TEST(SchemaTest, PathFieldsAreMarked) {
       marked += is_marked;
     }
   }
-  EXPECT_EQ(marked, 4);  // vocab_file, files, corpus_files, shards_dir
+  // vocab_file, files, corpus_files, shards_dir, the sources' files
+  EXPECT_EQ(marked, 6);
 }
 
 // Every enum starts with *_UNSPECIFIED = 0.

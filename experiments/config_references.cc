@@ -291,7 +291,8 @@ class Resolver {
     }
     const fs::path directory = fs::path(found).parent_path();
     VisitPaths(message, "",
-               [&](const std::string&, PathRole, std::string* value) {
+               [&](const std::string&, PathRole role, std::string* value) {
+                 if (role == DATA_DIR_PATH) return;  // the runner's
                  *value = ResolveAgainst(directory, *value);
                });
     layer->message = std::make_unique<MessageType>(*message);
@@ -364,7 +365,8 @@ absl::Status ResolveReferences(absl::string_view text, absl::string_view source,
   RETURN_IF_ERROR(ParseTextStrictly(text, source, parsed.get(), tree.get()));
   const fs::path directory = fs::path(std::string(source)).parent_path();
   VisitPaths(parsed.get(), "",
-             [&](const std::string&, PathRole, std::string* value) {
+             [&](const std::string&, PathRole role, std::string* value) {
+               if (role == DATA_DIR_PATH) return;  // the runner's
                *value = ResolveAgainst(directory, *value);
              });
   *experiment = *parsed;

@@ -16,7 +16,8 @@
 //   variant with variant_file f   = f's variant, then its own fields.
 // Included files resolve their own references first; a reference to a file
 // already being resolved is a cycle and an error. Relative (path_role)
-// fields of an included file are relative to that file.
+// fields of an included file are relative to that file, but for
+// DATA_DIR_PATH ones, which stay relative to the runner's --data_dir.
 #ifndef BERTLAB_EXPERIMENTS_CONFIG_REFERENCES_H_
 #define BERTLAB_EXPERIMENTS_CONFIG_REFERENCES_H_
 

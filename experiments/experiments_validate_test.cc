@@ -127,7 +127,7 @@ TEST(ExperimentsValidateTest, Table5HasTheElmoStyleRows) {
     absl::StatusOr<Experiment> table = LoadExperiment(
         absl::StrCat("experiments/table5_ablation.", scale, ".textproto"));
     ASSERT_TRUE(table.ok()) << table.status();
-    ASSERT_EQ(table->variants_size(), 6);
+    ASSERT_EQ(table->variants_size(), 7);
     EXPECT_EQ(table->variants(4).name(), "rtl_no_nsp");
     const Variant& elmo = table->variants(5);
     EXPECT_EQ(elmo.name(), "ltr_rtl_no_nsp");
@@ -145,6 +145,49 @@ TEST(ExperimentsValidateTest, Table5HasTheElmoStyleRows) {
       }
     }
     EXPECT_THAT(pretrained, ::testing::ElementsAre("ltr_no_nsp", "rtl_no_nsp"));
+  }
+}
+
+// Table 5's control: full's encoder fine-tuned from random parameters. It
+// takes full's model and vocabulary, so selecting it pre-trains full alone,
+// and the plan says it is not pre-trained itself.
+TEST(ExperimentsValidateTest, Table5HasTheNoPretrainingControl) {
+  for (const char* scale : {"mini", "paper"}) {
+    SCOPED_TRACE(scale);
+    absl::StatusOr<Experiment> table = LoadExperiment(
+        absl::StrCat("experiments/table5_ablation.", scale, ".textproto"));
+    ASSERT_TRUE(table.ok()) << table.status();
+    ASSERT_EQ(table->variants_size(), 7);
+    const Variant& control = table->variants(6);
+    EXPECT_EQ(control.name(), "no_pretraining");
+    EXPECT_TRUE(control.random_init());
+    EXPECT_EQ(control.pretrained_from(), "full");
+    EXPECT_THAT(control.description(), HasSubstr("not in the paper"));
+    EXPECT_TRUE(RandomInit(*table, "no_pretraining"));
+    EXPECT_FALSE(RandomInit(*table, "full"));
+    EXPECT_THAT(CheckpointSources(*table, "no_pretraining"),
+                ::testing::ElementsAre("full"));
+    const std::vector<ResolvedRun> runs = ResolveRuns(*table);
+    EXPECT_EQ(runs[6].spec.SerializeAsString(),
+              runs[0].spec.SerializeAsString());
+    const std::set<std::string> selected = {"no_pretraining"};
+    std::vector<std::string> pretrained;
+    for (const Variant& v : table->variants()) {
+      if (NeedsPretraining(*table, v.name(), selected)) {
+        pretrained.push_back(v.name());
+      }
+    }
+    EXPECT_THAT(pretrained, ::testing::ElementsAre("full"));
+    absl::StatusOr<std::string> plan = DescribeRunPlan(*table, selected);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_THAT(*plan, HasSubstr("  full: "));
+    EXPECT_THAT(*plan, HasSubstr("fine-tuning: none (pre-trained for a "
+                                 "selected variant)"));
+    EXPECT_THAT(*plan, HasSubstr("  no_pretraining: "));
+    EXPECT_THAT(*plan, HasSubstr("    pre-training: none (random init): "
+                                 "full's config and vocabulary, from full's "
+                                 "pre-training\n"));
+    EXPECT_THAT(*plan, HasSubstr("total: 1 pre-training runs"));
   }
 }
 

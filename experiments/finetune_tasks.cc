@@ -1,6 +1,7 @@
 #include "experiments/finetune_tasks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "absl/strings/match.h"
@@ -15,6 +16,7 @@
 #include "eval/squad_eval.h"
 #include "experiments/run_lock.h"
 #include "nlohmann/json.hpp"
+#include "tasks/finetune/trivial_baseline.h"
 #include "tasks/glue/glue_features.h"
 #include "tasks/glue/glue_predictions.h"
 #include "tasks/glue/glue_reader.h"
@@ -76,6 +78,15 @@ void Truncate(std::vector<T>* items, int64_t limit) {
 
 // ---- GLUE and the derived pair task ----------------------------------------
 
+// The scorer's fractions in the records' units (x100).
+std::map<std::string, double> InRecordUnits(const GlueScores& scores) {
+  std::map<std::string, double> metrics;
+  for (const auto& [metric, value] : scores.values) {
+    metrics[GlueMetricName(metric)] = 100.0 * value;
+  }
+  return metrics;
+}
+
 class GlueTask : public FinetuneTask {
  public:
   static absl::StatusOr<std::unique_ptr<FinetuneTask>> Load(
@@ -132,6 +143,7 @@ class GlueTask : public FinetuneTask {
     for (const auto& set : result->dev_) {
       result->dev_size_ += set.examples.size();
     }
+    result->trivial_ = result->ScoreTrivial();
     return std::unique_ptr<FinetuneTask>(std::move(result));
   }
 
@@ -180,9 +192,7 @@ class GlueTask : public FinetuneTask {
           *spec_, predictions));
       TaskMetrics metrics;
       metrics.task = info_->dev_set_keys[d];
-      for (const auto& [metric, value] : scores.values) {
-        metrics.metrics[GlueMetricName(metric)] = 100.0 * value;
-      }
+      metrics.metrics = InRecordUnits(scores);
       results.push_back(std::move(metrics));
     }
     for (size_t t = 0; t < test_.size(); ++t) {
@@ -209,6 +219,48 @@ class GlueTask : public FinetuneTask {
   }
 
  private:
+  // Train's majority class (its mean score for STS-B) on every dev set,
+  // through the scorer Evaluate uses.
+  absl::StatusOr<std::vector<TrivialMetrics>> ScoreTrivial() const {
+    std::vector<TrivialMetrics> results;
+    for (size_t d = 0; d < dev_.size(); ++d) {
+      const GlueEncodedSet& set = dev_[d];
+      if (set.examples.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            set.set_name, ": no dev examples to score the trivial predictor"));
+      }
+      TrivialMetrics trivial;
+      trivial.task = info_->dev_set_keys[d];
+      if (spec_->is_regression) {
+        ASSIGN_OR_RETURN(const MeanScore mean, FitMeanScore(train_));
+        std::vector<double> gold;
+        for (const ClassificationExample& example : set.examples) {
+          gold.push_back(example.score);
+        }
+        trivial.metrics = InRecordUnits(ScoreGlueRegression(
+            *spec_, gold, std::vector<double>(gold.size(), mean.score)));
+        // A constant's Pearson and Spearman are 0/0 (NaN); records hold
+        // finite numbers only, and 0 is what a constant earns.
+        for (auto& [name, value] : trivial.metrics) {
+          if (!std::isfinite(value)) value = 0.0;
+        }
+        trivial.predictor = mean.predictor;
+      } else {
+        ASSIGN_OR_RETURN(const MajorityClass majority,
+                         FitMajorityClass(train_, spec_->labels));
+        std::vector<int32_t> gold;
+        for (const ClassificationExample& example : set.examples) {
+          gold.push_back(example.label);
+        }
+        trivial.metrics = InRecordUnits(ScoreGlueClassification(
+            *spec_, gold, std::vector<int32_t>(gold.size(), majority.label)));
+        trivial.predictor = majority.predictor;
+      }
+      results.push_back(std::move(trivial));
+    }
+    return results;
+  }
+
   const GlueTaskSpec* spec_ = nullptr;
   std::vector<ClassificationExample> train_;
   std::vector<GlueEncodedSet> dev_;
@@ -347,6 +399,14 @@ class SquadTask : public FinetuneTask {
                         : absl::StrCat(" (first: ", stats.skipped[0], ")")));
     }
     Truncate(&train.examples, spec.max_train_examples());
+    // The answer lengths the v1.1 trivial predictor is fitted on.
+    std::vector<int64_t> train_answer_words;
+    for (const SquadExample& example : train.examples) {
+      if (example.start_position >= 0) {
+        train_answer_words.push_back(example.end_position -
+                                     example.start_position + 1);
+      }
+    }
     read.is_training = false;
     ASSIGN_OR_RETURN(result->dev_, ReadSquadFile(files.dev, read));
     if (result->dev_.stats.num_answers_not_at_offset > 0) {
@@ -374,6 +434,7 @@ class SquadTask : public FinetuneTask {
         ConvertSquadExamplesToFeatures(result->dev_, tokenizer, features));
     result->train_size_ = train.examples.size();
     result->dev_size_ = result->dev_.examples.size();
+    result->trivial_ = result->ScoreTrivial(std::move(train_answer_words));
     return std::unique_ptr<FinetuneTask>(std::move(result));
   }
 
@@ -430,6 +491,45 @@ class SquadTask : public FinetuneTask {
  private:
   explicit SquadTask(const FullTokenizer& tokenizer) : tokenizer_(tokenizer) {}
 
+  // v1.1: the first k words of each context, k the median training answer
+  // length; v2.0: no answer anywhere, which every no-answer threshold
+  // leaves as it is, so the chosen-threshold metrics are the threshold-0
+  // ones. Scored with the official evaluation, as Evaluate scores the model.
+  absl::StatusOr<std::vector<TrivialMetrics>> ScoreTrivial(
+      std::vector<int64_t> train_answer_words) const {
+    if (dev_.examples.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          dev_.source, ": no dev questions to score the trivial predictor"));
+    }
+    TrivialMetrics trivial;
+    trivial.task = info_->dev_set_keys.front();
+    SquadPredictionMap predictions;
+    if (!v2_) {
+      ASSIGN_OR_RETURN(const FirstWords rule,
+                       FitFirstWords(std::move(train_answer_words)));
+      for (const SquadExample& example : dev_.examples) {
+        predictions[example.qid] =
+            rule.Predict(dev_.paragraphs[example.paragraph_index].doc_tokens);
+      }
+      trivial.predictor = rule.predictor;
+    } else {
+      for (const SquadExample& example : dev_.examples) {
+        predictions[example.qid] = "";
+      }
+      trivial.predictor = kAlwaysNoAnswerPredictor;
+    }
+    ASSIGN_OR_RETURN(const SquadMetrics scores,
+                     EvaluateSquad(ToSquadGold(dev_), predictions, nullptr,
+                                   SquadEvalOptions()));
+    trivial.metrics["exact_match"] = scores.exact;
+    trivial.metrics["f1"] = scores.f1;
+    if (v2_) {
+      trivial.metrics["exact_match_at_0"] = scores.exact;
+      trivial.metrics["f1_at_0"] = scores.f1;
+    }
+    return std::vector<TrivialMetrics>{trivial};
+  }
+
   const FullTokenizer& tokenizer_;
   bool v2_ = false;
   std::vector<SpanFeature> train_;
@@ -467,6 +567,7 @@ class SwagTask : public FinetuneTask {
     }
     result->train_size_ = result->train_.size();
     result->dev_size_ = result->dev_.size();
+    result->trivial_ = result->ScoreTrivial();
     return std::unique_ptr<FinetuneTask>(std::move(result));
   }
 
@@ -478,13 +579,13 @@ class SwagTask : public FinetuneTask {
       Finetuner* tuner, const std::string& output_dir) const override {
     ASSIGN_OR_RETURN(const std::vector<float> scores,
                      tuner->PredictMultipleChoice(dev_));
-    int64_t correct = 0;
+    std::vector<int32_t> predicted;
     std::string lines = "guid\tprediction\tlabel\n";
     for (size_t i = 0; i < dev_.size(); ++i) {
       const float* row = scores.data() + i * kSwagNumChoices;
       const int best =
           static_cast<int>(std::max_element(row, row + kSwagNumChoices) - row);
-      correct += best == dev_[i].label;
+      predicted.push_back(best);
       absl::StrAppend(&lines, dev_[i].guid, "\t", best, "\t", dev_[i].label,
                       "\n");
     }
@@ -492,12 +593,38 @@ class SwagTask : public FinetuneTask {
         WriteFileAtomically(Join(output_dir, "dev_predictions.tsv"), lines));
     TaskMetrics metrics;
     metrics.task = info_->dev_set_keys.front();
-    metrics.metrics["accuracy"] =
-        dev_.empty() ? 0.0 : 100.0 * correct / static_cast<double>(dev_.size());
+    metrics.metrics["accuracy"] = AccuracyPercent(predicted);
     return std::vector<TaskMetrics>{metrics};
   }
 
  private:
+  // Percent of dev examples whose right choice is predicted[i].
+  double AccuracyPercent(const std::vector<int32_t>& predicted) const {
+    CHECK_EQ(predicted.size(), dev_.size());
+    int64_t correct = 0;
+    for (size_t i = 0; i < dev_.size(); ++i) {
+      correct += predicted[i] == dev_[i].label;
+    }
+    return dev_.empty() ? 0.0
+                        : 100.0 * correct / static_cast<double>(dev_.size());
+  }
+
+  // Train's most frequent right choice for every dev example.
+  absl::StatusOr<std::vector<TrivialMetrics>> ScoreTrivial() const {
+    if (dev_.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          info_->key, ": no dev examples to score the trivial predictor"));
+    }
+    ASSIGN_OR_RETURN(const MajorityChoice rule,
+                     FitMajorityChoice(train_, kSwagNumChoices));
+    TrivialMetrics trivial;
+    trivial.task = info_->dev_set_keys.front();
+    trivial.predictor = rule.predictor;
+    trivial.metrics["accuracy"] =
+        AccuracyPercent(std::vector<int32_t>(dev_.size(), rule.choice));
+    return std::vector<TrivialMetrics>{trivial};
+  }
+
   std::vector<MultipleChoiceExample> train_, dev_;
 };
 

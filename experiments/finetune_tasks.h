@@ -55,6 +55,18 @@ struct TaskMetrics {
   std::map<std::string, double> metrics;
 };
 
+// The task's trivial predictor (tasks/finetune/trivial_baseline.h, fitted on
+// train) scored on one dev set with the official scorer and in the units of
+// TaskMetrics: what the model's score on that dev set has to beat. The
+// runner puts it into the dev set's run records (RunRecord.trivial).
+struct TrivialMetrics {
+  std::string task;       // as TaskMetrics.task
+  std::string predictor;  // "majority class of train (1)"
+  // The names of the model's TaskMetrics for the same dev set, except
+  // SQuAD v2.0's null_threshold (a predictor that never answers has none).
+  std::map<std::string, double> metrics;
+};
+
 class FinetuneTask {
  public:
   virtual ~FinetuneTask() = default;
@@ -86,6 +98,12 @@ class FinetuneTask {
   // One TaskMetrics per dev set, named by info().dev_set_keys in order.
   virtual absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
       Finetuner* tuner, const std::string& output_dir) const = 0;
+  // The trivial baseline of each dev set, in the order of Evaluate's
+  // results; computed once, when the task is loaded. An error (no labelled
+  // training example, an empty dev set) is kept for the caller to report.
+  const absl::StatusOr<std::vector<TrivialMetrics>>& Trivial() const {
+    return trivial_;
+  }
 
  protected:
   const FinetuneTaskInfo* info_ = nullptr;
@@ -94,6 +112,7 @@ class FinetuneTask {
   int64_t train_size_ = 0;
   int64_t dev_size_ = 0;
   std::vector<std::string> warnings_;
+  absl::StatusOr<std::vector<TrivialMetrics>> trivial_;
 };
 
 // Whether the real data of `task` is in sources.data_dir (never, for a

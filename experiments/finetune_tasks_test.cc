@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -171,6 +172,221 @@ TEST(FinetuneTasksTest, MissingFilesNameThePath) {
           .status()
           .message(),
       HasSubstr("no SQuAD v1.1 files"));
+}
+
+// ---- trivial baselines: fitted on train, scored on dev by hand -----------
+
+void WriteText(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+// The loaded task's trivial baselines (CHECKs that loading and fitting
+// worked: the callers assert on the values).
+std::vector<TrivialMetrics> TrivialOf(FinetuneTaskSpec::Task task,
+                                      const std::string& data_dir) {
+  TaskSources sources;
+  sources.data_dir = data_dir;
+  sources.scratch_dir = data_dir + "/scratch";
+  FinetuneTaskSpec spec;
+  spec.set_max_seq_length(64);
+  spec.set_doc_stride(32);
+  spec.set_max_query_length(16);
+  const FullTokenizer tokenizer = UncasedTokenizer();
+  auto loaded = LoadFinetuneTask(task, spec, tokenizer, sources);
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  if (!loaded.ok()) return {};
+  const auto& trivial = (*loaded)->Trivial();
+  EXPECT_TRUE(trivial.ok()) << trivial.status();
+  if (!trivial.ok()) return {};
+  EXPECT_EQ(trivial->size(), (*loaded)->info().dev_set_keys.size());
+  return *trivial;
+}
+
+TEST(FinetuneTasksTest, TrivialOfMrpcIsTrainsMajorityClassScoredByTheScorer) {
+  const std::string root = Fresh("trivial_mrpc");
+  const std::string header = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n";
+  // Train: 1, 1, 0 -> class 1. Dev: 1 1 1 0 0.
+  WriteText(root + "/glue/MRPC/train.tsv",
+            header + "1\t1\t2\tgod said\tlet there be light\n" +
+                "1\t3\t4\tthe waters\tthe earth\n" +
+                "0\t5\t6\tday one\tnight two\n");
+  WriteText(root + "/glue/MRPC/dev.tsv",
+            header + "1\t1\t2\ta\tb\n1\t1\t2\tc\td\n1\t1\t2\te\tf\n" +
+                "0\t1\t2\tg\th\n0\t1\t2\ti\tj\n");
+  const std::vector<TrivialMetrics> trivial =
+      TrivialOf(FinetuneTaskSpec::MRPC, root);
+  ASSERT_EQ(trivial.size(), 1u);
+  EXPECT_EQ(trivial[0].task, "mrpc");
+  EXPECT_EQ(trivial[0].predictor, "majority class of train (1)");
+  // 3 of 5 right; F1 of class 1: 2 TP / (2 TP + FP + FN) = 6 / 8.
+  EXPECT_DOUBLE_EQ(trivial[0].metrics.at("accuracy"), 60.0);
+  EXPECT_DOUBLE_EQ(trivial[0].metrics.at("f1"), 75.0);
+  EXPECT_EQ(trivial[0].metrics.size(), 2u);
+}
+
+TEST(FinetuneTasksTest, TrivialOfMnliScoresBothDevSetsWithTheLabelName) {
+  const std::string root = Fresh("trivial_mnli");
+  const std::string header =
+      "index\tpromptID\tpairID\tgenre\tb1\tb2\tp1\tp2\tsentence1\tsentence2"
+      "\tgold_label\n";
+  auto row = [](const std::string& label) {
+    return "0\t0\t0\tg\t-\t-\t-\t-\tin the beginning\tgod created\t" + label +
+           "\n";
+  };
+  WriteText(root + "/glue/MNLI/train.tsv",
+            header + row("neutral") + row("entailment") + row("entailment"));
+  WriteText(root + "/glue/MNLI/dev_matched.tsv",
+            header + row("entailment") + row("neutral"));
+  WriteText(root + "/glue/MNLI/dev_mismatched.tsv",
+            header + row("entailment") + row("entailment") + row("entailment") +
+                row("contradiction"));
+  const std::vector<TrivialMetrics> trivial =
+      TrivialOf(FinetuneTaskSpec::MNLI, root);
+  ASSERT_EQ(trivial.size(), 2u);
+  EXPECT_EQ(trivial[0].task, "mnli_m");
+  EXPECT_EQ(trivial[1].task, "mnli_mm");
+  EXPECT_EQ(trivial[0].predictor, "majority class of train (entailment)");
+  EXPECT_DOUBLE_EQ(trivial[0].metrics.at("accuracy"), 50.0);  // 1 of 2
+  EXPECT_DOUBLE_EQ(trivial[1].metrics.at("accuracy"), 75.0);  // 3 of 4
+}
+
+TEST(FinetuneTasksTest, TrivialOfColaHasAMatthewsOfZero) {
+  const std::string root = Fresh("trivial_cola");
+  auto row = [](int label) {
+    return "src\t" + std::to_string(label) + "\t*\tthe light was good\n";
+  };
+  WriteText(root + "/glue/CoLA/train.tsv", row(1) + row(0) + row(1));
+  WriteText(root + "/glue/CoLA/dev.tsv",
+            row(1) + row(0) + row(1) + row(1) + row(0));
+  const std::vector<TrivialMetrics> trivial =
+      TrivialOf(FinetuneTaskSpec::COLA, root);
+  ASSERT_EQ(trivial.size(), 1u);
+  EXPECT_EQ(trivial[0].predictor, "majority class of train (1)");
+  // A constant prediction: sklearn's matthews_corrcoef is 0.
+  EXPECT_DOUBLE_EQ(trivial[0].metrics.at("matthews"), 0.0);
+  EXPECT_DOUBLE_EQ(trivial[0].metrics.at("accuracy"), 60.0);
+}
+
+TEST(FinetuneTasksTest, TrivialOfStsbIsTheTrainMeanWithZeroCorrelation) {
+  const std::string root = Fresh("trivial_stsb");
+  const std::string header =
+      "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1"
+      "\tsentence2\tscore\n";
+  auto row = [](const std::string& score) {
+    return "0\tg\tf\t2012\t0\ts\ts\tthe sea\tthe land\t" + score + "\n";
+  };
+  WriteText(root + "/glue/STS-B/train.tsv",
+            header + row("1.0") + row("2.0") + row("2.5") + row("4.5"));
+  WriteText(root + "/glue/STS-B/dev.tsv", header + row("0.0") + row("5.0"));
+  const std::vector<TrivialMetrics> trivial =
+      TrivialOf(FinetuneTaskSpec::STSB, root);
+  ASSERT_EQ(trivial.size(), 1u);
+  EXPECT_EQ(trivial[0].predictor,
+            "mean score of train (2.50); the correlation of a constant is "
+            "taken as 0");
+  // The scorer's NaN (0/0) is reported as 0, never as a non-finite value.
+  EXPECT_EQ(trivial[0].metrics.at("pearson"), 0.0);
+  EXPECT_EQ(trivial[0].metrics.at("spearman"), 0.0);
+}
+
+// A SQuAD file of one article whose paragraphs are (context, question,
+// answer) triples; answer "" makes the question impossible (v2.0).
+std::string SquadJson(const std::string& version,
+                      const std::vector<std::vector<std::string>>& paragraphs) {
+  nlohmann::json article;
+  article["title"] = "t";
+  int id = 0;
+  for (const std::vector<std::string>& p : paragraphs) {
+    nlohmann::json qa;
+    qa["id"] = "q" + std::to_string(id++);
+    qa["question"] = p[1];
+    qa["answers"] = nlohmann::json::array();
+    if (p[2].empty()) {
+      qa["is_impossible"] = true;
+    } else {
+      if (version == "v2.0") qa["is_impossible"] = false;
+      qa["answers"].push_back(
+          {{"text", p[2]},
+           {"answer_start", static_cast<int>(p[0].find(p[2]))}});
+    }
+    article["paragraphs"].push_back(
+        {{"context", p[0]}, {"qas", nlohmann::json::array({qa})}});
+  }
+  return nlohmann::json{{"version", version},
+                        {"data", nlohmann::json::array({article})}}
+      .dump();
+}
+
+TEST(FinetuneTasksTest, TrivialOfSquadV1IsTheContextsFirstMedianWords) {
+  const std::string root = Fresh("trivial_squad1");
+  // Training answers of 1, 2 and 3 words: the first 2 words.
+  WriteText(
+      root + "/squad/v1.1/train-v1.1.json",
+      SquadJson("1.1", {{"light was good", "what?", "good"},
+                        {"god saw light", "who?", "saw light"},
+                        {"one two three four", "what?", "two three four"}}));
+  WriteText(root + "/squad/v1.1/dev-v1.1.json",
+            SquadJson("1.1", {{"alpha beta gamma delta", "q?", "alpha beta"},
+                              {"one two three", "q?", "three"},
+                              {"alpha beta gamma", "q?", "beta gamma"}}));
+  const std::vector<TrivialMetrics> trivial =
+      TrivialOf(FinetuneTaskSpec::SQUAD1, root);
+  ASSERT_EQ(trivial.size(), 1u);
+  EXPECT_EQ(trivial[0].task, "squad1");
+  EXPECT_EQ(trivial[0].predictor,
+            "the first 2 words of the context (2 = median train answer "
+            "length)");
+  // "alpha beta": exact; "one two" vs "three": 0; "alpha beta" vs "beta
+  // gamma": P = R = 1/2, F1 1/2.
+  EXPECT_DOUBLE_EQ(trivial[0].metrics.at("exact_match"), 100.0 / 3);
+  EXPECT_DOUBLE_EQ(trivial[0].metrics.at("f1"), 50.0);
+  EXPECT_EQ(trivial[0].metrics.size(), 2u);
+}
+
+TEST(FinetuneTasksTest, TrivialOfSquadV2NeverAnswersAndFillsEveryMetric) {
+  const std::string root = Fresh("trivial_squad2");
+  WriteText(root + "/squad/v2.0/train-v2.0.json",
+            SquadJson("v2.0", {{"light was good", "what?", "good"},
+                               {"god saw light", "who?", ""}}));
+  WriteText(root + "/squad/v2.0/dev-v2.0.json",
+            SquadJson("v2.0", {{"alpha beta gamma", "q?", "beta"},
+                               {"one two three", "q?", ""},
+                               {"four five six", "q?", ""}}));
+  const std::vector<TrivialMetrics> trivial =
+      TrivialOf(FinetuneTaskSpec::SQUAD2, root);
+  ASSERT_EQ(trivial.size(), 1u);
+  EXPECT_EQ(trivial[0].predictor, "always no answer");
+  // 2 of 3 questions have no answer: right on both metrics.
+  for (const char* metric :
+       {"exact_match", "f1", "exact_match_at_0", "f1_at_0"}) {
+    EXPECT_DOUBLE_EQ(trivial[0].metrics.at(metric), 200.0 / 3) << metric;
+  }
+  EXPECT_EQ(trivial[0].metrics.count("null_threshold"), 0u);
+}
+
+TEST(FinetuneTasksTest, TrivialOfSwagIsTrainsMostFrequentRightEnding) {
+  const std::string root = Fresh("trivial_swag");
+  const std::string header =
+      ",video-id,fold-ind,startphrase,sent1,sent2,gold-source,ending0,"
+      "ending1,ending2,ending3,label\n";
+  auto row = [](int index, int label) {
+    const std::string i = std::to_string(index);
+    return i + ",v" + i + "," + i +
+           ",god said let,god said,let,gold,there,be,light,now," +
+           std::to_string(label) + "\n";
+  };
+  // Train: 2, 2, 1 -> ending 2. Dev: 2 0 2 3 -> 2 of 4.
+  WriteText(root + "/swag/train.csv",
+            header + row(0, 2) + row(1, 2) + row(2, 1));
+  WriteText(root + "/swag/val.csv",
+            header + row(0, 2) + row(1, 0) + row(2, 2) + row(3, 3));
+  const std::vector<TrivialMetrics> trivial =
+      TrivialOf(FinetuneTaskSpec::SWAG, root);
+  ASSERT_EQ(trivial.size(), 1u);
+  EXPECT_EQ(trivial[0].predictor,
+            "most frequent right ending of train (ending 2)");
+  EXPECT_DOUBLE_EQ(trivial[0].metrics.at("accuracy"), 50.0);
 }
 
 }  // namespace

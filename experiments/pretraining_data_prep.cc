@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -25,6 +27,7 @@
 #include "common/split_mix.h"
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
+#include "experiments/pretraining_corpus.h"
 #include "experiments/run_lock.h"
 #include "tasks/corpus/diatheke_reader.h"
 #include "tasks/corpus/gutenberg_reader.h"
@@ -124,18 +127,68 @@ absl::StatusOr<uint64_t> KeyFile(const std::string& path, uint64_t key) {
   return key;
 }
 
+// Counts words, the maximal runs of bytes other than ASCII whitespace, in
+// text given piece by piece (a word may span two pieces).
+class WordCounter {
+ public:
+  void Add(absl::string_view text) {
+    for (const char byte : text) {
+      const bool space = absl::ascii_isspace(static_cast<unsigned char>(byte));
+      words_ += !space && !in_word_;
+      in_word_ = !space;
+    }
+  }
+  // Words so far; a piece that ends in a word is ended by the next.
+  int64_t words() const { return words_; }
+  // The end of a piece that a newline follows (a sentence line).
+  void EndLine() { in_word_ = false; }
+
+ private:
+  bool in_word_ = false;
+  int64_t words_ = 0;
+};
+
+// "1,012,345".
+std::string WithThousands(int64_t value) {
+  std::string digits = absl::StrCat(value < 0 ? -value : value);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) {
+    digits.insert(static_cast<size_t>(i), ",");
+  }
+  return value < 0 ? absl::StrCat("-", digits) : digits;
+}
+
+// The refusal of a corpus of `words` words when the spec asks for more.
+absl::Status CheckCorpusWords(const PretrainingData& data, int64_t words) {
+  if (data.min_corpus_words() <= 0 || words >= data.min_corpus_words()) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "pretraining.data: the corpus has ", WithThousands(words), " words (",
+      DescribeCorpus(data), "); this experiment needs at least ",
+      WithThousands(data.min_corpus_words()),
+      " (pretraining.data.min_corpus_words): the paper pre-trains on 3.3B "
+      "words (English Wikipedia through WikiExtractor + BooksCorpus). Point "
+      "pretraining.data.sources at such a corpus (see README, 'Paper "
+      "scale')"));
+}
+
 // Continues `*hash` over the file at `path` and counts its documents: the
 // non-overlapping "\n\n" (every document ends with a blank line), counted
-// left to right as repeated std::string::find would.
+// left to right as repeated std::string::find would; and its words.
 absl::Status HashAndCountDocuments(const std::string& path, uint64_t* hash,
-                                   int64_t* documents) {
+                                   int64_t* documents, int64_t* words) {
   ASSIGN_OR_RETURN(ChunkReader reader, ChunkReader::Open(path));
   bool after_unpaired_newline = false;
+  WordCounter counter;
   *documents = 0;
   while (true) {
     ASSIGN_OR_RETURN(const absl::string_view chunk, reader.Next());
-    if (chunk.empty()) return absl::OkStatus();
+    if (chunk.empty()) {
+      *words = counter.words();
+      return absl::OkStatus();
+    }
     *hash = Fnv1a64(chunk, *hash);
+    counter.Add(chunk);
     for (const char byte : chunk) {
       if (byte != '\n') {
         after_unpaired_newline = false;
@@ -254,67 +307,146 @@ absl::StatusOr<std::unique_ptr<DocumentReader>> OpenCorpus(
   }
 }
 
-absl::Status AppendDocument(const Document& document, StreamedFile* out) {
+// One side of the split: where its documents go, and how many went.
+struct SplitSide {
+  StreamedFile* file = nullptr;
+  int64_t documents = 0;
+  int64_t words = 0;
+};
+
+absl::Status AppendDocument(const Document& document, SplitSide* side) {
+  WordCounter counter;
   for (const std::string& sentence : document.sentences) {
-    RETURN_IF_ERROR(out->Append(sentence));
-    RETURN_IF_ERROR(out->Append("\n"));
+    RETURN_IF_ERROR(side->file->Append(sentence));
+    RETURN_IF_ERROR(side->file->Append("\n"));
+    counter.Add(sentence);
+    counter.EndLine();
   }
-  return out->Append("\n");
+  ++side->documents;
+  side->words += counter.words();
+  return side->file->Append("\n");
 }
 
-// Reads the documents of `paths` one at a time and appends each to *train
-// in reference format, or, with held_out_fraction > 0, to *held_out when
-// the SplitMix64 rule of the header picks it. Holds one document.
-absl::Status SplitCorpus(PretrainingData::Format format,
-                         const std::vector<std::string>& paths,
+// Salts the interleave's draw, so that it is not the held-out draw.
+constexpr uint64_t kInterleaveSalt = 0x696e7465726c6561;  // "interlea"
+
+// One source of a mixed corpus while it is read: its next document, held
+// until the draw picks it, and its weight, the bytes of its files not yet
+// handed out as text (at least 1 while it has a document).
+struct SourceStream {
+  std::unique_ptr<DocumentReader> reader;
+  Document next;
+  bool has_next = false;
+  int64_t weight = 0;
+};
+
+// Reads the documents of `sources` one at a time, mixed by the interleave
+// rule of the header (one source: in its order), and appends each to
+// *train in reference format, or, with held_out_fraction > 0, to *held_out
+// when the SplitMix64 rule of the header picks it. Holds one document per
+// source.
+absl::Status SplitCorpus(const std::vector<CorpusSource>& sources,
                          double held_out_fraction, uint64_t seed,
-                         StreamedFile* train, StreamedFile* held_out,
-                         int64_t* train_docs, int64_t* held_out_docs) {
-  ASSIGN_OR_RETURN(std::unique_ptr<DocumentReader> reader,
-                   OpenCorpus(format, paths));
+                         SplitSide* train, SplitSide* held_out) {
+  std::vector<SourceStream> streams(sources.size());
+  for (size_t s = 0; s < sources.size(); ++s) {
+    ASSIGN_OR_RETURN(streams[s].reader,
+                     OpenCorpus(sources[s].format, sources[s].files));
+    for (const std::string& path : sources[s].files) {
+      std::error_code error;
+      const uintmax_t size = fs::file_size(path, error);
+      if (error) {
+        return absl::NotFoundError(
+            absl::StrCat("cannot stat ", path, ": ", error.message()));
+      }
+      streams[s].weight += static_cast<int64_t>(size);
+    }
+    ASSIGN_OR_RETURN(streams[s].has_next,
+                     streams[s].reader->NextDocument(&streams[s].next));
+  }
   const double threshold = held_out_fraction * 18446744073709551616.0;
-  Document document;
   for (uint64_t i = 0;; ++i) {
-    ASSIGN_OR_RETURN(const bool more, reader->NextDocument(&document));
-    if (!more) break;
+    uint64_t total = 0;
+    size_t open = 0, last_open = 0;
+    for (size_t s = 0; s < streams.size(); ++s) {
+      if (!streams[s].has_next) continue;
+      streams[s].weight = std::max<int64_t>(streams[s].weight, 1);
+      total += static_cast<uint64_t>(streams[s].weight);
+      ++open;
+      last_open = s;
+    }
+    if (open == 0) break;
+    size_t chosen = last_open;
+    if (open > 1) {
+      const uint64_t draw = SplitMix64(seed ^ kInterleaveSalt ^ SplitMix64(i));
+      uint64_t target = static_cast<uint64_t>(
+          (static_cast<unsigned __int128>(draw) * total) >> 64);
+      for (size_t s = 0; s < streams.size(); ++s) {
+        if (!streams[s].has_next) continue;
+        const uint64_t weight = static_cast<uint64_t>(streams[s].weight);
+        if (target < weight) {
+          chosen = s;
+          break;
+        }
+        target -= weight;
+      }
+    }
+    SourceStream& stream = streams[chosen];
     const bool out =
         held_out_fraction > 0 &&
         static_cast<double>(SplitMix64(seed ^ SplitMix64(i))) < threshold;
-    RETURN_IF_ERROR(AppendDocument(document, out ? held_out : train));
-    ++*(out ? held_out_docs : train_docs);
+    RETURN_IF_ERROR(AppendDocument(stream.next, out ? held_out : train));
+    int64_t text_bytes = 1;
+    for (const std::string& sentence : stream.next.sentences) {
+      text_bytes += static_cast<int64_t>(sentence.size()) + 1;
+    }
+    stream.weight -= text_bytes;
+    ASSIGN_OR_RETURN(stream.has_next,
+                     stream.reader->NextDocument(&stream.next));
   }
   return absl::OkStatus();
 }
 
-// The split of `corpus_files` (and `held_out_files`) into train.txt and
+// The split of `sources` (and `held_out_files`) into train.txt and
 // held_out.txt of `corpus_dir`, document by document: the corpus is never
-// held. The files get their names only once the whole split succeeded (the
-// caller's DONE marker is what makes them count).
+// held. The files get their names only once the whole split succeeded and
+// the corpus has the words the spec asks for (the caller's DONE marker is
+// what makes them count).
 absl::Status SplitIntoFiles(const PretrainingData& data,
-                            const std::vector<std::string>& corpus_files,
+                            const std::vector<CorpusSource>& sources,
                             const std::vector<std::string>& held_out_files,
-                            const std::string& corpus_dir) {
+                            const std::string& corpus_dir, bool verbose) {
   ASSIGN_OR_RETURN(
       StreamedFile train,
       StreamedFile::Create((fs::path(corpus_dir) / "train.txt").string()));
   ASSIGN_OR_RETURN(
       StreamedFile held_out,
       StreamedFile::Create((fs::path(corpus_dir) / "held_out.txt").string()));
-  int64_t train_docs = 0, held_out_docs = 0;
-  RETURN_IF_ERROR(
-      SplitCorpus(data.format(), corpus_files,
-                  data.has_held_out_fraction() ? data.held_out_fraction() : 0.0,
-                  data.seed(), &train, &held_out, &train_docs, &held_out_docs));
+  SplitSide train_side{&train}, held_out_side{&held_out};
+  RETURN_IF_ERROR(SplitCorpus(
+      sources, data.has_held_out_fraction() ? data.held_out_fraction() : 0.0,
+      data.seed(), &train_side, &held_out_side));
   if (!held_out_files.empty()) {
-    int64_t unused = 0;
-    RETURN_IF_ERROR(SplitCorpus(data.format(), held_out_files, 0.0, data.seed(),
-                                &held_out, nullptr, &held_out_docs, &unused));
+    RETURN_IF_ERROR(
+        SplitCorpus({CorpusSource{sources.at(0).format, held_out_files}}, 0.0,
+                    data.seed(), &held_out_side, nullptr));
   }
-  if (train_docs == 0 || held_out_docs == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("pretraining.data: the held-out split leaves ", train_docs,
-                     " training and ", held_out_docs,
-                     " held-out documents; both need at least one"));
+  if (verbose) {
+    std::cerr << absl::StrFormat(
+        "data: %s words in %d documents: %s in %d for training, %s in %d "
+        "held out\n",
+        WithThousands(train_side.words + held_out_side.words),
+        train_side.documents + held_out_side.documents,
+        WithThousands(train_side.words), train_side.documents,
+        WithThousands(held_out_side.words), held_out_side.documents);
+  }
+  RETURN_IF_ERROR(
+      CheckCorpusWords(data, train_side.words + held_out_side.words));
+  if (train_side.documents == 0 || held_out_side.documents == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "pretraining.data: the held-out split leaves ", train_side.documents,
+        " training and ", held_out_side.documents,
+        " held-out documents; both need at least one"));
   }
   RETURN_IF_ERROR(train.Commit());
   return held_out.Commit();
@@ -365,19 +497,29 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
   const PretrainingData& data = pretraining.data();
   const std::string root =
       data.has_shards_dir() ? data.shards_dir() : options.root;
-  std::vector<std::string> corpus_files(data.corpus_files().begin(),
-                                        data.corpus_files().end());
-  if (data.format() == PretrainingData::DEFAULT_CORPUS) {
+  if (data.with_data_dir().sources_size() > 0) {
+    return absl::InvalidArgumentError(
+        "pretraining.data.with_data_dir is unresolved: the runner replaces it "
+        "by EffectiveCorpus (pretraining_corpus.h) before preparing data");
+  }
+  std::vector<CorpusSource> sources = CorpusSources(data);
+  for (CorpusSource& source : sources) {
+    if (source.format != PretrainingData::DEFAULT_CORPUS) continue;
     if (options.default_corpus.empty()) {
       return absl::InvalidArgumentError(
           "pretraining.data.format is DEFAULT_CORPUS but the runner has no "
           "default corpus: run it as `bazel run //experiments:run_experiment` "
           "(or a table target), or pass --default_corpus=FILE");
     }
-    corpus_files = {options.default_corpus};
+    source.files = {options.default_corpus};
   }
   std::vector<std::string> held_out_files;
   if (data.has_held_out_files()) {
+    if (sources.size() > 1) {
+      return absl::InvalidArgumentError(
+          "pretraining.data.held_out_files goes with one source; with "
+          "several use held_out_fraction");
+    }
     held_out_files.assign(data.held_out_files().files().begin(),
                           data.held_out_files().files().end());
   }
@@ -389,15 +531,27 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
         ") must be positive, or 0 for the defaults"));
   }
 
-  // The corpus key: format, contents, held-out choice, seed.
-  uint64_t key = Fnv1a64(
-      absl::StrCat("format=", data.format(), ";seed=", data.seed(),
-                   ";held_out_fraction=", data.held_out_fraction(), ";"));
-  for (const auto* list : {&corpus_files, &held_out_files}) {
-    key = Fnv1a64(list == &corpus_files ? "corpus:" : "held_out:", key);
-    for (const std::string& path : *list) {
+  // The corpus key: format, contents, held-out choice, seed; for several
+  // sources, each one's format and contents in order, and the interleave.
+  const std::string choice =
+      absl::StrCat(";seed=", data.seed(),
+                   ";held_out_fraction=", data.held_out_fraction(), ";");
+  uint64_t key = sources.size() == 1
+                     ? Fnv1a64(absl::StrCat("format=", sources[0].format,
+                                            choice, "corpus:"))
+                     : Fnv1a64(absl::StrCat("sources=", sources.size(), choice,
+                                            "interleave=1;"));
+  for (const CorpusSource& source : sources) {
+    if (sources.size() > 1) {
+      key = Fnv1a64(absl::StrCat("source:format=", source.format, ";"), key);
+    }
+    for (const std::string& path : source.files) {
       ASSIGN_OR_RETURN(key, KeyFile(path, key));
     }
+  }
+  key = Fnv1a64("held_out:", key);
+  for (const std::string& path : held_out_files) {
+    ASSIGN_OR_RETURN(key, KeyFile(path, key));
   }
   PreparedData prepared;
   const std::string corpus_dir =
@@ -412,12 +566,14 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
   ASSIGN_OR_RETURN(const bool corpus_done, Done(corpus_dir));
   if (!corpus_done) {
     if (options.verbose) {
-      std::cerr << "data: splitting " << absl::StrJoin(corpus_files, ", ")
+      std::cerr << "data: splitting "
+                << (sources.size() == 1 ? absl::StrJoin(sources[0].files, ", ")
+                                        : DescribeCorpus(data))
                 << " into " << corpus_dir << "\n";
     }
     RETURN_IF_ERROR(CreateDirectories(corpus_dir));
-    const absl::Status split =
-        SplitIntoFiles(data, corpus_files, held_out_files, corpus_dir);
+    const absl::Status split = SplitIntoFiles(data, sources, held_out_files,
+                                              corpus_dir, options.verbose);
     if (!split.ok()) {
       // The partial files are gone; so goes the directory, when empty.
       std::error_code ignored;
@@ -429,12 +585,16 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
   {
     // The training then the held-out text, as one FNV-1a 64 stream.
     uint64_t hash = kFnv1a64Offset;
-    RETURN_IF_ERROR(
-        HashAndCountDocuments(train_txt, &hash, &prepared.train_documents));
+    RETURN_IF_ERROR(HashAndCountDocuments(
+        train_txt, &hash, &prepared.train_documents, &prepared.train_words));
     RETURN_IF_ERROR(HashAndCountDocuments(held_out_txt, &hash,
-                                          &prepared.held_out_documents));
+                                          &prepared.held_out_documents,
+                                          &prepared.held_out_words));
     prepared.corpus_hash = absl::StrCat("fnv1a64:", Fnv1a64Hex(hash));
   }
+  // A corpus split earlier (for an experiment without the minimum).
+  RETURN_IF_ERROR(
+      CheckCorpusWords(data, prepared.train_words + prepared.held_out_words));
 
   const bool cased = spec.model().cased();
   const FullTokenizerOptions tokenizer_options =

@@ -9,8 +9,9 @@
 // data share it, and a changed input makes a new directory instead of
 // reusing a stale one:
 //
-//   corpus-<K>/                K: format, the corpus files' contents,
-//     train.txt, held_out.txt  the held-out choice and the data seed;
+//   corpus-<K>/                K: format, the corpus files' contents (of
+//     train.txt, held_out.txt  each source in order), the held-out choice
+//                              and the data seed;
 //     DONE                     the documents, one sentence per line
 //     vocab-<size>-<case>.txt  a trained vocabulary
 //     shards-<S>/train/, held_out/, DONE
@@ -22,9 +23,21 @@
 // corpus-<K> holds its lock (corpus-<K>.lock beside it, run_lock.h): another
 // process preparing the same corpus waits, then finds it done.
 //
-// Held-out documents: document i (0-based, corpus order) is held out when
-// the SplitMix64 of (seed, i) falls below held_out_fraction of 2^64, so the
-// choice depends only on the data seed and the document's position. Masked-
+// Several sources (PretrainingData.sources, e.g. Wikipedia and books) are
+// mixed by document: each source's reader holds its next document, and
+// document i of the mixed stream comes from a source drawn with
+// SplitMix64(seed ^ salt ^ SplitMix64(i)) among those not yet exhausted, in
+// proportion to their weights: the bytes of the source's files not yet
+// handed out as text (at least 1). So a source's documents keep their
+// order, the sources are spread over the whole stream and run out at about
+// the same time, and the mix is a pure function of the data seed and the
+// sources' contents (which the key hashes). One source is read in its order
+// and keyed as before sources existed.
+//
+// Held-out documents: document i (0-based, corpus order: the mixed stream's
+// for several sources) is held out when the SplitMix64 of (seed, i) falls
+// below held_out_fraction of 2^64, so the choice depends only on the data
+// seed and the document's position. Masked-
 // LM shards are made with the next-sentence label whether or not the run
 // trains on it (the instances are the same bytes), so the full and No-NSP
 // variants share them.
@@ -32,14 +45,17 @@
 // Memory does not grow with the size of the corpus, so a paper-scale one
 // (3.3B words) prepares like the embedded one: the key and the corpus hash
 // are FNV-1a 64 streams over 1 MiB chunks of the files, the split reads one
-// document at a time and appends it to train.txt or held_out.txt, the
-// vocabulary trainer reads train.txt line by line and the instance builder
-// in blocks (instance_builder.h). What remains is bounded otherwise: one
-// block of text and its instances (InstanceConfig::max_block_bytes, 64 MiB),
-// the shard being written (ShardWriterOptions::instances_per_shard) and the
-// trainer's count per distinct word, which grows with the distinct words
-// (far slower than the corpus), not with the text.
-// pretraining_data_prep_memory_test measures the peak.
+// document at a time (one per source) and appends it to train.txt or
+// held_out.txt, counting its words (PretrainingData.min_corpus_words refuses
+// a smaller corpus before the vocabulary and shards are made, and before the
+// DONE marker), the vocabulary trainer reads train.txt line by line and the
+// instance builder in blocks (instance_builder.h). What remains is bounded
+// otherwise: one block of text and its instances
+// (InstanceConfig::max_block_bytes, 64 MiB), the shard being written
+// (ShardWriterOptions::instances_per_shard) and the trainer's count per
+// distinct word, which grows with the distinct words (far slower than the
+// corpus), not with the text. pretraining_data_prep_memory_test measures the
+// peak.
 #ifndef BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_
 #define BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_
 
@@ -80,12 +96,18 @@ struct PreparedData {
   // Documents in train.txt and held_out.txt.
   int64_t train_documents = 0;
   int64_t held_out_documents = 0;
+  // Their words: maximal runs of bytes other than ASCII whitespace.
+  int64_t train_words = 0;
+  int64_t held_out_words = 0;
 };
 
-// For a resolved, validated RunSpec. Errors: unreadable corpus files (file
-// and line), a corpus file that changes while it is read, a held-out
-// fraction that leaves no documents on either side (only the lock file stays),
-// no instances, negative streaming bounds.
+// For a resolved, validated RunSpec whose corpus is effective
+// (pretraining_corpus.h: no with_data_dir left). Errors: unreadable corpus
+// files (file and line), a corpus file that changes while it is read, a
+// held-out fraction that leaves no documents on either side or a corpus of
+// fewer words than min_corpus_words (FailedPrecondition, with the count;
+// for both only the lock file stays), no instances, negative streaming
+// bounds.
 absl::StatusOr<PreparedData> PreparePretrainingData(
     const RunSpec& spec, const DataPrepOptions& options);
 

@@ -3,10 +3,13 @@
 //
 //   pretraining_data_prep_memory --work_dir=DIR --corpus_mib=4
 //       [--max_block_kib=256] [--instances_per_shard=1000] [--threads=2]
+//       [--sources=1]
 //
 // writes DIR/corpus.txt (reference format, generated document by document
 // from a seeded SplitMix64 stream, so a smaller corpus is a prefix of a
-// larger one), runs PreparePretrainingData on it (held-out fraction, a
+// larger one; with --sources=N, N files corpus-<i>.txt dealt the documents
+// in turn, prepared as N sources, interleaved), runs PreparePretrainingData
+// on it (held-out fraction, a
 // trained vocabulary, masked-LM shards) and prints key=value lines:
 //   corpus_bytes, train_documents, held_out_documents, corpus_hash,
 //   peak_rss_kib_before_prep (after writing the corpus), peak_rss_kib (at
@@ -46,6 +49,8 @@ ABSL_FLAG(int, max_block_kib, 256,
 ABSL_FLAG(int, instances_per_shard, 1000,
           "DataPrepOptions::instances_per_shard (0: the default)");
 ABSL_FLAG(int, threads, 2, "threads for tokenizing and building instances");
+ABSL_FLAG(int, sources, 1,
+          "the corpus as this many sources (PretrainingData.sources)");
 
 namespace bertlab {
 namespace {
@@ -55,7 +60,7 @@ namespace fs = std::filesystem;
 constexpr char kProgram[] = "pretraining_data_prep_memory";
 constexpr int kPoolWords = 2000;
 
-// $0: the corpus file.
+// $0: the corpus (its data fields).
 constexpr char kExperiment[] = R"pb(
   name: "memory"
   base {
@@ -65,13 +70,7 @@ constexpr char kExperiment[] = R"pb(
       max_position_embeddings: 64
     }
     pretraining {
-      data {
-        format: REFERENCE
-        corpus_files: "$0"
-        held_out_fraction: 0.05
-        dupe_factor: 1
-        seed: 3
-      }
+      data { $0 held_out_fraction: 0.05 dupe_factor: 1 seed: 3 }
       sequence_schedule {
         phases {
           fraction_of_steps: 1.0
@@ -103,8 +102,10 @@ class Draws {
   uint64_t index_ = 0;
 };
 
-// Documents of 3 to 30 sentences of 5 to 20 pool words, until `bytes`.
-absl::StatusOr<int64_t> WriteCorpus(const std::string& path, int64_t bytes) {
+// Documents of 3 to 30 sentences of 5 to 20 pool words, until `bytes`,
+// dealt to `paths` in turn.
+absl::StatusOr<int64_t> WriteCorpus(const std::vector<std::string>& paths,
+                                    int64_t bytes) {
   Draws draws(20240601);
   std::vector<std::string> pool;
   for (int i = 0; i < kPoolWords; ++i) {
@@ -115,11 +116,17 @@ absl::StatusOr<int64_t> WriteCorpus(const std::string& path, int64_t bytes) {
     }
     pool.push_back(word);
   }
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) return absl::InternalError("cannot write " + path);
+  std::vector<std::FILE*> files;
+  for (const std::string& path : paths) {
+    files.push_back(std::fopen(path.c_str(), "wb"));
+    if (files.back() == nullptr) {
+      return absl::InternalError("cannot write " + path);
+    }
+  }
   int64_t written = 0;
   std::string sentence;
-  while (written < bytes) {
+  for (size_t document = 0; written < bytes; ++document) {
+    std::FILE* file = files[document % files.size()];
     const int sentences = draws.Between(3, 30);
     for (int s = 0; s < sentences; ++s) {
       sentence.clear();
@@ -135,8 +142,11 @@ absl::StatusOr<int64_t> WriteCorpus(const std::string& path, int64_t bytes) {
     std::fputc('\n', file);
     ++written;
   }
-  if (std::fclose(file) != 0)
-    return absl::InternalError("cannot write " + path);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (std::fclose(files[i]) != 0) {
+      return absl::InternalError("cannot write " + paths[i]);
+    }
+  }
   return written;
 }
 
@@ -152,15 +162,30 @@ absl::Status Run() {
     return absl::InvalidArgumentError("--work_dir is unset");
   SetNumThreads(absl::GetFlag(FLAGS_threads));
   RETURN_IF_ERROR(CreateDirectories(work_dir));
-  const std::string corpus = (fs::absolute(work_dir) / "corpus.txt").string();
+  const int sources = absl::GetFlag(FLAGS_sources);
+  if (sources < 1) return absl::InvalidArgumentError("--sources must be >= 1");
+  std::vector<std::string> paths;
+  std::string data_fields;
+  for (int i = 0; i < sources; ++i) {
+    paths.push_back((fs::absolute(work_dir) /
+                     (sources == 1 ? std::string("corpus.txt")
+                                   : absl::StrCat("corpus-", i, ".txt")))
+                        .string());
+    absl::StrAppend(&data_fields,
+                    sources == 1
+                        ? absl::StrCat("format: REFERENCE corpus_files: \"",
+                                       paths.back(), "\"")
+                        : absl::StrCat("sources { format: REFERENCE files: \"",
+                                       paths.back(), "\" } "));
+  }
   ASSIGN_OR_RETURN(
       const int64_t corpus_bytes,
-      WriteCorpus(corpus, int64_t{absl::GetFlag(FLAGS_corpus_mib)} << 20));
+      WriteCorpus(paths, int64_t{absl::GetFlag(FLAGS_corpus_mib)} << 20));
   const int64_t before = PeakRssKib();
 
   ASSIGN_OR_RETURN(const experiments::Experiment experiment,
                    experiments::ParseExperiment(
-                       absl::Substitute(kExperiment, corpus),
+                       absl::Substitute(kExperiment, data_fields),
                        (fs::path(work_dir) / "memory.textproto").string()));
   experiments::DataPrepOptions options;
   options.root = (fs::path(work_dir) / "data").string();

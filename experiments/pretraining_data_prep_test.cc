@@ -7,12 +7,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/substitute.h"
+#include "common/file.h"
 #include "common/sha256.h"
 #include "experiments/config_loader.h"
 #include "experiments/experiment.pb.h"
@@ -213,6 +217,173 @@ TEST(PretrainingDataPrepTest, RefusesASplitWithoutHeldOutDocuments) {
   for (const auto& entry : fs::recursive_directory_iterator(options.root)) {
     EXPECT_EQ(entry.path().extension(), ".lock") << entry.path();
   }
+}
+
+// One sentence per line, a blank line after each document: `documents`
+// documents "<name> <i> opens here." / "<name> <i> ends here.", written to
+// <tmp>/<name>.txt.
+std::string WriteSource(const std::string& name, int documents) {
+  std::string text;
+  for (int i = 0; i < documents; ++i) {
+    absl::StrAppend(&text, name, " ", i, " opens here.\n", name, " ", i,
+                    " ends here.\n\n");
+  }
+  const std::string path =
+      (fs::path(testing::TempDir()) / absl::StrCat(name, ".txt")).string();
+  EXPECT_TRUE(WriteFileAtomically(path, text).ok());
+  return path;
+}
+
+// The documents of a prepared text file, each as its first line's first two
+// words ("alpha 3").
+std::vector<std::string> DocumentsOf(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  EXPECT_TRUE(text.ok()) << text.status();
+  std::vector<std::string> documents;
+  for (absl::string_view document :
+       absl::StrSplit(*text, "\n\n", absl::SkipEmpty())) {
+    const std::vector<absl::string_view> words =
+        absl::StrSplit(document, absl::MaxSplits(' ', 2));
+    documents.push_back(absl::StrCat(words.at(0), " ", words.at(1)));
+  }
+  return documents;
+}
+
+std::string TwoSources(uint64_t seed) {
+  return absl::StrCat(
+      "sources { format: REFERENCE files: \"", WriteSource("alpha", 40),
+      "\" } sources { format: REFERENCE files: \"", WriteSource("beta", 20),
+      "\" } held_out_fraction: 0.2 dupe_factor: 1 seed: ", seed);
+}
+
+// The sources' names in the order of `documents`.
+std::string NamesOf(const std::vector<std::string>& documents) {
+  std::string names;
+  for (const std::string& document : documents) names += document[0];
+  return names;
+}
+
+TEST(PretrainingDataPrepTest, SeveralSourcesAreInterleavedByDocument) {
+  absl::StatusOr<RunSpec> spec = Spec(TwoSources(7));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  absl::StatusOr<PreparedData> prepared =
+      PreparePretrainingData(*spec, Options("mixed"));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const std::string corpus_dir = CorpusDirOf(*prepared);
+  const std::vector<std::string> train =
+      DocumentsOf((fs::path(corpus_dir) / "train.txt").string());
+  const std::vector<std::string> held_out =
+      DocumentsOf((fs::path(corpus_dir) / "held_out.txt").string());
+  EXPECT_EQ(prepared->train_documents, static_cast<int64_t>(train.size()));
+  EXPECT_EQ(prepared->held_out_documents,
+            static_cast<int64_t>(held_out.size()));
+  // 60 documents of 8 words each.
+  EXPECT_EQ(prepared->train_words + prepared->held_out_words, 60 * 8);
+  EXPECT_GT(held_out.size(), 0u);
+
+  // Every document once, and each source's in its order on either side.
+  std::multiset<std::string> all(train.begin(), train.end());
+  all.insert(held_out.begin(), held_out.end());
+  std::multiset<std::string> expected;
+  for (int i = 0; i < 40; ++i) expected.insert(absl::StrCat("alpha ", i));
+  for (int i = 0; i < 20; ++i) expected.insert(absl::StrCat("beta ", i));
+  EXPECT_EQ(all, expected);
+  for (const std::vector<std::string>* side : {&train, &held_out}) {
+    std::map<char, int> last;
+    for (const std::string& document : *side) {
+      const int index = std::stoi(document.substr(document.find(' ') + 1));
+      auto [it, first] = last.emplace(document[0], index);
+      if (!first) {
+        EXPECT_GT(index, it->second) << document;
+        it->second = index;
+      }
+    }
+  }
+
+  // Mixed, not one source then the other: the names change often.
+  const std::string names = NamesOf(train);
+  int changes = 0;
+  for (size_t i = 1; i < names.size(); ++i) changes += names[i] != names[i - 1];
+  EXPECT_GE(changes, 8) << names;
+
+  // The same seed mixes the same way (into a new cache); another seed
+  // differently, into another corpus directory.
+  absl::StatusOr<PreparedData> again =
+      PreparePretrainingData(*spec, Options("mixed_again"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->corpus_hash, prepared->corpus_hash);
+  EXPECT_EQ(NamesOf(DocumentsOf(
+                (fs::path(CorpusDirOf(*again)) / "train.txt").string())),
+            names);
+  absl::StatusOr<RunSpec> other = Spec(TwoSources(8));
+  ASSERT_TRUE(other.ok()) << other.status();
+  absl::StatusOr<PreparedData> reseeded =
+      PreparePretrainingData(*other, Options("mixed"));
+  ASSERT_TRUE(reseeded.ok()) << reseeded.status();
+  EXPECT_NE(CorpusDirOf(*reseeded), corpus_dir);
+  EXPECT_NE(NamesOf(DocumentsOf(
+                (fs::path(CorpusDirOf(*reseeded)) / "train.txt").string())),
+            names);
+}
+
+// One source written as `sources` is the one-source form: the same key and
+// text as HeldOutFiles' golden.
+TEST(PretrainingDataPrepTest, OneSourceIsKeyedAsTheOneSourceForm) {
+  absl::StatusOr<RunSpec> spec =
+      Spec(absl::StrCat("sources { format: REFERENCE files: \"",
+                        Runfile("experiments/testdata/tiny_corpus.txt"),
+                        "\" } held_out_files { files: \"",
+                        Runfile("experiments/testdata/tiny_held_out.txt"),
+                        "\" } dupe_factor: 2"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  absl::StatusOr<PreparedData> prepared =
+      PreparePretrainingData(*spec, Options("one_source"));
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_EQ(fs::path(CorpusDirOf(*prepared)).filename().string(),
+            "corpus-83d2bc585097dc0a");
+  EXPECT_EQ(prepared->corpus_hash, "fnv1a64:a8416ae7bbd2c34c");
+}
+
+TEST(PretrainingDataPrepTest, RefusesACorpusBelowMinCorpusWords) {
+  // tiny_corpus.txt: 12 + 12 words; seed 1 holds out its first document.
+  const std::string corpus =
+      absl::StrCat("format: REFERENCE corpus_files: \"",
+                   Runfile("experiments/testdata/tiny_corpus.txt"),
+                   "\" held_out_fraction: 0.5 dupe_factor: 1 seed: 1 ");
+  absl::StatusOr<RunSpec> spec =
+      Spec(absl::StrCat(corpus, "min_corpus_words: 1000"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const DataPrepOptions options = Options("too_small");
+  absl::StatusOr<PreparedData> prepared =
+      PreparePretrainingData(*spec, options);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(prepared.status().message(),
+              HasSubstr("the corpus has 24 words ("));
+  EXPECT_THAT(prepared.status().message(),
+              HasSubstr("needs at least 1,000 "
+                        "(pretraining.data.min_corpus_words)"));
+  EXPECT_THAT(prepared.status().message(), HasSubstr("'Paper scale'"));
+  // No corpus counts as prepared: nothing is left but the lock file.
+  for (const auto& entry : fs::recursive_directory_iterator(options.root)) {
+    EXPECT_EQ(entry.path().extension(), ".lock") << entry.path();
+  }
+
+  // Enough words: prepared, with the count.
+  spec = Spec(absl::StrCat(corpus, "min_corpus_words: 24"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  prepared = PreparePretrainingData(*spec, options);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_EQ(prepared->train_words + prepared->held_out_words, 24);
+  EXPECT_EQ(prepared->train_documents, 1);
+
+  // The same corpus, now prepared, is still refused to the larger minimum.
+  spec = Spec(absl::StrCat(corpus, "min_corpus_words: 25"));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  prepared = PreparePretrainingData(*spec, options);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_THAT(prepared.status().message(),
+              HasSubstr("the corpus has 24 words"));
 }
 
 }  // namespace

@@ -40,6 +40,7 @@
 #include "experiments/config_loader.h"
 #include "experiments/device_flags.h"
 #include "experiments/finetune_task_table.h"
+#include "experiments/pretraining_corpus.h"
 #include "experiments/run_plan.h"
 #include "experiments/runner.h"
 #include "tasks/corpus/default_corpus_path.h"
@@ -47,8 +48,10 @@
 ABSL_FLAG(std::string, scale, "mini",
           "mini (a 2-core CPU) or paper (the paper's sizes, for GPUs)");
 ABSL_FLAG(std::string, data_dir, "",
-          "real data in the official layouts (glue/, squad/, swag/), e.g. "
-          "../shared/data; empty: the derived default tasks");
+          "real data in the official layouts (glue/, squad/, swag/) and the "
+          "pre-training corpora an experiment's with_data_dir names (the mini "
+          "scale's corpus/ Wikipedia and books), e.g. ../shared/data; empty: "
+          "the derived default tasks and the embedded corpus");
 ABSL_FLAG(std::string, output_dir, "",
           "where runs and the report go (default "
           "<workspace>/runs/<experiment>/<scale>)");
@@ -102,14 +105,20 @@ std::string CodeVersion() {
   return rc == 0 && !out.empty() ? out : "unknown";
 }
 
-// Whether any run needs the default corpus: pre-training on it, or a derived
-// web_* task (as the task or as its fallback).
-bool NeedsDefaultCorpus(const experiments::Experiment& experiment) {
-  for (const experiments::ResolvedRun& run :
-       experiments::ResolveRuns(experiment)) {
-    if (run.spec.pretraining().data().format() ==
-        experiments::PretrainingData::DEFAULT_CORPUS) {
-      return true;
+// Whether any run needs the default corpus: pre-training on it (with the
+// corpus it reads given `data_dir`, pretraining_corpus.h), or a derived web_*
+// task (as the task or as its fallback).
+absl::StatusOr<bool> NeedsDefaultCorpus(
+    const experiments::Experiment& experiment, const std::string& data_dir) {
+  std::vector<experiments::ResolvedRun> runs =
+      experiments::ResolveRuns(experiment);
+  RETURN_IF_ERROR(experiments::UseEffectiveCorpus(data_dir, &runs));
+  for (const experiments::ResolvedRun& run : runs) {
+    for (const experiments::CorpusSource& source :
+         experiments::CorpusSources(run.spec.pretraining().data())) {
+      if (source.format == experiments::PretrainingData::DEFAULT_CORPUS) {
+        return true;
+      }
     }
     for (const experiments::FinetuneTaskSpec& task :
          run.spec.finetuning().tasks()) {
@@ -150,9 +159,22 @@ absl::Status Run(const char* argv0) {
   options.variants = absl::GetFlag(FLAGS_variants);
   ASSIGN_OR_RETURN(const std::set<std::string> selected,
                    experiments::SelectedVariants(loaded, options.variants));
+  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (!data_dir.empty()) {
+    options.data_dir = ResolveUserPath(data_dir);
+    // A mistyped directory would silently turn every task into n/a or its
+    // derived stand-in.
+    std::error_code error;
+    if (!std::filesystem::is_directory(options.data_dir, error)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--data_dir=", data_dir, ": no such directory (", options.data_dir,
+          "); it should hold glue/, squad/ or swag/ in the official layouts"));
+    }
+  }
   if (absl::GetFlag(FLAGS_dry_run)) {
-    ASSIGN_OR_RETURN(const std::string plan,
-                     experiments::DescribeRunPlan(loaded, selected));
+    ASSIGN_OR_RETURN(
+        const std::string plan,
+        experiments::DescribeRunPlan(loaded, selected, options.data_dir));
     std::cout << experiment_path << " is valid (--dry_run: nothing "
               << "was run)\n"
               << plan;
@@ -181,24 +203,15 @@ absl::Status Run(const char* argv0) {
                     : absl::StrCat(options.output_dir, "/cache");
   }
   options.cache_dir = ResolveUserPath(cache_dir);
-  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
-  if (!data_dir.empty()) {
-    options.data_dir = ResolveUserPath(data_dir);
-    // A mistyped directory would silently turn every task into n/a or its
-    // derived stand-in.
-    std::error_code error;
-    if (!std::filesystem::is_directory(options.data_dir, error)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--data_dir=", data_dir, ": no such directory (", options.data_dir,
-          "); it should hold glue/, squad/ or swag/ in the official layouts"));
-    }
-  }
   const std::string default_corpus = absl::GetFlag(FLAGS_default_corpus);
   options.default_corpus = default_corpus.empty()
                                ? FindDefaultCorpus(argv0)
                                : ResolveUserPath(default_corpus);
-  // Before any work, rather than after the first variant's data.
-  if (options.default_corpus.empty() && NeedsDefaultCorpus(loaded)) {
+  // Before any work, rather than after the first variant's data; this also
+  // resolves with_data_dir, so a missing corpus file is reported here.
+  ASSIGN_OR_RETURN(const bool needs_default_corpus,
+                   NeedsDefaultCorpus(loaded, options.data_dir));
+  if (options.default_corpus.empty() && needs_default_corpus) {
     return absl::FailedPreconditionError(absl::StrCat(
         experiment_path,
         " uses the embedded default corpus (format DEFAULT_CORPUS or a web_* "

@@ -11,6 +11,7 @@
 #include "experiments/config_loader.h"
 #include "experiments/config_text.h"
 #include "experiments/finetune_task_table.h"
+#include "experiments/pretraining_corpus.h"
 #include "model/bert/config.h"
 
 namespace bertlab {
@@ -68,6 +69,13 @@ std::vector<std::string> CheckpointSources(const Experiment& experiment,
   return {variant};  // "base", the run of an experiment without variants
 }
 
+bool RandomInit(const Experiment& experiment, const std::string& variant) {
+  for (const Variant& v : experiment.variants()) {
+    if (v.name() == variant) return v.random_init();
+  }
+  return false;
+}
+
 bool NeedsPretraining(const Experiment& experiment, const std::string& variant,
                       const std::set<std::string>& selected) {
   if (CheckpointSources(experiment, variant).front() != variant) return false;
@@ -81,13 +89,16 @@ bool NeedsPretraining(const Experiment& experiment, const std::string& variant,
 }
 
 absl::StatusOr<std::string> DescribeRunPlan(
-    const Experiment& experiment, const std::set<std::string>& selected) {
+    const Experiment& experiment, const std::set<std::string>& selected,
+    const std::string& data_dir) {
   std::string out = absl::StrCat("experiment ", experiment.name(), ": ",
                                  experiment.description(), "\n");
   int finetune_runs = 0;
   int pretrain_runs = 0;
   double pretrain_tokens = 0;
-  for (const ResolvedRun& run : ResolveRuns(experiment)) {
+  std::vector<ResolvedRun> runs = ResolveRuns(experiment);
+  RETURN_IF_ERROR(UseEffectiveCorpus(data_dir, &runs));
+  for (const ResolvedRun& run : runs) {
     const std::vector<std::string> sources =
         CheckpointSources(experiment, run.name);
     const bool reuses = sources.front() != run.name;
@@ -137,6 +148,20 @@ absl::StatusOr<std::string> DescribeRunPlan(
           pretraining.objectives().next_sentence() ? " + next sentence" : "",
           pretraining.schedule().total_steps(), absl::StrJoin(phases, ", "),
           Magnitude(tokens));
+      const PretrainingData& data = pretraining.data();
+      absl::StrAppend(
+          &out, "    corpus: ", DescribeCorpus(data),
+          data.min_corpus_words() > 0
+              ? absl::StrCat(
+                    " (needs at least ",
+                    Magnitude(static_cast<double>(data.min_corpus_words())),
+                    " words)")
+              : "",
+          "\n");
+    } else if (RandomInit(experiment, run.name)) {
+      absl::StrAppend(
+          &out, "    pre-training: none (random init): ", sources[0],
+          "'s config and vocabulary, from ", sources[0], "'s pre-training\n");
     } else if (sources.size() == 1) {
       absl::StrAppend(&out, "    pre-training: reuses ", sources[0],
                       "'s checkpoint\n");

@@ -28,6 +28,11 @@ absl::StatusOr<std::set<std::string>> SelectedVariants(
 std::vector<std::string> CheckpointSources(const Experiment& experiment,
                                            const std::string& variant);
 
+// Whether `variant` is the no-pre-training control (Variant.random_init):
+// its fine-tuning takes the config and vocabulary of CheckpointSources'
+// first entry, not its weights.
+bool RandomInit(const Experiment& experiment, const std::string& variant);
+
 // Whether `variant` is pre-trained (it reuses no other's checkpoint) in a
 // run of `selected` (empty: all): it is selected, or a selected variant
 // fine-tunes from its checkpoint.
@@ -35,10 +40,14 @@ bool NeedsPretraining(const Experiment& experiment, const std::string& variant,
                       const std::set<std::string>& selected);
 
 // One line per run of `experiment` (a loaded, hence valid, one) in
-// `selected` (empty: all), then a total. Errors only from the conversion to
-// the encoder config (a vocabulary file that cannot be read).
+// `selected` (empty: all), then a total; a pre-trained run names its corpus
+// as the runner given `data_dir` (its --data_dir; empty: none) would read it
+// (pretraining_corpus.h). Errors from the conversion to the encoder config
+// (a vocabulary file that cannot be read) and from resolving the corpus
+// under `data_dir`.
 absl::StatusOr<std::string> DescribeRunPlan(
-    const Experiment& experiment, const std::set<std::string>& selected);
+    const Experiment& experiment, const std::set<std::string>& selected,
+    const std::string& data_dir = "");
 
 }  // namespace experiments
 }  // namespace bertlab

@@ -1,8 +1,11 @@
 #!/bin/bash
 # run_experiment --variants and --dry_run on the fault suite's tiny
-# experiment with a third variant that reuses another's checkpoint:
+# experiment with a third variant that reuses another's checkpoint and a
+# fourth, the no-pre-training control, that takes its config and vocabulary:
 #   - a selected variant is fine-tuned, and the variant it is pretrained_from
 #     is pre-trained but not fine-tuned; nothing else runs;
+#   - the control fine-tunes from that pre-training's cache entry under a
+#     run id of its own (not the pre-trained row's);
 #   - the full experiment on the same cache then finds that pre-training
 #     there;
 #   - an unknown name is refused with a did-you-mean, before any work;
@@ -23,6 +26,12 @@ variants {
   pretrained_from: "no_nsp"
   overrides { finetuning { bilstm: true } }
 }
+variants {
+  name: "scratch"
+  description: "no_nsp's encoder from random parameters"
+  pretrained_from: "no_nsp"
+  random_init: true
+}
 PB
 cache=$TEST_TMPDIR/cache
 flags=(--experiment="$exp" --data_dir="$data_dir" --progress=false
@@ -39,9 +48,28 @@ ls -d "$one"/pretrain/no_nsp-* > /dev/null || fail "no_nsp was not pre-trained"
 grep -qF "no_nsp's checkpoint with a BiLSTM" "$last_stdout" ||
   fail "the report lacks the bilstm row"
 
+control=$TEST_TMPDIR/control
+expect_exit 0 "$run_experiment" "${flags[@]}" --variants=scratch --output_dir="$control"
+expect_err "0 pre-training and 1 fine-tuning runs now, 1 finished earlier"
+[ -d "$control/finetune/scratch" ] || fail "scratch was not fine-tuned"
+[ ! -e "$control/finetune/no_nsp" ] || fail "no_nsp was fine-tuned though not selected"
+
 all=$TEST_TMPDIR/all
 expect_exit 0 "$run_experiment" "${flags[@]}" --output_dir="$all"
-expect_err "1 pre-training and 3 fine-tuning runs now, 1 finished earlier"
+expect_err "1 pre-training and 4 fine-tuning runs now, 1 finished earlier"
+# The same task, grid point and seed from the same pre-training: only the
+# random init tells the two runs apart, and their ids must.
+pretrained_run=$(cd "$all/finetune/no_nsp" && ls -d */lr*/)
+control_run=$(cd "$all/finetune/scratch" && ls -d */lr*/)
+[ "${pretrained_run%-*}" = "${control_run%-*}" ] ||
+  fail "unexpected run directories: $pretrained_run, $control_run"
+[ "$pretrained_run" != "$control_run" ] ||
+  fail "the control's run id is the pre-trained row's: $control_run"
+# Everything else being equal, different predictions mean the control's
+# encoder did not start from the checkpoint's weights.
+! cmp -s "$all/finetune/no_nsp/$pretrained_run/predictions.json" \
+  "$all/finetune/scratch/$control_run/predictions.json" ||
+  fail "the control predicts what the pre-trained row does: random_init was ignored"
 
 expect_exit 1 "$run_experiment" "${flags[@]}" --variants=no_nsp,bilstn \
   --output_dir="$TEST_TMPDIR/typo"
@@ -59,4 +87,10 @@ grep -qF "pre-training: reuses no_nsp's checkpoint" "$last_stdout" ||
   fail "bilstm should reuse no_nsp's checkpoint"
 grep -qF "total: 1 pre-training runs" "$last_stdout" || fail "wrong total"
 [ ! -e "$TEST_TMPDIR/dry" ] || fail "--dry_run made its output directory"
+
+expect_exit 0 "$run_experiment" "${flags[@]}" --variants=scratch --dry_run \
+  --output_dir="$TEST_TMPDIR/dry"
+grep -qF "pre-training: none (random init): no_nsp's config and vocabulary, from no_nsp's pre-training" \
+  "$last_stdout" || fail "scratch should take no_nsp's config: $(cat "$last_stdout")"
+grep -qF "total: 1 pre-training runs" "$last_stdout" || fail "wrong total"
 echo PASS

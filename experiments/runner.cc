@@ -27,6 +27,7 @@
 #include "experiments/config_loader.h"
 #include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
+#include "experiments/pretraining_corpus.h"
 #include "experiments/pretraining_curve.h"
 #include "experiments/pretraining_data_prep.h"
 #include "experiments/pretraining_options.h"
@@ -313,6 +314,9 @@ class Runner {
   absl::StatusOr<RunnerSummary> Run() {
     const auto start = std::chrono::steady_clock::now();
     runs_ = ResolveRuns(experiment_);
+    // The corpus each run reads, with or without --data_dir, before anything
+    // is keyed, prepared or recorded.
+    RETURN_IF_ERROR(UseEffectiveCorpus(options_.data_dir, &runs_));
     execution_.threads = NumThreads();
     execution_.cpu_gemm = CpuGemmEngineName(GetCpuGemmEngine());
     execution_.pretraining_device = options_.pretraining_device;
@@ -372,6 +376,9 @@ class Runner {
     std::string checkpoint;
     std::string vocab_file;
     std::string corpus_hash;
+    // The no-pre-training control (Variant.random_init): fine-tuning takes
+    // the checkpoint's config only (FinetuneOptions.random_init).
+    bool random_init = false;
   };
 
   void Say(const std::string& text) const {
@@ -494,24 +501,23 @@ class Runner {
                    DescriptionOf(run.name), run_id, config);
     record.kind = "pretrain";
     record.derived = false;
-    record.data_source =
-        run.spec.pretraining().data().format() ==
-                PretrainingData::DEFAULT_CORPUS
-            ? "embedded default corpus (the World English Bible)"
-            : absl::StrJoin(run.spec.pretraining().data().corpus_files(), ", ");
+    record.data_source = DescribeCorpus(run.spec.pretraining().data());
     RETURN_IF_ERROR(ReadPretrainingResult(result_json, result_path, &record));
     ASSIGN_OR_RETURN(
         record.eval_curve,
         ReadEvalCurve(Join(train_dir, "metrics.jsonl"), options.objective));
-    if (run.spec.pretraining().data().format() ==
-        PretrainingData::DEFAULT_CORPUS) {
-      ASSIGN_OR_RETURN(record.data_hashes["default_corpus.txt"],
-                       Sha256FileHex(options_.default_corpus));
-    } else {
-      for (const std::string& file :
-           run.spec.pretraining().data().corpus_files()) {
-        ASSIGN_OR_RETURN(record.data_hashes[fs::path(file).filename().string()],
-                         Sha256FileHex(file));
+    for (const CorpusSource& source :
+         CorpusSources(run.spec.pretraining().data())) {
+      if (source.format == PretrainingData::DEFAULT_CORPUS) {
+        ASSIGN_OR_RETURN(record.data_hashes["default_corpus.txt"],
+                         Sha256FileHex(options_.default_corpus));
+        continue;
+      }
+      for (const std::string& file : source.files) {
+        // By file name; by path where two sources share one (wiki_00).
+        std::string name = fs::path(file).filename().string();
+        if (record.data_hashes.count(name) > 0) name = file;
+        ASSIGN_OR_RETURN(record.data_hashes[name], Sha256FileHex(file));
       }
     }
     RETURN_IF_ERROR(WriteRecord(record_dir, record));
@@ -573,13 +579,27 @@ class Runner {
     return WriteFileAtomically(Join(dir, "DONE"), "");
   }
 
+  // What the fine-tuning of `variant` starts from: `source`'s pre-training,
+  // or for the no-pre-training control its config and vocabulary under an id
+  // of their own, so the control's runs never pass for the pre-trained row's.
+  Pretrained FinetuneSource(const std::string& variant,
+                            const std::string& source) const {
+    Pretrained pretrained = pretrained_.at(source);
+    if (RandomInit(experiment_, variant)) {
+      pretrained.run_id = Fnv1a64Hex(
+          Fnv1a64(absl::StrCat("random_init of ", pretrained.run_id)));
+      pretrained.random_init = true;
+    }
+    return pretrained;
+  }
+
   absl::Status Finetune(const ResolvedRun& run,
                         const std::string& description) {
     const FinetuningSpec& finetuning = run.spec.finetuning();
     if (finetuning.tasks_size() == 0) return absl::OkStatus();
     const std::vector<std::string> sources =
         CheckpointSources(experiment_, run.name);
-    const Pretrained& pretrained = pretrained_.at(sources[0]);
+    const Pretrained pretrained = FinetuneSource(run.name, sources[0]);
     // The ELMo-style row's right-to-left encoder (Variant.concatenate_with).
     const Pretrained* rtl =
         sources.size() > 1 ? &pretrained_.at(sources[1]) : nullptr;
@@ -687,12 +707,20 @@ class Runner {
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(CreateDirectories(dir));
+    // Computed when the task was loaded; checked before training.
+    const absl::StatusOr<std::vector<TrivialMetrics>>& trivial = task.Trivial();
+    if (!trivial.ok()) {
+      return absl::Status(trivial.status().code(),
+                          absl::StrCat(label, ": trivial baseline: ",
+                                       trivial.status().message()));
+    }
     FinetuneModelOptions model = task.ModelOptions();
     model.bilstm = bilstm;
     FinetuneOptions options =
         ToFinetuneOptions(spec, optimizer, model, lr, restart);
     CHECK_EQ(options.seed, seed);
     options.init_checkpoint = pretrained.checkpoint;
+    options.random_init = pretrained.random_init;
     if (rtl != nullptr) options.rtl_checkpoint = rtl->checkpoint;
     options.progress = options_.progress;
     options.label = absl::StrCat("fine-tune ", label);
@@ -727,6 +755,10 @@ class Runner {
       SetTimings(start, end, &record);
       record.data_hashes = hashes;
       record.warnings = task.warnings();
+      CHECK_EQ(trivial->size(), results.size()) << label;
+      CHECK_EQ((*trivial)[i].task, result.task) << label;
+      record.trivial = reports::TrivialBaseline{(*trivial)[i].predictor,
+                                                (*trivial)[i].metrics};
       std::string summary;
       for (const auto& [name, value] : result.metrics) {
         absl::StrAppend(&summary, summary.empty() ? "" : ", ", name, " ",

@@ -85,7 +85,9 @@ struct RunnerOptions {
   std::string output_dir;
   // Prepared data and pre-training runs, shared between experiments.
   std::string cache_dir;
-  // Real data in the official layouts (finetune_tasks.h); empty: none.
+  // Real data in the official layouts (finetune_tasks.h); empty: none. Also
+  // where the pre-training corpora of PretrainingData.with_data_dir are
+  // (pretraining_corpus.h).
   std::string data_dir;
   // The embedded corpus (//tasks/corpus:default_corpus).
   std::string default_corpus;

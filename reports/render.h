@@ -22,7 +22,7 @@ namespace reports {
 
 struct RenderOptions {
   std::string table;         // "table5"...; empty: the tables in the records
-  std::string scale;         // "mini" | "paper"; empty: all
+  std::string scale;         // kScaleNames; empty: all
   std::string generated_at;  // date line; empty: the current UTC time
   std::vector<std::string> rows;  // only these variants' rows (ReportOptions)
 };

@@ -626,10 +626,9 @@ std::string RowLabel(absl::string_view name,
 
 absl::StatusOr<Report> BuildReport(const std::vector<RunRecord>& records,
                                    const ReportOptions& options) {
-  if (!options.scale.empty() && options.scale != "mini" &&
-      options.scale != "paper") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("scale \"", options.scale, "\": expected mini or paper"));
+  if (!options.scale.empty() && !IsScaleName(options.scale)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "scale \"", options.scale, "\": expected ", ScaleNamesText()));
   }
   std::vector<const RunRecord*> selected;
   for (const RunRecord& record : records) {

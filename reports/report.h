@@ -132,8 +132,8 @@ struct Report {
 struct ReportOptions {
   // "table5" etc.; empty: every table some record names.
   std::string table;
-  // "mini" or "paper"; empty: all records, but a table whose records mix
-  // scales is an error.
+  // A scale name (run_records.h kScaleNames); empty: all records, but a
+  // table whose records mix scales is an error.
   std::string scale;
   // The date line of the provenance footer; copied verbatim.
   std::string generated_at;

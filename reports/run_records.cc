@@ -329,6 +329,21 @@ const MetricRange* FindMetricRange(absl::string_view name) {
   return it == ranges->end() ? nullptr : &it->second;
 }
 
+bool IsScaleName(absl::string_view scale) {
+  return std::find(std::begin(kScaleNames), std::end(kScaleNames), scale) !=
+         std::end(kScaleNames);
+}
+
+std::string ScaleNamesText() {
+  std::string text;
+  const size_t n = std::size(kScaleNames);
+  for (size_t i = 0; i < n; ++i) {
+    absl::StrAppend(&text, i == 0 ? "" : (i + 1 == n ? " or " : ", "),
+                    kScaleNames[i]);
+  }
+  return text;
+}
+
 std::string RunRecord::column_task() const {
   if (!is_finetune()) return "pretrain";
   return stands_in_for.empty() ? task : stands_in_for;
@@ -367,7 +382,10 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
       "table", record.table,
       {"table1", "table2", "table3", "table4", "table5", "table6", "table8"}));
   ASSIGN_OR_RETURN(record.scale, reader.String("scale"));
-  RETURN_IF_ERROR(reader.OneOf("scale", record.scale, {"mini", "paper"}));
+  RETURN_IF_ERROR(
+      reader.OneOf("scale", record.scale,
+                   std::vector<std::string>(std::begin(kScaleNames),
+                                            std::end(kScaleNames))));
   ASSIGN_OR_RETURN(record.run_id, reader.String("run_id"));
   if (!IsLowerHex(record.run_id)) {
     return reader.Error("run_id", absl::StrCat("expected lowercase hex, got \"",

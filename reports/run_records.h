@@ -31,6 +31,13 @@ namespace bertlab {
 namespace reports {
 
 inline constexpr int kRunRecordSchema = 1;
+
+// The scale presets an experiment comes in (experiments/<table>.<scale>
+// .textproto; not every table has a small one), the record's "scale".
+inline constexpr const char* kScaleNames[] = {"mini", "small", "paper"};
+bool IsScaleName(absl::string_view scale);
+// "mini, small or paper": for messages.
+std::string ScaleNamesText();
 inline constexpr char kRunRecordFileName[] = "run.json";
 
 // How the run executed (its id covers these): optional, absent in records
@@ -87,7 +94,7 @@ struct RunRecord {
   int schema = kRunRecordSchema;
   std::string experiment;
   std::string table;  // "table1" .. "table6", "table8"
-  std::string scale;  // "mini" | "paper"
+  std::string scale;  // one of kScaleNames
   std::string run_id;
   std::string kind;  // "pretrain" | "finetune"
   std::string variant;

@@ -16,9 +16,9 @@
 #include "benchmark/benchmark.h"
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
+#include "model/bert/flops.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_peaks.h"
-#include "model/bert/flops.h"
 
 namespace bertlab {
 

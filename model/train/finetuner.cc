@@ -452,6 +452,17 @@ absl::Status ValidateFinetuneOptions(const FinetuneOptions& options) {
           "rtl_checkpoint and model.bilstm cannot both be set: the "
           "two-encoder (LTR & RTL) model has no BiLSTM");
     }
+    if (options.random_init) {
+      return absl::InvalidArgumentError(
+          "rtl_checkpoint and random_init cannot both be set: the "
+          "two-encoder (LTR & RTL) model is made of two pre-trained encoders");
+    }
+  }
+  if (options.random_init && options.init_checkpoint.empty()) {
+    return bad("random_init",
+               "needs init_checkpoint: the checkpoint whose config the "
+               "randomly initialised model takes (without one, `config` is "
+               "initialised randomly anyway)");
   }
   return ValidateAdamWOptions(options.adamw);
 }
@@ -503,6 +514,9 @@ absl::StatusOr<std::unique_ptr<Finetuner>> Finetuner::Create(
   std::unique_ptr<Finetuner> tuner(new Finetuner(options, std::move(model)));
   InitializeParameters(tuner->model_->layout(), SplitMix64(options.seed),
                        tuner->params_.data());
+  // The no-pre-training control keeps the initialisation: the checkpoint
+  // gave its config only.
+  if (options.random_init) return tuner;
   RETURN_IF_ERROR(
       tuner->model_->LoadCheckpoints(options, tuner->params_.data()));
   return tuner;

@@ -73,6 +73,13 @@ struct FinetuneOptions {
   std::string rtl_checkpoint;
   // Used only without init_checkpoint.
   BertConfig config;
+  // With init_checkpoint: take only its config.json (shape, vocabulary size,
+  // attention mode), not its weights, so every parameter keeps its
+  // initialisation from `seed` (the truncated normal of initializer_range,
+  // pre-training's step-0 rule): the no-pre-training control
+  // (Variant.random_init), fine-tuned with the pre-trained run's vocabulary
+  // and shape. Not with rtl_checkpoint.
+  bool random_init = false;
   FinetuneModelOptions model;
 
   // The training knobs have no defaults of their own: the experiment schema
@@ -137,7 +144,7 @@ class Finetuner {
   // included; with rtl_checkpoint both configs, which must agree), builds
   // the model, initialises every parameter from `seed` and loads the
   // checkpoint(s) over the encoder's ("cls." tensors of a pre-training
-  // checkpoint are ignored).
+  // checkpoint are ignored), unless random_init.
   static absl::StatusOr<std::unique_ptr<Finetuner>> Create(
       const FinetuneOptions& options);
   ~Finetuner();

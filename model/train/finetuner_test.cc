@@ -158,6 +158,82 @@ TEST(FinetunerTest, LoadsAPretrainingCheckpointUnderTheNewHead) {
   }
 }
 
+// The no-pre-training control: the checkpoint gives the config (here one
+// with two layers, where options.config has one), not the weights; the
+// encoder is the fresh initialisation from the seed, bit for bit.
+TEST(FinetunerTest, RandomInitTakesTheCheckpointsConfigNotItsWeights) {
+  BertConfig config = ToyBertConfig();
+  config.num_hidden_layers = 2;
+  const BertForPretraining pretrained(config, /*next_sentence=*/true);
+  std::vector<float> values(pretrained.layout().total_size());
+  InitializeParameters(pretrained.layout(), 99, values.data());
+  const std::string dir = ::testing::TempDir() + "/random_init_checkpoint";
+  ASSERT_TRUE(
+      SaveCheckpointDirectory(dir, config, pretrained.layout(), values.data())
+          .ok());
+  FinetuneOptions options = TinyOptions();
+  options.init_checkpoint = dir;
+  options.random_init = true;
+  ASSERT_EQ(options.config.num_hidden_layers, 1);
+  auto tuner = Finetuner::Create(options);
+  ASSERT_TRUE(tuner.ok()) << tuner.status();
+  // The pre-trained row's model: the same shape, the checkpoint's weights.
+  FinetuneOptions loaded_options = options;
+  loaded_options.random_init = false;
+  auto loaded = Finetuner::Create(loaded_options);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  // A fresh model of the checkpoint's config from the same seed, and from
+  // another.
+  FinetuneOptions fresh_options = TinyOptions();
+  fresh_options.config = config;
+  auto fresh = Finetuner::Create(fresh_options);
+  fresh_options.seed = 8;
+  auto other_seed = Finetuner::Create(fresh_options);
+  ASSERT_TRUE(fresh.ok() && other_seed.ok());
+
+  const ParameterLayout& layout = (*tuner)->layout();
+  ASSERT_NE(layout.Find("bert.encoder.layer.1.output.dense.weight"), nullptr);
+  EXPECT_EQ(layout.total_size(), (*loaded)->layout().total_size());
+  EXPECT_EQ((*tuner)->parameters(), (*fresh)->parameters());
+  EXPECT_NE((*tuner)->parameters(), (*other_seed)->parameters());
+  EXPECT_NE((*tuner)->parameters(), (*loaded)->parameters());
+  for (const char* name : {"bert.embeddings.word_embeddings.weight",
+                           "bert.encoder.layer.1.attention.self.query.weight",
+                           "bert.pooler.dense.weight"}) {
+    SCOPED_TRACE(name);
+    const ParameterInfo& ours = *layout.Find(name);
+    const ParameterInfo& theirs = *pretrained.layout().Find(name);
+    const std::vector<float> checkpoint(
+        values.begin() + theirs.offset,
+        values.begin() + theirs.offset + theirs.size);
+    const auto tensor = [&](const Finetuner& t) {
+      return std::vector<float>(
+          t.parameters().begin() + ours.offset,
+          t.parameters().begin() + ours.offset + ours.size);
+    };
+    EXPECT_EQ(tensor(**loaded), checkpoint);
+    EXPECT_NE(tensor(**tuner), checkpoint);
+    EXPECT_NE(tensor(**tuner), tensor(**other_seed));
+  }
+
+  // And it still learns the toy task from scratch.
+  const auto train = MarkerTask(256, 1);
+  ASSERT_TRUE((*tuner)->Train(TrainingSet::Classification(&train)).ok());
+  const FinetuneStats& stats = (*tuner)->stats();
+  EXPECT_LT(stats.epoch_losses.back(), 0.5 * stats.epoch_losses.front());
+}
+
+TEST(FinetunerTest, RandomInitNeedsOneCheckpoint) {
+  FinetuneOptions options = TinyOptions();
+  options.random_init = true;
+  EXPECT_THAT(ValidateFinetuneOptions(options).message(),
+              HasSubstr("random_init needs init_checkpoint"));
+  options.init_checkpoint = "ltr";
+  options.rtl_checkpoint = "rtl";
+  EXPECT_THAT(ValidateFinetuneOptions(options).message(),
+              HasSubstr("rtl_checkpoint and random_init cannot both be set"));
+}
+
 TEST(FinetunerTest, RejectsWhatTheModelCannotTake) {
   auto tuner = Finetuner::Create(TinyOptions());
   ASSERT_TRUE(tuner.ok());
