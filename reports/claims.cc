@@ -141,17 +141,24 @@ std::string ClaimLabel(const ClaimCheck& check) {
                       " (derived stand-in: ", check.derived_task, ")");
 }
 
-std::string ClaimsMethod() {
+std::string ClaimsMethod(bool selected) {
   return absl::StrCat(
       "Verdicts: Welch's t interval (", kClaimConfidence * 100,
       "%, two-sided) for the difference of the two cells' means over their "
-      "fine-tuning restarts, each at its selected learning rate; "
-      "reproduced = the interval excludes 0 on the claimed side, "
-      "contradicted = it excludes 0 on the other side, inconclusive = it "
-      "includes 0, too few restarts = a cell has fewer than 2 restarts. The "
-      "learning rate was selected on the same dev scores, so the intervals "
-      "are optimistic (restart noise only, not selection or pre-training "
-      "seed noise).");
+      "fine-tuning restarts, each at its ",
+      selected ? "selected" : "fixed",
+      " learning rate; reproduced = the interval excludes 0 on the claimed "
+      "side, contradicted = it excludes 0 on the other side, inconclusive = "
+      "it includes 0, too few restarts = a cell has fewer than 2 restarts. ",
+      selected ? "The learning rate was selected on the same dev scores, so "
+                 "the intervals are optimistic (restart noise only, not "
+                 "selection or pre-training seed noise)."
+               : "No learning rate was selected on dev (a grid of one per "
+                 "task), so the intervals carry restart noise only, not "
+                 "pre-training seed noise.",
+      " A paper claim whose two rows do not both beat the no-pre-training "
+      "control in that column carries a caveat: its difference is not "
+      "evidence about what pre-training taught.");
 }
 
 }  // namespace reports

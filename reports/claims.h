@@ -91,6 +91,12 @@ struct ClaimCheck {
   std::optional<WelchInterval> interval;
   // The paper's own difference, where it prints both numbers.
   std::optional<double> paper_difference;
+  // Non-empty for a paper claim whose rows do not both beat the
+  // no-pre-training control in that column (its own check is not
+  // reproduced): whatever the verdict, the difference then says nothing
+  // about what pre-training taught: "BERT is not above <the control's row
+  // name> here".
+  std::string caveat;
 };
 
 // The verdict, difference and interval of `claim` from its two cells;
@@ -106,8 +112,10 @@ std::string ClaimStatement(absl::string_view row_name, ClaimDirection direction,
 // The statement, with " (derived stand-in: web_pair)" for a derived column.
 std::string ClaimLabel(const ClaimCheck& check);
 
-// How the verdicts are reached, for the report's reader.
-std::string ClaimsMethod();
+// How the verdicts are reached, for the report's reader; `selected`: some
+// cell's learning rate was chosen on dev from a grid of two or more (else
+// every rate was fixed).
+std::string ClaimsMethod(bool selected);
 
 }  // namespace reports
 }  // namespace bertlab

@@ -210,8 +210,9 @@ void FillCompute(const std::vector<const RunRecord*>& records,
   }
 }
 
-// The footnote on cells whose selected learning rate is at its grid's edge:
-// each such cell, or "every selected cell" with the grids when all are.
+// The footnotes on learning rates: the columns run at one fixed rate, and
+// the cells whose selected rate is at its grid's edge (each such cell, or
+// "every selected cell" with the grids when all are).
 void NoteGridEdges(TableReport& table) {
   const auto join_rates = [](const std::vector<double>& rates) {
     return absl::StrJoin(rates, ", ", [](std::string* out, double rate) {
@@ -220,11 +221,17 @@ void NoteGridEdges(TableReport& table) {
   };
   std::vector<std::string> cells;
   std::set<std::string> grids;
+  std::set<std::string> fixed;  // columns run at one learning rate
   int selected = 0;
   for (const ReportRow& row : table.rows) {
     for (size_t c = 0; c < table.columns.size(); ++c) {
       const ReportCell& cell = row.cells[c];
       if (cell.learning_rate <= 0) continue;
+      if (cell.learning_rate_grid.size() == 1) {
+        fixed.insert(absl::StrCat(table.columns[c].paper.display, " at ",
+                                  absl::StrFormat("%g", cell.learning_rate)));
+        continue;
+      }
       ++selected;
       if (!cell.learning_rate_at_grid_edge) continue;
       grids.insert(join_rates(cell.learning_rate_grid));
@@ -233,6 +240,11 @@ void NoteGridEdges(TableReport& table) {
                        absl::StrFormat("%g", cell.learning_rate), " of ",
                        join_rates(cell.learning_rate_grid), ")"));
     }
+  }
+  if (!fixed.empty()) {
+    table.footnotes.push_back(absl::StrCat(
+        "Learning rate fixed (a grid of one, nothing selected on dev): ",
+        absl::StrJoin(fixed, "; "), "."));
   }
   if (cells.empty()) return;
   const std::string which =
@@ -314,7 +326,34 @@ std::vector<ClaimCheck> CheckTableClaims(const PaperTable& paper,
     if (paper_row.has_value() && paper_than_row.has_value()) {
       check.paper_difference = *paper_row - *paper_than_row;
     }
+    // A beyond-the-paper claim on a column nobody measured is noise.
+    if (claim.beyond_paper && check.verdict == Verdict::kNotMeasured) {
+      continue;
+    }
     checks.push_back(std::move(check));
+  }
+  // The paper's claims compare two pre-trainings; where the control was run,
+  // say when either row fails to beat it in that column.
+  for (ClaimCheck& check : checks) {
+    if (check.claim.beyond_paper || check.verdict == Verdict::kNotMeasured) {
+      continue;
+    }
+    std::vector<std::string> below;
+    for (const std::string& key : {check.claim.row, check.claim.than_row}) {
+      for (const ClaimCheck& control : checks) {
+        if (control.claim.beyond_paper && control.claim.row == key &&
+            control.claim.than_row == kNoPretrainingVariant &&
+            control.claim.column == check.claim.column &&
+            control.verdict != Verdict::kReproduced) {
+          below.push_back(find_row(key)->name);
+        }
+      }
+    }
+    if (!below.empty()) {
+      check.caveat = absl::StrCat(
+          absl::StrJoin(below, " and "), below.size() > 1 ? " are" : " is",
+          " not above ", find_row(kNoPretrainingVariant)->name, " here");
+    }
   }
   return checks;
 }
@@ -434,10 +473,15 @@ absl::StatusOr<TableReport> BuildTable(
     ReportRow row;
     row.key = variant;
     auto it = descriptions.find(variant);
-    row.name = it == descriptions.end() ? variant : it->second;
+    row.name =
+        it == descriptions.end() ? variant : ShortVariantName(it->second);
     row.display = RowLabel(row.name, ModelsOf(records, variant), table.scale);
+    // The whole description once, in the note; the label keeps its head.
+    extra_rows.push_back(
+        it == descriptions.end() || row.name == it->second
+            ? absl::StrCat("\"", variant, "\"")
+            : absl::StrCat("\"", variant, "\" (", it->second, ")"));
     table.rows.push_back(std::move(row));
-    extra_rows.push_back(absl::StrCat("\"", variant, "\""));
   }
   if (!skipped_baselines.empty()) {
     table.footnotes.push_back(
@@ -560,7 +604,16 @@ absl::StatusOr<TableReport> BuildTable(
   }
   FillCompute(records, used, table);
   table.claims = CheckTableClaims(paper, table);
-  if (!table.claims.empty()) table.claims_method = ClaimsMethod();
+  if (!table.claims.empty()) {
+    const bool selected = std::any_of(
+        table.rows.begin(), table.rows.end(), [](const ReportRow& row) {
+          return std::any_of(row.cells.begin(), row.cells.end(),
+                             [](const ReportCell& cell) {
+                               return cell.learning_rate_grid.size() > 1;
+                             });
+        });
+    table.claims_method = ClaimsMethod(selected);
+  }
 
   // Records that fill no column.
   std::map<std::string, int> ignored;
@@ -604,6 +657,13 @@ absl::StatusOr<TableReport> BuildTable(
 }
 
 }  // namespace
+
+std::string ShortVariantName(absl::string_view description) {
+  const size_t colon = description.find(": ");
+  return std::string(colon == absl::string_view::npos
+                         ? description
+                         : description.substr(0, colon));
+}
 
 std::string PlainRowName(absl::string_view name) {
   return absl::StrReplaceAll(name, {{"BERT-BASE", "BERT"},

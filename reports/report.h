@@ -153,6 +153,11 @@ std::string RowLabel(absl::string_view name,
 // `name` with the paper's size words replaced: "BERT-BASE (Single)" ->
 // "BERT (Single)".
 std::string PlainRowName(absl::string_view name);
+// A variant description's head, the row name of a variant the paper does
+// not have: the text before the first ": " ("LTR & RTL, ELMo-style (not in
+// the paper): the LTR and RTL encoders ..." -> "LTR & RTL, ELMo-style (not
+// in the paper)"); the whole description without one.
+std::string ShortVariantName(absl::string_view description);
 
 absl::StatusOr<Report> BuildReport(const std::vector<RunRecord>& records,
                                    const ReportOptions& options);

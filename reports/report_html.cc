@@ -220,7 +220,12 @@ void AppendVerdicts(const TableReport& table, std::string& out) {
               ? FormatDiff(*check.paper_difference, decimals)
               : "–",
           "</td><td><span class=\"verdict ", verdict_class, "\">",
-          Text(verdict), "</span></td></tr>\n");
+          Text(verdict), "</span>",
+          check.caveat.empty()
+              ? ""
+              : absl::StrCat(" <span class=\"caveat\">(caveat: ",
+                             Text(check.caveat), ")</span>"),
+          "</td></tr>\n");
     }
     absl::StrAppend(&out, "</tbody>\n</table>\n");
   }

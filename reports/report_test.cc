@@ -195,6 +195,10 @@ TEST(BuildReportTest, GridEdgeIsMarkedAndNoted) {
                   "† = the selected learning rate is the smallest or largest "
                   "of its grid, so the grid may not bracket the optimum: No "
                   "NSP / MRPC (Acc) (2e-05 of 1e-05, 2e-05)."));
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains("Learning rate fixed (a grid of one, "
+                                  "nothing selected on dev): SST-2 (Acc) at "
+                                  "2e-05."));
   const std::string markdown = ToMarkdown(report);
   EXPECT_THAT(markdown, HasSubstr("| 81.0 ± 1.4 (med 81.0, n=2;"));
   EXPECT_THAT(markdown, HasSubstr("| 72.0† (n=1;"));
@@ -220,6 +224,10 @@ TEST(RowLabelTest, SaysWhatRan) {
   EXPECT_EQ(RowLabel("random init", {mini}, ""), "random init (L2/H128)");
   EXPECT_EQ(RowLabel("BERT-BASE", {}, "mini"), "BERT");
   EXPECT_EQ(PlainRowName("+ BiLSTM"), "+ BiLSTM");
+  EXPECT_EQ(ShortVariantName("LTR & RTL, ELMo-style (not in the paper): the "
+                             "LTR and RTL encoders concatenated"),
+            "LTR & RTL, ELMo-style (not in the paper)");
+  EXPECT_EQ(ShortVariantName("L4_H256_A4"), "L4_H256_A4");
 }
 
 TEST(BuildReportTest, RowLabelsComeFromTheRecordsModel) {
@@ -532,7 +540,7 @@ TEST(WritersTest, CsvQuoting) {
       absl::StrSplit(csv, '\n', absl::SkipEmpty());
   ASSERT_GT(lines.size(), 1u);
   const size_t width = ParseCsvLine(lines[0]).size();
-  EXPECT_EQ(width, 32u);
+  EXPECT_EQ(width, 33u);
   bool found = false;
   for (const std::string& line : lines) {
     const std::vector<std::string> fields = ParseCsvLine(line);

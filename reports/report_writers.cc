@@ -95,14 +95,17 @@ void AppendClaimsMarkdown(const TableReport& table, std::string& out) {
                            ", ", FormatNumber(check.interval->upper, decimals),
                            "]")
             : "—";
-    absl::StrAppend(&rows, "| ", MarkdownText(ClaimLabel(check)), " | ",
-                    check.claim.source, " | ",
-                    FormatDiff(*check.difference, decimals), " | ", interval,
-                    " | ", check.runs, " / ", check.than_runs, " | ",
-                    check.paper_difference.has_value()
-                        ? FormatDiff(*check.paper_difference, decimals)
-                        : "–",
-                    " | **", VerdictName(check.verdict), "** |\n");
+    absl::StrAppend(
+        &rows, "| ", MarkdownText(ClaimLabel(check)), " | ", check.claim.source,
+        " | ", FormatDiff(*check.difference, decimals), " | ", interval, " | ",
+        check.runs, " / ", check.than_runs, " | ",
+        check.paper_difference.has_value()
+            ? FormatDiff(*check.paper_difference, decimals)
+            : "–",
+        " | **", VerdictName(check.verdict), "**",
+        check.caveat.empty() ? ""
+                             : absl::StrCat(" (caveat: ", check.caveat, ")"),
+        " |\n");
   }
   if (!rows.empty()) {
     absl::StrAppend(
@@ -196,7 +199,8 @@ const std::vector<std::string>& CsvColumns() {
                                    "claim_ci_low",
                                    "claim_ci_high",
                                    "claim_df",
-                                   "claim_paper_diff"};
+                                   "claim_paper_diff",
+                                   "claim_caveat"};
   return *columns;
 }
 
@@ -427,6 +431,7 @@ std::string ToCsv(const Report& report) {
           {"claim_source", check.claim.source},
           {"than_row_key", check.claim.than_row},
           {"verdict", VerdictName(check.verdict)},
+          {"claim_caveat", check.caveat},
           {"claim_runs", absl::StrCat(check.runs)},
           {"claim_than_runs", absl::StrCat(check.than_runs)},
           {"claim_diff", optional(check.difference)},
@@ -630,6 +635,7 @@ std::string ToJson(const Report& report) {
            {"label", ClaimLabel(check)},
            {"derived_task", check.derived_task},
            {"verdict", VerdictName(check.verdict)},
+           {"caveat", check.caveat},
            {"runs", check.runs},
            {"than_runs", check.than_runs},
            {"difference", optional(check.difference)},
