@@ -54,7 +54,8 @@ ABSL_FLAG(std::string, data_dir, "",
           "the derived default tasks and the embedded corpus");
 ABSL_FLAG(std::string, output_dir, "",
           "where runs and the report go (default "
-          "<workspace>/runs/<experiment>/<scale>)");
+          "<workspace>/runs/<experiment>/<scale>, or <scale>-data with "
+          "--data_dir)");
 ABSL_FLAG(std::string, cache_dir, "",
           "prepared data and pre-training runs, shared between experiments "
           "(default <workspace>/runs/cache, or <output_dir>/cache when "
@@ -190,8 +191,12 @@ absl::Status Run(const char* argv0) {
         selected.empty() ? loaded.name()
                          : absl::StrCat(loaded.name(), "-",
                                         absl::StrJoin(options.variants, "+"));
-    output_dir = absl::StrCat(workspace == nullptr ? "." : workspace, "/runs/",
-                              name, "/", scale);
+    // With --data_dir the pre-training corpus and the tasks differ, so the
+    // records go beside, not among, those of the embedded data: one report
+    // never mixes the two.
+    output_dir =
+        absl::StrCat(workspace == nullptr ? "." : workspace, "/runs/", name,
+                     "/", scale, options.data_dir.empty() ? "" : "-data");
   }
   options.output_dir = ResolveUserPath(output_dir);
   std::string cache_dir = absl::GetFlag(FLAGS_cache_dir);
