@@ -16,26 +16,10 @@ namespace bertlab {
 namespace reports {
 namespace {
 
+using testing::AddGrid;
 using testing::FixtureRun;
 using ::testing::HasSubstr;
 using testing::MakeRecord;
-
-// Fine-tuning records of `variant` on `task`: `values[lr][restart]`.
-void AddGrid(std::vector<RunRecord>& records, const std::string& variant,
-             const std::string& task,
-             const std::vector<std::pair<double, std::vector<double>>>& grid,
-             FixtureRun run = FixtureRun()) {
-  run.variant = variant;
-  run.task = task;
-  for (const auto& [learning_rate, values] : grid) {
-    for (size_t restart = 0; restart < values.size(); ++restart) {
-      run.learning_rate = learning_rate;
-      run.restart = static_cast<int>(restart);
-      run.metrics = {{run.primary_metric, values[restart]}};
-      records.push_back(MakeRecord(run));
-    }
-  }
-}
 
 FixtureRun Squad() {
   FixtureRun run;

@@ -71,6 +71,22 @@ std::string WriteRecord(const std::string& runs_dir, const FixtureRun& run,
   return path;
 }
 
+void AddGrid(std::vector<RunRecord>& records, const std::string& variant,
+             const std::string& task,
+             const std::vector<std::pair<double, std::vector<double>>>& grid,
+             FixtureRun run) {
+  run.variant = variant;
+  run.task = task;
+  for (const auto& [learning_rate, values] : grid) {
+    for (size_t restart = 0; restart < values.size(); ++restart) {
+      run.learning_rate = learning_rate;
+      run.restart = static_cast<int>(restart);
+      run.metrics = {{run.primary_metric, values[restart]}};
+      records.push_back(MakeRecord(run));
+    }
+  }
+}
+
 }  // namespace testing
 }  // namespace reports
 }  // namespace bertlab

@@ -6,6 +6,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "nlohmann/json.hpp"
 #include "reports/run_records.h"
@@ -38,6 +40,13 @@ RunRecord MakeRecord(const FixtureRun& run);
 // returns the path.
 std::string WriteRecord(const std::string& runs_dir, const FixtureRun& run,
                         const nlohmann::json& json);
+// Appends the fine-tuning records of `variant` on `task` made from `run`:
+// one per (learning rate, restart) with grid[i] = {learning rate, the
+// primary metric's value of each restart}.
+void AddGrid(std::vector<RunRecord>& records, const std::string& variant,
+             const std::string& task,
+             const std::vector<std::pair<double, std::vector<double>>>& grid,
+             FixtureRun run = FixtureRun());
 inline std::string WriteRecord(const std::string& runs_dir,
                                const FixtureRun& run) {
   return WriteRecord(runs_dir, run, RecordJson(run));
