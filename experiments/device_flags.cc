@@ -5,33 +5,66 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/gemm_onednn.h"
 
 ABSL_FLAG(std::string, device, "cpu",
           "where pre-training runs: cpu, or cuda in a binary built with "
           "--config=cuda (fine-tuning runs on the CPU)");
 ABSL_FLAG(std::string, precision, "fp32",
-          "pre-training arithmetic: fp32, or bf16 (mixed precision: BF16 "
-          "math inputs and activations, FP32 master weights and optimizer "
-          "state; cuda only)");
-ABSL_FLAG(std::string, cpu_gemm, "openblas",
+          "training arithmetic: fp32, or bf16 (mixed precision: GEMM inputs "
+          "in BF16 with FP32 sums, FP32 master weights, optimizer state, "
+          "norms, softmax and losses). On the cpu device bf16 runs every "
+          "float product, pre-training and fine-tuning, on oneDNN's bf16 "
+          "matmul (needs AVX-512; --cpu_gemm=onednn_bf16)");
+ABSL_FLAG(std::string, cpu_gemm, "",
           "the library of the float matrix products on the CPU: openblas, "
-          "or onednn (oneDNN's matmul); results differ in the last bits, so "
-          "run ids cover it (double products always use OpenBLAS)");
+          "onednn (oneDNN's f32 matmul) or onednn_bf16 (oneDNN's bf16 "
+          "matmul, what --precision=bf16 on the cpu device uses); empty: "
+          "onednn_bf16 for bf16 on the cpu device, else openblas. Results "
+          "differ in the last bits, so run ids cover it (double products "
+          "always use OpenBLAS)");
 
 namespace bertlab {
 
 absl::Status ReadDeviceFlags(std::string* device, BackendPrecision* precision) {
   const std::string cpu_gemm = absl::GetFlag(FLAGS_cpu_gemm);
-  const absl::StatusOr<CpuGemmEngine> engine = ParseCpuGemmEngine(cpu_gemm);
-  if (!engine.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--cpu_gemm=", cpu_gemm, ": use openblas or onednn"));
-  }
   ASSIGN_OR_RETURN(const BackendPrecision parsed_precision,
                    ParseBackendPrecision(absl::GetFlag(FLAGS_precision)));
-  *device = absl::GetFlag(FLAGS_device);
+  const std::string parsed_device = absl::GetFlag(FLAGS_device);
+  const bool cpu_bf16 = parsed_device == "cpu" &&
+                        parsed_precision == BackendPrecision::kBfloat16Mixed;
+  CpuGemmEngine engine =
+      cpu_bf16 ? CpuGemmEngine::kOneDnnBf16 : kDefaultCpuGemmEngine;
+  if (!cpu_gemm.empty()) {
+    const absl::StatusOr<CpuGemmEngine> named = ParseCpuGemmEngine(cpu_gemm);
+    if (!named.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--cpu_gemm=", cpu_gemm, ": use openblas, onednn or onednn_bf16"));
+    }
+    engine = *named;
+  }
+  // The records say fp32 or bf16 once, for the whole run: the engine must
+  // agree with the precision on the cpu device.
+  const bool bf16_engine = engine == CpuGemmEngine::kOneDnnBf16;
+  if (cpu_bf16 && !bf16_engine) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--precision=bf16 on the cpu device computes with oneDNN's bf16 "
+        "matmul; --cpu_gemm=",
+        cpu_gemm, " is float32 (leave --cpu_gemm out, or give onednn_bf16)"));
+  }
+  if (parsed_device == "cpu" && !cpu_bf16 && bf16_engine) {
+    return absl::InvalidArgumentError(
+        "--cpu_gemm=onednn_bf16 is bf16 mixed precision: give "
+        "--precision=bf16 with it");
+  }
+  if (bf16_engine && !OneDnnBf16MatmulAvailable()) {
+    return absl::FailedPreconditionError(
+        "bf16 on the CPU needs oneDNN's bf16 matmul, which this CPU does not "
+        "have (oneDNN 2.6 needs AVX-512); use --precision=fp32");
+  }
+  *device = parsed_device;
   *precision = parsed_precision;
-  SetCpuGemmEngine(*engine);
+  SetCpuGemmEngine(engine);
   return absl::OkStatus();
 }
 

@@ -13,10 +13,13 @@
 namespace bertlab {
 
 // The flags' values; an error naming the flag for a bad precision or CPU
-// GEMM engine. Also sets the process-wide CPU GEMM engine from --cpu_gemm
-// (SetCpuGemmEngine), like ApplyThreadsFlag sets the thread count; nothing
-// is changed on an error. Whether the binary has the device is checked when
-// the backend is made.
+// GEMM engine, for an engine that contradicts the precision on the cpu
+// device (bf16 is the onednn_bf16 engine there, and only it), and for bf16
+// on a CPU without oneDNN's bf16 matmul. Also sets the process-wide CPU GEMM
+// engine (SetCpuGemmEngine), like ApplyThreadsFlag sets the thread count:
+// --cpu_gemm, or by default onednn_bf16 for bf16 on the cpu device and
+// openblas otherwise; nothing is changed on an error. Whether the binary has
+// the device is checked when the backend is made.
 absl::Status ReadDeviceFlags(std::string* device, BackendPrecision* precision);
 
 }  // namespace bertlab

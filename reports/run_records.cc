@@ -196,8 +196,8 @@ absl::Status ParseExecution(const Json& json, const std::string& path,
                                {"fp32", "bf16"}));
   if (reader.Has("cpu_gemm")) {
     ASSIGN_OR_RETURN(execution.cpu_gemm, reader.String("cpu_gemm"));
-    RETURN_IF_ERROR(
-        reader.OneOf("cpu_gemm", execution.cpu_gemm, {"openblas", "onednn"}));
+    RETURN_IF_ERROR(reader.OneOf("cpu_gemm", execution.cpu_gemm,
+                                 {"openblas", "onednn", "onednn_bf16"}));
   }
   return reader.Finish();
 }

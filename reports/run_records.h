@@ -46,8 +46,8 @@ struct RunExecution {
   int threads = 0;
   std::string pretraining_device;     // "cpu", "cuda"
   std::string pretraining_precision;  // "fp32", "bf16"
-  // "openblas", "onednn" (model/ops/cpu_gemm_engine.h); absent in a record
-  // means openblas, and an openblas record does not write it.
+  // "openblas", "onednn", "onednn_bf16" (model/ops/cpu_gemm_engine.h); absent
+  // in a record means openblas, and an openblas record does not write it.
   std::string cpu_gemm = "openblas";
 };
 

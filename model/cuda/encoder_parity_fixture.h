@@ -23,6 +23,7 @@
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/encoder_activation_plan.h"
 #include "model/cuda/encoder_cuda.h"
+#include "model/parity/gradient_parity.h"
 #include "model/parity/parity_comparator.h"
 
 namespace bertlab {
@@ -203,26 +204,9 @@ class GpuEncoder {
   cuda::EncoderActivations<T> acts_;
 };
 
-// Every named parameter gradient of `gpu` against `cpu` (the layout's flat
-// buffers) through CompareParity(dtype, reduction_length), as gtest
-// expectations. Except the analytically zero ones, where both sides hold
-// rounding noise that a comparison relative to the reference's own size
-// cannot judge; each is checked against zero at the size of its terms, a
-// related gradient's (the same sums over rows with other weights):
-//   max |gpu d zero| <= ParityRelativeBound(dtype, K) * rms(cpu d reference)
-// They are:
-//   - every attention key bias (b_k adds q_i . b_k to every score of row i,
-//     a constant the softmax ignores); reference: that layer's query bias;
-//   - with a span head (qa_outputs): its bias (sum over positions of
-//     softmax - one-hot = 0 for the start and the end logits of every
-//     sequence); reference: qa_outputs.weight;
-//   - with a span head, the last layer's output LayerNorm bias (the head is
-//     linear in the sequence output, so that bias's gradient is the head's
-//     bias gradient times its weight); reference: that LayerNorm's weight.
-void ExpectGradientParity(const ParameterLayout& layout,
-                          const std::vector<float>& gpu,
-                          const std::vector<float>& cpu, ParityDtype dtype,
-                          int64_t reduction_length);
+// The gradient comparison (gpu as `actual`, cpu as `reference`), with its
+// analytically zero gradients: model/parity/gradient_parity.h.
+using ::bertlab::ExpectGradientParity;
 
 // Number of positions where two float vectors differ bitwise (sizes equal).
 int64_t CountBitDifferences(const std::vector<float>& a,

@@ -20,16 +20,24 @@ CpuGemmEngine GetCpuGemmEngine() {
 }
 
 std::string CpuGemmEngineName(CpuGemmEngine engine) {
-  return engine == CpuGemmEngine::kOneDnn ? "onednn" : "openblas";
+  switch (engine) {
+    case CpuGemmEngine::kOpenBlas:
+      return "openblas";
+    case CpuGemmEngine::kOneDnn:
+      return "onednn";
+    case CpuGemmEngine::kOneDnnBf16:
+      return "onednn_bf16";
+  }
+  return "openblas";
 }
 
 absl::StatusOr<CpuGemmEngine> ParseCpuGemmEngine(absl::string_view name) {
-  for (CpuGemmEngine engine :
-       {CpuGemmEngine::kOpenBlas, CpuGemmEngine::kOneDnn}) {
+  for (CpuGemmEngine engine : kCpuGemmEngines) {
     if (name == CpuGemmEngineName(engine)) return engine;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown CPU GEMM engine \"", name, "\": use openblas or onednn"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown CPU GEMM engine \"", name,
+                   "\": use openblas, onednn or onednn_bf16"));
 }
 
 }  // namespace bertlab

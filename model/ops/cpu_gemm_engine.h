@@ -1,9 +1,14 @@
-// Which library computes the float Gemm on the CPU (model/ops/gemm.h):
-// OpenBLAS (cblas_sgemm) or oneDNN (its f32 matmul primitive,
-// gemm_onednn.h). One process-wide setting, like the thread count: both
-// engines give correct products, but different bits (they sum in different
-// orders), so a run's numbers depend on it and run ids cover it. Double
-// products always use OpenBLAS (cblas_dgemm), whatever the setting.
+// Which library, in which arithmetic, computes the float Gemm on the CPU
+// (model/ops/gemm.h): OpenBLAS (cblas_sgemm), oneDNN's f32 matmul
+// primitive (gemm_onednn.h), or oneDNN's bf16 matmul, whose inputs A and B
+// are rounded to bfloat16 (nearest, ties to even) and whose products are
+// summed and stored in FP32: the GEMM side of BF16 mixed precision on the
+// CPU (--precision=bf16 on the cpu device; everything outside the products
+// stays FP32). One process-wide setting, like the thread count: the engines
+// give correct products but different bits (they sum in different orders,
+// and bf16 rounds the inputs), so a run's numbers depend on it and run ids
+// cover it. Double products always use OpenBLAS (cblas_dgemm), whatever the
+// setting.
 #ifndef BERTLAB_MODEL_OPS_CPU_GEMM_ENGINE_H_
 #define BERTLAB_MODEL_OPS_CPU_GEMM_ENGINE_H_
 
@@ -14,7 +19,12 @@
 
 namespace bertlab {
 
-enum class CpuGemmEngine { kOpenBlas, kOneDnn };
+enum class CpuGemmEngine { kOpenBlas, kOneDnn, kOneDnnBf16 };
+
+// Every engine, in the order their names are listed.
+inline constexpr CpuGemmEngine kCpuGemmEngines[] = {CpuGemmEngine::kOpenBlas,
+                                                    CpuGemmEngine::kOneDnn,
+                                                    CpuGemmEngine::kOneDnnBf16};
 
 // OpenBLAS: oneDNN was not clearly faster at the model's shapes on the
 // 2-core AVX2 machines this project runs on (model/ops/README.md has the
@@ -27,8 +37,9 @@ inline constexpr CpuGemmEngine kDefaultCpuGemmEngine = CpuGemmEngine::kOpenBlas;
 void SetCpuGemmEngine(CpuGemmEngine engine);
 CpuGemmEngine GetCpuGemmEngine();
 
-// "openblas" or "onednn": the --cpu_gemm flag's values, and what run records
-// and run ids say.
+// "openblas", "onednn" or "onednn_bf16": what run records and run ids say
+// (--cpu_gemm takes the first two; --precision=bf16 on the CPU selects the
+// third, experiments/device_flags.h).
 std::string CpuGemmEngineName(CpuGemmEngine engine);
 
 // The engine a name (as CpuGemmEngineName gives it) stands for; anything

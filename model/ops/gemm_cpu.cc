@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include "common/check.h"
 #include "common/parallel.h"
+#include "model/ops/bf16_round.h"
 #include "model/ops/cpu_gemm_engine.h"
 #include "model/ops/gemm.h"
 #include "model/ops/gemm_onednn.h"
@@ -44,11 +47,12 @@ bool HandleEmptyProduct(int64_t m, int64_t n, int64_t k, T beta, T* c,
   return true;
 }
 
-// One product on the calling thread, by one library call.
-template <typename T>
+// One product on the calling thread, by one library call; the inputs are
+// of type In (float, double, or bfloat16 bits), C of type T.
+template <typename T, typename In = T>
 using GemmCall = void (*)(Transpose transpose_a, Transpose transpose_b,
-                          int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-                          int64_t lda, const T* b, int64_t ldb, T beta, T* c,
+                          int64_t m, int64_t n, int64_t k, T alpha, const In* a,
+                          int64_t lda, const In* b, int64_t ldb, T beta, T* c,
                           int64_t ldc);
 
 void BlasGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
@@ -70,6 +74,7 @@ void BlasGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
 
 // The float engine is a process-wide setting (cpu_gemm_engine.h); double
 // always goes to OpenBLAS, so the gradient checks keep their path.
+// (The bf16 engine goes through Bf16Gemm below instead.)
 GemmCall<float> EngineCall(float) {
   return GetCpuGemmEngine() == CpuGemmEngine::kOneDnn
              ? GemmCall<float>(OneDnnGemm)
@@ -84,10 +89,10 @@ GemmCall<double> EngineCall(double) { return BlasGemm; }
 // Every element of C is still one K-long product computed by one call, and
 // the partition depends only on the shapes and the thread count, so results
 // are reproducible run to run.
-template <typename T>
-void SplitGemm(GemmCall<T> call, Transpose transpose_a, Transpose transpose_b,
-               int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-               int64_t lda, const T* b, int64_t ldb, T beta, T* c,
+template <typename T, typename In>
+void SplitGemm(GemmCall<T, In> call, Transpose transpose_a,
+               Transpose transpose_b, int64_t m, int64_t n, int64_t k, T alpha,
+               const In* a, int64_t lda, const In* b, int64_t ldb, T beta, T* c,
                int64_t ldc) {
   const bool split_rows = m >= n;
   const int64_t extent = split_rows ? m : n;
@@ -100,12 +105,12 @@ void SplitGemm(GemmCall<T> call, Transpose transpose_a, Transpose transpose_b,
     const int64_t begin = first * kSplitAlignment;
     const int64_t size = std::min(extent, last * kSplitAlignment) - begin;
     if (split_rows) {
-      const T* a_rows =
+      const In* a_rows =
           transpose_a == Transpose::kNo ? a + begin * lda : a + begin;
       call(transpose_a, transpose_b, size, n, k, alpha, a_rows, lda, b, ldb,
            beta, c + begin * ldc, ldc);
     } else {
-      const T* b_columns =
+      const In* b_columns =
           transpose_b == Transpose::kNo ? b + begin : b + begin * ldb;
       call(transpose_a, transpose_b, m, size, k, alpha, a, lda, b_columns, ldb,
            beta, c + begin, ldc);
@@ -113,14 +118,13 @@ void SplitGemm(GemmCall<T> call, Transpose transpose_a, Transpose transpose_b,
   });
 }
 
-}  // namespace
-
-template <typename T>
-void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
-          int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T beta, T* c, int64_t ldc) {
-  if (HandleEmptyProduct(m, n, k, beta, c, ldc)) return;
-  const GemmCall<T> call = EngineCall(T());
+// One call on the calling thread for a small product (or at 1 thread),
+// else SplitGemm.
+template <typename T, typename In>
+void CallOrSplit(GemmCall<T, In> call, Transpose transpose_a,
+                 Transpose transpose_b, int64_t m, int64_t n, int64_t k,
+                 T alpha, const In* a, int64_t lda, const In* b, int64_t ldb,
+                 T beta, T* c, int64_t ldc) {
   // NumThreads() also makes sure OpenBLAS was set to one thread.
   if (NumThreads() == 1 ||
       static_cast<double>(m) * n * k < kMinParallelMultiplyAdds) {
@@ -130,6 +134,57 @@ void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
   }
   SplitGemm(call, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb,
             beta, c, ldc);
+}
+
+// Rounds a stored operand (rows, cols; leading dimension ld) into `packed`,
+// split over the pool by rows when it is large.
+void RoundOperand(int64_t rows, int64_t cols, const float* source, int64_t ld,
+                  std::vector<uint16_t>* packed) {
+  constexpr int64_t kMinElementsPerChunk = 1 << 16;
+  packed->resize(rows * cols);
+  uint16_t* destination = packed->data();
+  ParallelFor(0, rows, std::max<int64_t>(1, kMinElementsPerChunk / cols),
+              [&](int64_t first, int64_t last) {
+                RoundMatrixToBf16(last - first, cols, source + first * ld, ld,
+                                  destination + first * cols);
+              });
+}
+
+// The bf16 engine: A and B rounded to bfloat16 into this thread's packed
+// copies (each stored as the caller stores it, without the padding), then
+// oneDNN's bf16 matmul, split as any other product. The copies stay
+// allocated for the thread's next products.
+void Bf16Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
+              int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+              const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  static thread_local std::vector<uint16_t> a_bf16, b_bf16;
+  const bool ta = transpose_a == Transpose::kYes;
+  const bool tb = transpose_b == Transpose::kYes;
+  const int64_t a_cols = ta ? m : k;
+  const int64_t b_cols = tb ? k : n;
+  RoundOperand(ta ? k : m, a_cols, a, lda, &a_bf16);
+  RoundOperand(tb ? n : k, b_cols, b, ldb, &b_bf16);
+  CallOrSplit<float, uint16_t>(OneDnnBf16Gemm, transpose_a, transpose_b, m, n,
+                               k, alpha, a_bf16.data(), a_cols, b_bf16.data(),
+                               b_cols, beta, c, ldc);
+}
+
+}  // namespace
+
+template <typename T>
+void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
+          int64_t k, T alpha, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc) {
+  if (HandleEmptyProduct(m, n, k, beta, c, ldc)) return;
+  if constexpr (std::is_same_v<T, float>) {
+    if (GetCpuGemmEngine() == CpuGemmEngine::kOneDnnBf16) {
+      Bf16Gemm(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta,
+               c, ldc);
+      return;
+    }
+  }
+  CallOrSplit(EngineCall(T()), transpose_a, transpose_b, m, n, k, alpha, a, lda,
+              b, ldb, beta, c, ldc);
 }
 
 template void Gemm<float>(Transpose, Transpose, int64_t, int64_t, int64_t,

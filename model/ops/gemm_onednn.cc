@@ -25,11 +25,12 @@
 namespace bertlab {
 namespace {
 
-// (m, n, k, transpose_a, transpose_b, lda, ldb, ldc, scaled, accumulate):
-// everything a primitive is made for. scaled: alpha != 1 (a runtime output
-// scale, so every alpha shares one primitive); accumulate: beta != 0.
+// (m, n, k, transpose_a, transpose_b, lda, ldb, ldc, scaled, accumulate,
+// bf16): everything a primitive is made for. scaled: alpha != 1 (a runtime
+// output scale, so every alpha shares one primitive); accumulate: beta != 0;
+// bf16: A and B are bfloat16 (C is f32 either way).
 using MatmulKey = std::tuple<int64_t, int64_t, int64_t, bool, bool, int64_t,
-                             int64_t, int64_t, bool, bool>;
+                             int64_t, int64_t, bool, bool, bool>;
 
 // A primitive of the process-wide cache. Never destroyed: the cache lives
 // as long as the process, and so do the engine and primitives (no
@@ -98,18 +99,20 @@ dnnl_primitive_desc_t MatmulPrimitiveDesc(const dnnl_memory_desc_t& a,
 
 Matmul* CreateMatmul(const MatmulKey& key) {
   const auto [m, n, k, transpose_a, transpose_b, lda, ldb, ldc, scaled,
-              accumulate] = key;
+              accumulate, bf16] = key;
+  const dnnl_data_type_t input_type = bf16 ? dnnl_bf16 : dnnl_f32;
   auto matmul = std::make_unique<Matmul>();
-  matmul->a = MatrixDesc(m, k, transpose_a, lda, dnnl_f32);
-  matmul->b = MatrixDesc(k, n, transpose_b, ldb, dnnl_f32);
+  matmul->a = MatrixDesc(m, k, transpose_a, lda, input_type);
+  matmul->b = MatrixDesc(k, n, transpose_b, ldb, input_type);
   matmul->c = MatrixDesc(m, n, /*transposed=*/false, ldc, dnnl_f32);
   matmul->scaled = scaled;
   const dnnl_primitive_desc_t primitive_desc =
       MatmulPrimitiveDesc(matmul->a, matmul->b, matmul->c, scaled, accumulate);
   CHECK(primitive_desc != nullptr)
-      << "oneDNN has no f32 matmul for m=" << m << " n=" << n << " k=" << k
-      << " transpose_a=" << transpose_a << " transpose_b=" << transpose_b
-      << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc;
+      << "oneDNN has no " << (bf16 ? "bf16" : "f32") << " matmul for m=" << m
+      << " n=" << n << " k=" << k << " transpose_a=" << transpose_a
+      << " transpose_b=" << transpose_b << " lda=" << lda << " ldb=" << ldb
+      << " ldc=" << ldc;
   matmul->scratchpad = *dnnl_primitive_desc_query_md(
       primitive_desc, dnnl_query_scratchpad_md, 0);
   DNNL_CHECK(dnnl_primitive_create(&matmul->primitive, primitive_desc));
@@ -201,12 +204,12 @@ ThreadState& CurrentThreadState() {
   return state;
 }
 
-}  // namespace
-
-void OneDnnGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
-                int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                const float* b, int64_t ldb, float beta, float* c,
-                int64_t ldc) {
+// One product through the cached primitive for its key; `a` and `b` are
+// float or bfloat16 as bf16 says.
+void RunMatmul(Transpose transpose_a, Transpose transpose_b, int64_t m,
+               int64_t n, int64_t k, float alpha, const void* a, int64_t lda,
+               const void* b, int64_t ldb, float beta, float* c, int64_t ldc,
+               bool bf16) {
   CHECK(m >= 1 && n >= 1 && k >= 1)
       << "OneDnnGemm m=" << m << " n=" << n << " k=" << k;
   const bool transpose_a_bool = transpose_a == Transpose::kYes;
@@ -225,9 +228,9 @@ void OneDnnGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
   ThreadState& state = CurrentThreadState();
   ThreadMatmul& matmul =
       state.Find(MatmulKey{m, n, k, transpose_a_bool, transpose_b_bool, lda,
-                           ldb, ldc, scaled, accumulate});
-  DNNL_CHECK(dnnl_memory_set_data_handle(matmul.a, const_cast<float*>(a)));
-  DNNL_CHECK(dnnl_memory_set_data_handle(matmul.b, const_cast<float*>(b)));
+                           ldb, ldc, scaled, accumulate, bf16});
+  DNNL_CHECK(dnnl_memory_set_data_handle(matmul.a, const_cast<void*>(a)));
+  DNNL_CHECK(dnnl_memory_set_data_handle(matmul.b, const_cast<void*>(b)));
   DNNL_CHECK(dnnl_memory_set_data_handle(matmul.c, c));
   dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, matmul.a},
                              {DNNL_ARG_WEIGHTS, matmul.b},
@@ -241,6 +244,24 @@ void OneDnnGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
   DNNL_CHECK(dnnl_primitive_execute(matmul.matmul->primitive, state.stream(),
                                     num_args, args));
   DNNL_CHECK(dnnl_stream_wait(state.stream()));
+}
+
+}  // namespace
+
+void OneDnnGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
+                int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                const float* b, int64_t ldb, float beta, float* c,
+                int64_t ldc) {
+  RunMatmul(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+            ldc, /*bf16=*/false);
+}
+
+void OneDnnBf16Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
+                    int64_t n, int64_t k, float alpha, const uint16_t* a,
+                    int64_t lda, const uint16_t* b, int64_t ldb, float beta,
+                    float* c, int64_t ldc) {
+  RunMatmul(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
+            ldc, /*bf16=*/true);
 }
 
 int64_t OneDnnMatmulPrimitivesCreated() {

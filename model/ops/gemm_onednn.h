@@ -43,6 +43,16 @@ void OneDnnGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
                 int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
+// The same product with A and B in bfloat16 (their bits, as common/half.h's
+// FloatToBf16 gives them) and C in float: oneDNN's bf16 matmul, which sums
+// in FP32. Gemm<float> rounds its operands and calls this when the engine is
+// CpuGemmEngine::kOneDnnBf16. Needs OneDnnBf16MatmulAvailable() (dies
+// naming the shape otherwise); lda and ldb count bf16 elements.
+void OneDnnBf16Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
+                    int64_t n, int64_t k, float alpha, const uint16_t* a,
+                    int64_t lda, const uint16_t* b, int64_t ldb, float beta,
+                    float* c, int64_t ldc);
+
 // How many matmul primitives this process has made (the cache's misses):
 // the same product twice makes one.
 int64_t OneDnnMatmulPrimitivesCreated();

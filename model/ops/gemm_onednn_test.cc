@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <string>
@@ -16,8 +17,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/half.h"
 #include "common/parallel.h"
 #include "gtest/gtest.h"
+#include "model/ops/bf16_round.h"
 #include "model/ops/cpu_gemm_engine.h"
 #include "model/ops/gemm.h"
 #include "model/ops/op_test_util.h"
@@ -93,19 +96,25 @@ Operands MakeOperands(const Case& test_case, uint64_t seed) {
   return operands;
 }
 
-// C's (M, N) region after C = alpha op(A) op(B) + beta C, in double.
-std::vector<double> Reference(const Case& test_case, const Operands& operands) {
+// C's (M, N) region after C = alpha op(A) op(B) + beta C, in double; with
+// bf16_inputs, of A and B rounded to bfloat16 first (what the bf16 engine
+// multiplies, exactly representable in double).
+std::vector<double> Reference(const Case& test_case, const Operands& operands,
+                              bool bf16_inputs = false) {
+  const auto input = [bf16_inputs](float value) -> double {
+    return bf16_inputs ? Bf16ToFloat(FloatToBf16(value)) : value;
+  };
   std::vector<double> expected;
   for (int64_t i = 0; i < test_case.m; ++i) {
     for (int64_t j = 0; j < test_case.n; ++j) {
       double sum = 0;
       for (int64_t p = 0; p < test_case.k; ++p) {
-        const double a_ip = test_case.transpose_a == Transpose::kNo
-                                ? operands.a[i * operands.lda + p]
-                                : operands.a[p * operands.lda + i];
-        const double b_pj = test_case.transpose_b == Transpose::kNo
-                                ? operands.b[p * operands.ldb + j]
-                                : operands.b[j * operands.ldb + p];
+        const double a_ip = input(test_case.transpose_a == Transpose::kNo
+                                      ? operands.a[i * operands.lda + p]
+                                      : operands.a[p * operands.lda + i]);
+        const double b_pj = input(test_case.transpose_b == Transpose::kNo
+                                      ? operands.b[p * operands.ldb + j]
+                                      : operands.b[j * operands.ldb + p]);
         sum += a_ip * b_pj;
       }
       const double before =
@@ -139,10 +148,13 @@ std::vector<float> Padding(const Case& test_case, const std::vector<float>& c,
 }
 
 // Runs the case through Gemm<float> (or OneDnnGemm itself) and checks it.
+// On the bf16 engine the reference multiplies the bf16-rounded inputs, so
+// what is left to differ is the FP32 summation: float's eps * sqrt(K).
 void CheckCase(const Case& test_case, bool through_gemm = true) {
   SCOPED_TRACE(test_case.Name());
   Operands operands = MakeOperands(test_case, 7);
-  const std::vector<double> expected = Reference(test_case, operands);
+  const std::vector<double> expected = Reference(
+      test_case, operands, GetCpuGemmEngine() == CpuGemmEngine::kOneDnnBf16);
   const std::vector<float> padding_before =
       Padding(test_case, operands.c, operands.ldc);
   if (through_gemm) {
@@ -302,8 +314,7 @@ TEST_F(OneDnnGemmTest, EmptyInnerDimensionScalesC) {
 }
 
 TEST(CpuGemmEngineTest, NamesParse) {
-  for (CpuGemmEngine engine :
-       {CpuGemmEngine::kOpenBlas, CpuGemmEngine::kOneDnn}) {
+  for (CpuGemmEngine engine : kCpuGemmEngines) {
     const absl::StatusOr<CpuGemmEngine> parsed =
         ParseCpuGemmEngine(CpuGemmEngineName(engine));
     ASSERT_TRUE(parsed.ok()) << parsed.status();
@@ -311,10 +322,11 @@ TEST(CpuGemmEngineTest, NamesParse) {
   }
   EXPECT_EQ(CpuGemmEngineName(CpuGemmEngine::kOneDnn), "onednn");
   EXPECT_EQ(CpuGemmEngineName(CpuGemmEngine::kOpenBlas), "openblas");
+  EXPECT_EQ(CpuGemmEngineName(CpuGemmEngine::kOneDnnBf16), "onednn_bf16");
   const absl::StatusOr<CpuGemmEngine> bad = ParseCpuGemmEngine("mkl");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(bad.status().message().find("openblas or onednn"),
+  EXPECT_NE(bad.status().message().find("openblas, onednn or onednn_bf16"),
             std::string::npos)
       << bad.status();
 }
@@ -330,6 +342,132 @@ TEST(OneDnnBf16Test, AvailabilityIsABoolAndStable) {
   EXPECT_EQ(OneDnnBf16MatmulAvailable(), available);
   std::cout << "oneDNN bf16 matmul on this CPU: "
             << (available ? "available" : "not available") << "\n";
+}
+
+// RoundMatrixToBf16 against common/half.h's scalar rounding, bit for bit:
+// ties both ways, the carry into the exponent, overflow to infinity, the
+// largest float, subnormals, signed zeros, infinities and NaNs (whose quiet
+// bit must be set, so a payload cannot round to infinity), in a padded
+// matrix whose padding is not read into the packed rows.
+TEST(RoundMatrixToBf16Test, MatchesTheScalarRoundingBitForBit) {
+  const uint32_t patterns[] = {
+      0x3F800000u, 0x3F808000u, 0x3F818000u, 0x3F808001u, 0x3F807FFFu,
+      0x3FFF8000u, 0x7F7F8000u, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x7F800000u,
+      0xFF800000u, 0x00000001u, 0x00008000u, 0x00018000u, 0x807FFFFFu,
+      0x00000000u, 0x80000000u, 0x7FC00000u, 0x7F800001u, 0xFF800001u,
+      0x7FFFFFFFu, 0xFFFFFFFFu, 0x40490FDBu, 0xC2F6E979u};
+  constexpr int64_t kCols = 8, kPad = 3;
+  const int64_t count = sizeof(patterns) / sizeof(patterns[0]);
+  const int64_t rows = count / kCols;
+  std::vector<float> source(rows * (kCols + kPad), 1234.5f);
+  for (int64_t i = 0; i < count; ++i) {
+    float value;
+    std::memcpy(&value, &patterns[i], sizeof(value));
+    source[(i / kCols) * (kCols + kPad) + i % kCols] = value;
+  }
+  std::vector<uint16_t> packed(rows * kCols, 0xBEEF);
+  RoundMatrixToBf16(rows, kCols, source.data(), kCols + kPad, packed.data());
+  for (int64_t i = 0; i < count; ++i) {
+    float value;
+    std::memcpy(&value, &patterns[i], sizeof(value));
+    EXPECT_EQ(packed[i], FloatToBf16(value))
+        << "float bits 0x" << std::hex << patterns[i];
+  }
+  // Spot values that pin the rule itself, not only agreement with half.h.
+  EXPECT_EQ(packed[1], 0x3F80u);  // 1 + 2^-8: tie, even kept part stays
+  EXPECT_EQ(packed[2], 0x3F82u);  // tie with an odd kept part rounds up
+  EXPECT_EQ(packed[7], 0x7F80u);  // the largest float rounds to infinity
+  EXPECT_EQ(packed[18] & 0x7FC0u, 0x7FC0u);  // a signalling NaN turns quiet
+}
+
+// The bf16 engine: oneDNN's bf16 matmul on the bf16 roundings of A and B,
+// FP32 sums. Needs AVX-512 on oneDNN 2.6 (OneDnnBf16MatmulAvailable()), so
+// on an AVX2-only CPU these tests say so and skip.
+class OneDnnBf16GemmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!OneDnnBf16MatmulAvailable()) {
+      GTEST_SKIP() << "oneDNN has no bf16 matmul on this CPU (needs AVX-512)";
+    }
+    saved_engine_ = GetCpuGemmEngine();
+    saved_threads_ = NumThreads();
+    SetCpuGemmEngine(CpuGemmEngine::kOneDnnBf16);
+  }
+  void TearDown() override {
+    SetCpuGemmEngine(saved_engine_);
+    SetNumThreads(saved_threads_);
+  }
+
+ private:
+  CpuGemmEngine saved_engine_ = kDefaultCpuGemmEngine;
+  int saved_threads_ = 1;
+};
+
+TEST_F(OneDnnBf16GemmTest, MultipliesTheBf16RoundingsInFp32) {
+  SetNumThreads(1);
+  for (Transpose ta : kTransposes) {
+    for (Transpose tb : kTransposes) {
+      for (int64_t pad : {0, 3}) {
+        CheckCase({ta, tb, 1, 7, 13, pad, 1.0f, 0.0f});
+        CheckCase({ta, tb, 13, 7, 37, pad, 0.5f, -2.0f});
+        CheckCase({ta, tb, 65, 33, 129, pad, 1.0f, 1.0f});
+        CheckCase({ta, tb, 13, 7, 37, pad, -1.5f, 0.0f, /*nan_c=*/true});
+      }
+    }
+  }
+}
+
+// Products above 2^22 multiply-adds: the rounding and the matmul are both
+// split over the pool.
+TEST_F(OneDnnBf16GemmTest, SplitProductsMultiplyTheBf16Roundings) {
+  SetNumThreads(3);
+  for (Transpose ta : kTransposes) {
+    for (Transpose tb : kTransposes) {
+      CheckCase({ta, tb, 1100, 129, 65, 2, 1.0f, 0.0f});
+      CheckCase({ta, tb, 97, 1300, 81, 1, 0.5f, 1.0f});
+    }
+  }
+}
+
+// Not the f32 product: with inputs that bf16 cannot hold, the bf16 engine
+// is farther from the unrounded product than float's bound allows, and
+// within bf16's for two rounded operands (K = 2: the rounding errors of a
+// K-long product's terms walk to the size of one rounding of the product,
+// as ops_bf16_test.cc explains).
+TEST_F(OneDnnBf16GemmTest, DiffersFromTheFloatProductByBf16Rounding) {
+  SetNumThreads(1);
+  const Case test_case{
+      Transpose::kNo, Transpose::kYes, 32, 48, 256, 0, 1.0f, 0.0f};
+  Operands operands = MakeOperands(test_case, 5);
+  const std::vector<double> unrounded = Reference(test_case, operands);
+  Gemm<float>(test_case.transpose_a, test_case.transpose_b, test_case.m,
+              test_case.n, test_case.k, 1.0f, operands.a.data(), operands.lda,
+              operands.b.data(), operands.ldb, 0.0f, operands.c.data(),
+              operands.ldc);
+  const std::vector<float> c = Region(test_case, operands.c, operands.ldc);
+  EXPECT_FALSE(
+      CompareParity("C", c, unrounded, ParityDtype::kFloat32, test_case.k).ok);
+  const ParityReport bf16 =
+      CompareParity("C", c, unrounded, ParityDtype::kBFloat16, 2);
+  EXPECT_TRUE(bf16.ok) << bf16.message;
+}
+
+TEST_F(OneDnnBf16GemmTest, RepeatedCallsAreBitIdentical) {
+  for (int threads : {1, 2}) {
+    SetNumThreads(threads);
+    const Case test_case{
+        Transpose::kNo, Transpose::kYes, 600, 200, 96, 0, 1.0f, 0.0f};
+    SCOPED_TRACE(absl::StrCat(test_case.Name(), " threads=", threads));
+    const Operands operands = MakeOperands(test_case, 11);
+    std::vector<float> first = operands.c, second = operands.c;
+    for (std::vector<float>* c : {&first, &second}) {
+      Gemm<float>(test_case.transpose_a, test_case.transpose_b, test_case.m,
+                  test_case.n, test_case.k, test_case.alpha, operands.a.data(),
+                  operands.lda, operands.b.data(), operands.ldb, test_case.beta,
+                  c->data(), operands.ldc);
+    }
+    EXPECT_TRUE(BitIdentical("C", first, second));
+  }
 }
 
 }  // namespace

@@ -42,8 +42,11 @@ expect_error "--config, --shards and --output_dir are required" \
   --shards="$work/good" --output_dir=
 expect_error "precision \"fp16\": use fp32 or bf16" --shards="$work/good" \
   --precision=fp16
-expect_error "device cpu trains in float32 only" --shards="$work/good" \
-  --precision=bf16
+# bf16 on the cpu device is the onednn_bf16 GEMM engine and only that.
+expect_error "--cpu_gemm=openblas is float32" --shards="$work/good" \
+  --precision=bf16 --cpu_gemm=openblas
+expect_error "--cpu_gemm=onednn_bf16 is bf16 mixed precision" \
+  --shards="$work/good" --cpu_gemm=onednn_bf16
 # Without --config=cuda the binary has no cuda device; with it, this machine
 # may have no GPU. Either way the run stops before writing anything.
 expect_error "cuda" --shards="$work/good" --device=cuda

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/parallel.h"
+#include "model/ops/cpu_gemm_engine.h"
 #include "model/optim/gradient_accumulation.h"
 
 namespace bertlab {
@@ -25,7 +26,10 @@ CpuPretrainingBackend::CpuPretrainingBackend(
       grads_(static_cast<size_t>(model.layout().total_size())) {}
 
 std::string CpuPretrainingBackend::Describe() const {
-  return absl::StrCat("cpu, ", NumThreads(), " threads");
+  return absl::StrCat("cpu, ", NumThreads(), " threads",
+                      GetCpuGemmEngine() == CpuGemmEngine::kOneDnnBf16
+                          ? ", bf16 mixed precision (oneDNN bf16 matmul)"
+                          : "");
 }
 
 void CpuPretrainingBackend::PrepareShape(int64_t batch, int64_t seq_len,
@@ -125,10 +129,17 @@ absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakePretrainingBackend(
     const std::string& device, BackendPrecision precision,
     const BertForPretraining& model, const AdamWOptions& optimizer_options) {
   if (device == "cpu") {
-    if (precision != BackendPrecision::kFloat32) {
-      return absl::InvalidArgumentError(
-          "device cpu trains in float32 only; bf16 mixed precision needs "
-          "device cuda");
+    // The CPU's precision is its GEMM engine's (cpu_gemm_engine.h), a
+    // process-wide setting that also covers fine-tuning; the two must agree.
+    const bool bf16_engine = GetCpuGemmEngine() == CpuGemmEngine::kOneDnnBf16;
+    if ((precision == BackendPrecision::kBfloat16Mixed) != bf16_engine) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "device cpu trains in ",
+          precision == BackendPrecision::kBfloat16Mixed ? "bf16" : "fp32",
+          " only on the ", bf16_engine ? "openblas or onednn" : "onednn_bf16",
+          " CPU GEMM engine, and this process's is ",
+          CpuGemmEngineName(GetCpuGemmEngine()),
+          " (--precision=bf16 on the cpu device selects onednn_bf16)"));
     }
     return MakeCpuPretrainingBackend(model, optimizer_options);
   }

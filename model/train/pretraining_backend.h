@@ -156,7 +156,9 @@ bool RegisterPretrainingBackend(const std::string& device,
 std::vector<std::string> PretrainingDevices();
 
 // A backend for `device`; an error naming the devices this binary has when
-// it lacks `device`, or when the CPU is asked for BF16.
+// it lacks `device`. On "cpu" the precision is the process's CPU GEMM
+// engine's (model/ops/cpu_gemm_engine.h: bf16 is kOneDnnBf16, fp32 the
+// others), and a precision that disagrees with it is an error.
 absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakePretrainingBackend(
     const std::string& device, BackendPrecision precision,
     const BertForPretraining& model, const AdamWOptions& optimizer_options);
