@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""PyTorch float32 twin of //model:pretraining_step_benchmark: the same
+"""PyTorch twin of //model:pretraining_step_benchmark: the same
 BertForPreTraining training step (forward + backward of masked LM + next
-sentence), timed on the CPU, so bertlab's C++ can be compared with PyTorch on
-the same machine (tools/bench/compare_pretraining_step.sh does that).
+sentence), timed on the CPU in float32 or bfloat16, so bertlab's C++ can be
+compared with PyTorch on the same machine
+(tools/bench/compare_pretraining_step.sh does that).
 
   /usr/bin/python3 tools/reference/bench_pytorch.py                # all configs
   /usr/bin/python3 tools/reference/bench_pytorch.py --sizes base --batches 8
+  /usr/bin/python3 tools/reference/bench_pytorch.py --sizes base \
+      --batches 8 --seq_len 512 --dtype bfloat16
 
 The work per step is the C++ benchmark's (model/pretraining_step_benchmark.cc):
-  * sequence length 128, every token real, token types 0 then 1 (half each);
-  * masked LM at 20 distinct random positions per sequence (never position
-    0): the LM head runs on the gathered positions only, as google-research
-    bert's run_pretraining.py and bertlab do (not on every token as HF);
+  * sequence length --seq_len (128, default, or 512), every token real, token
+    types 0 then 1 (half each);
+  * masked LM at PREDICTIONS_PER_SEQUENCE[seq_len] distinct random positions
+    per sequence (20 at 128, 76 at 512: max_predictions_per_seq, the C++
+    file's kSeq128 and kSeq512), never position 0: the LM head runs on the
+    gathered positions only, as google-research bert's run_pretraining.py and
+    bertlab do (not on every token as HF);
     NSP with random labels; loss = mean MLM cross-entropy + NSP cross-entropy;
   * dropout --dropout (default 0.1, BERT's) at BERT's four sites (embeddings,
     attention probabilities, attention output, FFN output), training mode;
@@ -32,9 +38,19 @@ The work per step is the C++ benchmark's (model/pretraining_step_benchmark.cc):
 
 The model is bert_reference.py's (HF BertForPreTraining math and names,
 separate query/key/value projections, exact-erf GELU, LayerNorm eps 1e-12,
-additive -10000 mask) in float32, with dropout added and the LM head applied
-at the masked positions. Parameters are drawn as BERT does (normal 0.02 for
-weights, LayerNorm 1 and 0), which does not change the timing.
+additive -10000 mask), with dropout added and the LM head applied at the
+masked positions. Parameters are drawn as BERT does (normal 0.02 for weights,
+LayerNorm 1 and 0), which does not change the timing.
+
+--dtype float32 (default) runs it all in float32. --dtype bfloat16 casts the
+whole model with model.to(torch.bfloat16) after drawing the parameters: pure
+bf16 parameters, activations, gradients and losses, the fastest bf16 mode of
+torch 1.13 here. It is not the arithmetic of the C++ onednn_bf16 engine,
+which rounds only the GEMM inputs to bf16 and keeps sums, activations and
+gradients in FP32: it is PyTorch's best bf16 speed, not a numerical twin.
+torch.autocast("cpu", dtype=torch.bfloat16) is not offered: on torch 1.13 it
+stops at the MLM head's LayerNorm (a bf16 input with float32 weights,
+"expected scalar type BFloat16 but found Float").
 
 Each configuration runs in a fresh child process (this script with --child),
 so its peak RSS (ru_maxrss of that child, from os.wait4) belongs to that
@@ -62,22 +78,23 @@ SIZES = {  # model/bert/config.cc: (layers, hidden, heads); intermediate 4H
     "base": (12, 768, 12),
 }
 VOCAB = 30522
-SEQ_LEN = 128
-PREDICTIONS_PER_SEQUENCE = 20
+# max_predictions_per_seq per sequence length, as the C++ benchmark's kSeq128
+# and kSeq512 (its header says where 20 and 76 come from).
+PREDICTIONS_PER_SEQUENCE = {128: 20, 512: 76}
 MAX_POSITIONS = 512
 TYPE_VOCAB = 2
 MASK_VALUE = -10000.0
 
 
-def step_flops(size, batch):
+def step_flops(size, batch, seq_len):
     """docs/PAPER.md 5e, as the C++ benchmark counts them."""
     layers, hidden, _ = SIZES[size]
     intermediate = 4 * hidden
     matmul_params = layers * (4 * hidden * hidden + 2 * hidden * intermediate)
-    per_token = 6 * matmul_params + 12 * layers * SEQ_LEN * hidden
+    per_token = 6 * matmul_params + 12 * layers * seq_len * hidden
     per_prediction = 6 * (hidden * hidden + hidden * VOCAB)
-    return (batch * SEQ_LEN * per_token +
-            batch * PREDICTIONS_PER_SEQUENCE * per_prediction)
+    return (batch * seq_len * per_token +
+            batch * PREDICTIONS_PER_SEQUENCE[seq_len] * per_prediction)
 
 
 def build_model(torch, size, dropout):
@@ -180,18 +197,18 @@ def build_model(torch, size, dropout):
     return model.train()
 
 
-def make_inputs(torch, batch, seed=1234):
+def make_inputs(torch, batch, seq_len, seed=1234):
     gen = torch.Generator().manual_seed(seed)
-    n = batch * SEQ_LEN
-    input_ids = torch.randint(0, VOCAB, (batch, SEQ_LEN), generator=gen)
-    token_type_ids = torch.zeros(batch, SEQ_LEN, dtype=torch.int64)
-    token_type_ids[:, SEQ_LEN // 2:] = 1
-    attention_mask = torch.ones(batch, SEQ_LEN, dtype=torch.int64)
+    n = batch * seq_len
+    predictions = PREDICTIONS_PER_SEQUENCE[seq_len]
+    input_ids = torch.randint(0, VOCAB, (batch, seq_len), generator=gen)
+    token_type_ids = torch.zeros(batch, seq_len, dtype=torch.int64)
+    token_type_ids[:, seq_len // 2:] = 1
+    attention_mask = torch.ones(batch, seq_len, dtype=torch.int64)
     positions = []
     for b in range(batch):
-        picked = 1 + torch.randperm(SEQ_LEN - 1, generator=gen)
-        positions.append(b * SEQ_LEN +
-                         picked[:PREDICTIONS_PER_SEQUENCE].sort().values)
+        picked = 1 + torch.randperm(seq_len - 1, generator=gen)
+        positions.append(b * seq_len + picked[:predictions].sort().values)
     positions = torch.cat(positions)
     assert positions.max() < n
     labels = torch.randint(0, VOCAB, (positions.numel(),), generator=gen)
@@ -210,7 +227,9 @@ def run_child(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     model = build_model(torch, args.sizes[0], args.dropout)
-    inputs = make_inputs(torch, args.batches[0])
+    if args.dtype == "bfloat16":
+        model = model.to(torch.bfloat16)
+    inputs = make_inputs(torch, args.batches[0], args.seq_len)
 
     def step():
         model.zero_grad(set_to_none=True)
@@ -228,17 +247,21 @@ def run_child(args):
         elapsed = time.perf_counter() - start
         if elapsed >= args.min_time and iterations >= args.min_iterations:
             break
-    tokens = args.batches[0] * SEQ_LEN
+    tokens = args.batches[0] * args.seq_len
     print(json.dumps({
         "size": args.sizes[0],
         "batch": args.batches[0],
+        "seq_len": args.seq_len,
+        "predictions_per_sequence": PREDICTIONS_PER_SEQUENCE[args.seq_len],
+        "dtype": args.dtype,
         "dropout": args.dropout,
         "threads": torch.get_num_threads(),
         "iterations": iterations,
         "seconds_per_step": elapsed / iterations,
         "tokens_per_second": tokens * iterations / elapsed,
         "gflops_per_second":
-            step_flops(args.sizes[0], args.batches[0]) * iterations
+            step_flops(args.sizes[0], args.batches[0], args.seq_len)
+            * iterations
             / elapsed * 1e-9,
         "loss": loss,
         "torch": torch.__version__,
@@ -252,6 +275,8 @@ def run_parent(args):
         for batch in args.batches:
             command = [sys.executable, os.path.abspath(__file__), "--child",
                        "--sizes", size, "--batches", str(batch),
+                       "--seq_len", str(args.seq_len),
+                       "--dtype", args.dtype,
                        "--dropout", str(args.dropout),
                        "--threads", str(args.threads),
                        "--omp_wait_policy", args.omp_wait_policy,
@@ -270,11 +295,13 @@ def run_parent(args):
             if args.format == "json":
                 print(json.dumps(row), flush=True)
     if args.format == "markdown":
-        print("| size | batch | tokens/s | GFLOP/s | s/step | peak RSS MiB |")
-        print("|---|---|---|---|---|---|")
+        print("| size | batch | seq | dtype | tokens/s | GFLOP/s | s/step "
+              "| peak RSS MiB |")
+        print("|---|---|---|---|---|---|---|---|")
         for r in rows:
-            print("| %s | %d | %.0f | %.1f | %.3f | %.0f |" % (
-                r["size"], r["batch"], r["tokens_per_second"],
+            print("| %s | %d | %d | %s | %.0f | %.1f | %.3f | %.0f |" % (
+                r["size"], r["batch"], r["seq_len"], r["dtype"],
+                r["tokens_per_second"],
                 r["gflops_per_second"], r["seconds_per_step"],
                 r["peak_rss_mib"]))
 
@@ -284,6 +311,14 @@ def main():
     parser.add_argument("--sizes", nargs="+", default=list(SIZES),
                         choices=list(SIZES))
     parser.add_argument("--batches", nargs="+", type=int, default=[8, 32])
+    parser.add_argument("--seq_len", type=int, default=128,
+                        choices=sorted(PREDICTIONS_PER_SEQUENCE),
+                        help="sequence length; the masked LM predictions per "
+                        "sequence follow it (20 at 128, 76 at 512)")
+    parser.add_argument("--dtype", default="float32",
+                        choices=["float32", "bfloat16"],
+                        help="bfloat16: the whole model cast with "
+                        "model.to(torch.bfloat16) (see the top of the file)")
     parser.add_argument("--dropout", type=float, default=0.1)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--omp_wait_policy", default="PASSIVE",
