@@ -20,7 +20,7 @@ ABSL_FLAG(std::string, cpu_gemm, "",
           "the library of the float matrix products on the CPU: openblas, "
           "onednn (oneDNN's f32 matmul) or onednn_bf16 (oneDNN's bf16 "
           "matmul, what --precision=bf16 on the cpu device uses); empty: "
-          "onednn_bf16 for bf16 on the cpu device, else openblas. Results "
+          "onednn_bf16 for bf16 on the cpu device, else onednn. Results "
           "differ in the last bits, so run ids cover it (double products "
           "always use OpenBLAS)");
 

@@ -83,26 +83,26 @@ std::string PrecisionName(BackendPrecision precision) {
 }
 
 // How the runs execute, beside what they are: a run's bits depend on the
-// thread count (model/ops/gemm splits large products into one library call
-// per thread, and the library's bits depend on where a call's rows end;
-// reductions are not the reason, common/parallel.h) and the CPU GEMM engine
-// (model/ops/cpu_gemm_engine.h), and pre-training's on its device and
-// precision, so these are part of every run id, written into every record
-// and kept in <output_dir>/execution.json. The engine appears (in ids and
-// JSON) only when it is not OpenBLAS, the engine of every run before the
-// setting existed, so their ids and output directories stay valid.
+// CPU GEMM engine (model/ops/cpu_gemm_engine.h), and pre-training's on its
+// device and precision, so these are part of every run id, written into
+// every record and kept in <output_dir>/execution.json. So is the thread
+// count, on which the bits depended until model/ops/gemm cut large products
+// into fixed blocks (model/ops/README.md, "Determinism"): it stays in the
+// ids so that earlier output directories keep theirs. The engine appears (in
+// ids and JSON) only when it is not OpenBLAS, the engine of every run before
+// the setting existed, so their ids and output directories stay valid.
 struct Execution {
   int threads = 1;
   std::string cpu_gemm = "openblas";
   std::string pretraining_device;
   std::string pretraining_precision;
 
-  bool DefaultCpuGemm() const { return cpu_gemm == "openblas"; }
+  bool OpenBlasCpuGemm() const { return cpu_gemm == "openblas"; }
   nlohmann::json Json() const {
     nlohmann::json json = {{"threads", threads},
                            {"pretraining_device", pretraining_device},
                            {"pretraining_precision", pretraining_precision}};
-    if (!DefaultCpuGemm()) json["cpu_gemm"] = cpu_gemm;
+    if (!OpenBlasCpuGemm()) json["cpu_gemm"] = cpu_gemm;
     return json;
   }
   reports::RunExecution Record() const {
@@ -113,17 +113,16 @@ struct Execution {
     record.cpu_gemm = cpu_gemm;
     return record;
   }
-  // The flags that give these settings.
+  // The flags that give these settings (the engine always named: the
+  // default engine is not OpenBLAS any more).
   std::string Flags() const {
-    return absl::StrCat(
-        "--threads=", threads,
-        DefaultCpuGemm() ? "" : absl::StrCat(" --cpu_gemm=", cpu_gemm),
-        " --device=", pretraining_device,
-        " --precision=", pretraining_precision);
+    return absl::StrCat("--threads=", threads, " --cpu_gemm=", cpu_gemm,
+                        " --device=", pretraining_device,
+                        " --precision=", pretraining_precision);
   }
   // What run ids add for the engine: nothing for OpenBLAS (see above).
   std::string CpuGemmIdText() const {
-    return DefaultCpuGemm() ? "" : absl::StrCat("\ncpu_gemm ", cpu_gemm);
+    return OpenBlasCpuGemm() ? "" : absl::StrCat("\ncpu_gemm ", cpu_gemm);
   }
 };
 

@@ -19,8 +19,10 @@
 // corpus's hash, the evaluation settings); a fine-tuning run's is its task
 // spec, learning rate, restart, the hashes of the task files and the
 // pre-training run's id (two, for the LTR & RTL row). Both add how the run
-// executes: the thread count (the GEMM split depends on it), the CPU GEMM
-// engine and pre-training's device and precision. The code
+// executes: the CPU GEMM engine and pre-training's device and precision,
+// and the thread count (which the bits no longer depend on: model/ops/gemm
+// cuts large products into fixed blocks; kept so that the ids of earlier
+// runs stay valid). The code
 // version is not in it (every commit would retrain the cache); records
 // carry it, and the CI regression check compares the numbers. A run has a
 // directory named after its id:
@@ -100,7 +102,8 @@ struct RunnerOptions {
   bool progress = true;
   // Where pre-training runs (model/train/pretraining_backend.h). Part of a
   // run's id, as is the precision and the thread count (NumThreads(),
-  // common/parallel.h): another device or precision gives other bits.
+  // common/parallel.h): another device or precision gives other bits (the
+  // thread count does not, see Execution in runner.cc).
   std::string pretraining_device = "cpu";
   BackendPrecision pretraining_precision = BackendPrecision::kFloat32;
   // Only these variants (empty: all): each is fine-tuned, and pre-trained

@@ -26,10 +26,13 @@ inline constexpr CpuGemmEngine kCpuGemmEngines[] = {CpuGemmEngine::kOpenBlas,
                                                     CpuGemmEngine::kOneDnn,
                                                     CpuGemmEngine::kOneDnnBf16};
 
-// OpenBLAS: oneDNN was not clearly faster at the model's shapes on the
-// 2-core AVX2 machines this project runs on (model/ops/README.md has the
-// numbers), and OpenBLAS keeps the CI regression values.
-inline constexpr CpuGemmEngine kDefaultCpuGemmEngine = CpuGemmEngine::kOpenBlas;
+// oneDNN's f32 matmul, measured faster than OpenBLAS on every machine kind
+// the project has run on: within noise on the 2-core Zen 3 (AVX2), 403
+// against 243 GFLOP/s for BASE's FFN product on Zen 5 (AVX-512), and 2 to 4
+// times the whole training step on the 2-core Intel AVX-512 machine
+// (tools/bench/compare_pretraining_step.sh; model/ops/README.md has the
+// numbers).
+inline constexpr CpuGemmEngine kDefaultCpuGemmEngine = CpuGemmEngine::kOneDnn;
 
 // Sets the engine of every later float Gemm. Not from inside a ParallelFor
 // body, nor while another thread runs a Gemm (a product split over the pool

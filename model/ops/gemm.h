@@ -7,11 +7,13 @@
 // in double).
 //
 // Both libraries run single-threaded (common/parallel.h); a product of at
-// least 2^22 multiply-adds is split over ParallelFor along the longer of C's
-// dimensions, in blocks of 64 rows or columns, one library call per chunk.
-// Called from inside a ParallelFor body (e.g. per attention head) it runs on
-// the calling thread. Results are bit-identical run to run at a fixed thread
-// count (the split depends only on the shapes and the thread count).
+// least 2^22 multiply-adds is cut along the longer of C's dimensions into
+// fixed blocks (two, multiples of 64 rows or columns, doubled while each
+// keeps at least 256 rows and 2^26 multiply-adds; the last one shorter), one
+// library call per block, the blocks spread over ParallelFor. Called from
+// inside a ParallelFor body (e.g. per attention head) it runs on the calling
+// thread. The blocks depend on the shapes alone, so results are bit-identical
+// run to run and at every thread count.
 //
 //   A: (M, K) or, transposed, stored as (K, M), leading dimension lda
 //   B: (K, N) or, transposed, stored as (N, K), leading dimension ldb

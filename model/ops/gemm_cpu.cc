@@ -15,12 +15,21 @@
 namespace bertlab {
 namespace {
 
-// Products with fewer multiply-adds than this run on the calling thread: the
-// hand-off to the pool would cost more than the second thread saves.
-constexpr double kMinParallelMultiplyAdds = 1 << 22;
-// Parts of a split product are whole multiples of this many rows (or
+// Products with fewer multiply-adds than this are one library call on the
+// calling thread: the hand-off to the pool would cost more than the second
+// thread saves.
+constexpr double kMinSplitMultiplyAdds = 1 << 22;
+// A split product's blocks are whole multiples of this many rows (or
 // columns), so each keeps the library's full-width micro-kernels.
 constexpr int64_t kSplitAlignment = 64;
+// More than two blocks only while each stays at least this long, so that
+// the other operand, which every block's call packs again, is packed for
+// enough rows to be cheap (a 256-row block of BASE's FFN packs its
+// 768 x 3072 weight once per 256 x 3072 x 768 multiply-adds) ...
+constexpr int64_t kMinBlockExtent = 256;
+// ... and keeps at least this much work, so that calls stay long next to
+// their overhead (at L2_H128_A2, batch 32, the QKV product stays two calls).
+constexpr double kMinBlockMultiplyAdds = 1 << 26;
 
 CBLAS_TRANSPOSE ToCblas(Transpose transpose) {
   return transpose == Transpose::kNo ? CblasNoTrans : CblasTrans;
@@ -82,58 +91,85 @@ GemmCall<float> EngineCall(float) {
 }
 GemmCall<double> EngineCall(double) { return BlasGemm; }
 
+// The fixed blocks of a product along one of C's dimensions: `extent` cut
+// into blocks of `size` (a multiple of kSplitAlignment, or the whole
+// extent), the last one shorter. They depend only on the shape, never on the
+// thread count.
+struct GemmBlocks {
+  int64_t extent = 0;
+  int64_t size = 0;
+  int64_t count() const { return (extent + size - 1) / size; }
+};
+
+// extent: the length of the dimension cut; work_per_unit: the multiply-adds
+// of one row (or column) of it. Two blocks, or one when the extent is under
+// two aligned blocks, doubled while the rules above allow: a power of two,
+// so that the blocks share out evenly over 2 or 4 threads.
+GemmBlocks MakeGemmBlocks(int64_t extent, double work_per_unit) {
+  const double work = static_cast<double>(extent) * work_per_unit;
+  int64_t count = extent >= 2 * kSplitAlignment ? 2 : 1;
+  while (2 * count * kMinBlockExtent <= extent &&
+         work / static_cast<double>(2 * count) >= kMinBlockMultiplyAdds) {
+    count *= 2;
+  }
+  const int64_t per_block = (extent + count - 1) / count;
+  const int64_t size =
+      (per_block + kSplitAlignment - 1) / kSplitAlignment * kSplitAlignment;
+  return {extent, std::min(size, extent)};
+}
+
 // Both libraries run single-threaded (common/parallel.h, gemm_onednn.h), so
-// a large product is split here over ParallelFor: the longer of C's two
-// dimensions is cut into aligned blocks, and each chunk of blocks is one
-// library call on its own rows of op(A) and C (or columns of op(B) and C).
-// Every element of C is still one K-long product computed by one call, and
-// the partition depends only on the shapes and the thread count, so results
-// are reproducible run to run.
+// a large product is split here: the longer of C's two dimensions is cut
+// into the fixed blocks above, each block one library call on its own rows
+// of op(A) and C (or columns of op(B) and C), and runs of consecutive blocks
+// go to the pool's threads (at 1 thread, all of them in order). A library's
+// bits for an element depend on where its call's rows end, so it is the
+// fixed blocks, one call each at every thread count, that make a product's
+// bits the same at 1, 2 or N threads; every element of C is still one K-long
+// product computed by one call.
 template <typename T, typename In>
-void SplitGemm(GemmCall<T, In> call, Transpose transpose_a,
-               Transpose transpose_b, int64_t m, int64_t n, int64_t k, T alpha,
-               const In* a, int64_t lda, const In* b, int64_t ldb, T beta, T* c,
-               int64_t ldc) {
+void BlockedGemm(GemmCall<T, In> call, Transpose transpose_a,
+                 Transpose transpose_b, int64_t m, int64_t n, int64_t k,
+                 T alpha, const In* a, int64_t lda, const In* b, int64_t ldb,
+                 T beta, T* c, int64_t ldc) {
   const bool split_rows = m >= n;
-  const int64_t extent = split_rows ? m : n;
-  const int64_t blocks = (extent + kSplitAlignment - 1) / kSplitAlignment;
-  const double block_work =
-      static_cast<double>(kSplitAlignment) * (split_rows ? n : m) * k;
-  const int64_t min_blocks = std::max<int64_t>(
-      1, static_cast<int64_t>(kMinParallelMultiplyAdds / block_work));
-  ParallelFor(0, blocks, min_blocks, [&](int64_t first, int64_t last) {
-    const int64_t begin = first * kSplitAlignment;
-    const int64_t size = std::min(extent, last * kSplitAlignment) - begin;
-    if (split_rows) {
-      const In* a_rows =
-          transpose_a == Transpose::kNo ? a + begin * lda : a + begin;
-      call(transpose_a, transpose_b, size, n, k, alpha, a_rows, lda, b, ldb,
-           beta, c + begin * ldc, ldc);
-    } else {
-      const In* b_columns =
-          transpose_b == Transpose::kNo ? b + begin : b + begin * ldb;
-      call(transpose_a, transpose_b, m, size, k, alpha, a, lda, b_columns, ldb,
-           beta, c + begin, ldc);
+  const GemmBlocks blocks = MakeGemmBlocks(
+      split_rows ? m : n, static_cast<double>(split_rows ? n : m) * k);
+  ParallelFor(0, blocks.count(), 1, [&](int64_t first, int64_t last) {
+    for (int64_t block = first; block < last; ++block) {
+      const int64_t begin = block * blocks.size;
+      const int64_t size = std::min(blocks.extent - begin, blocks.size);
+      if (split_rows) {
+        const In* a_rows =
+            transpose_a == Transpose::kNo ? a + begin * lda : a + begin;
+        call(transpose_a, transpose_b, size, n, k, alpha, a_rows, lda, b, ldb,
+             beta, c + begin * ldc, ldc);
+      } else {
+        const In* b_columns =
+            transpose_b == Transpose::kNo ? b + begin : b + begin * ldb;
+        call(transpose_a, transpose_b, m, size, k, alpha, a, lda, b_columns,
+             ldb, beta, c + begin, ldc);
+      }
     }
   });
 }
 
-// One call on the calling thread for a small product (or at 1 thread),
-// else SplitGemm.
+// One call on the calling thread for a small product, else BlockedGemm:
+// the choice depends on the shape alone, not on the thread count.
 template <typename T, typename In>
 void CallOrSplit(GemmCall<T, In> call, Transpose transpose_a,
                  Transpose transpose_b, int64_t m, int64_t n, int64_t k,
                  T alpha, const In* a, int64_t lda, const In* b, int64_t ldb,
                  T beta, T* c, int64_t ldc) {
   // NumThreads() also makes sure OpenBLAS was set to one thread.
-  if (NumThreads() == 1 ||
-      static_cast<double>(m) * n * k < kMinParallelMultiplyAdds) {
+  NumThreads();
+  if (static_cast<double>(m) * n * k < kMinSplitMultiplyAdds) {
     call(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
          ldc);
     return;
   }
-  SplitGemm(call, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb,
-            beta, c, ldc);
+  BlockedGemm(call, transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb,
+              beta, c, ldc);
 }
 
 // Rounds a stored operand (rows, cols; leading dimension ld) into `packed`,

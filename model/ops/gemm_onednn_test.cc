@@ -224,22 +224,81 @@ TEST_F(OneDnnGemmTest, BetaZeroNeverReadsC) {
   }
 }
 
-// Above 2^22 multiply-adds Gemm splits the rows (m >= n) or the columns over
-// the pool in blocks of 64, each chunk at least 2^22 multiply-adds; the
-// chunks below follow gemm_cpu.cc's rule at 3 threads. Remainder blocks and
-// padded operands included.
+// Above 2^22 multiply-adds Gemm cuts the rows (m >= n) or the columns into
+// fixed blocks, one call per block, spread over the pool: two blocks
+// (multiples of 64), doubled while each keeps at least 256 rows and 2^26
+// multiply-adds; the blocks below follow gemm_cpu.cc's rule. Remainder
+// blocks and padded operands included.
+constexpr Case kSplitCases[] = {
+    // Rows in 2 blocks of 576: 576 + 524.
+    {Transpose::kNo, Transpose::kNo, 1100, 129, 65, 2, 1.0f, 0.0f},
+    // Columns in 2 blocks of 704: 704 + 596.
+    {Transpose::kNo, Transpose::kNo, 97, 1300, 81, 1, 0.5f, 1.0f},
+    // Rows in 2 blocks of 384: 384 + 316; beta neither 0 nor 1.
+    {Transpose::kNo, Transpose::kNo, 700, 300, 70, 0, 1.0f, -1.0f},
+    // Rows in 4 blocks of 320 (275M multiply-adds): 320 * 3 + 140.
+    {Transpose::kNo, Transpose::kNo, 1100, 500, 500, 0, 1.0f, 0.0f},
+};
+
+// kSplitCases with the given transposes.
+std::vector<Case> SplitCases(Transpose ta, Transpose tb) {
+  std::vector<Case> cases;
+  for (Case test_case : kSplitCases) {
+    test_case.transpose_a = ta;
+    test_case.transpose_b = tb;
+    cases.push_back(test_case);
+  }
+  return cases;
+}
+
 TEST_F(OneDnnGemmTest, SplitProductsMatchTheDefinition) {
   SetNumThreads(3);
   for (Transpose ta : kTransposes) {
     for (Transpose tb : kTransposes) {
-      // Rows in 2 chunks, 576 + 524.
-      CheckCase({ta, tb, 1100, 129, 65, 2, 1.0f, 0.0f});
-      // Columns in 2 chunks, 704 + 596.
-      CheckCase({ta, tb, 97, 1300, 81, 1, 0.5f, 1.0f});
-      // Rows in 3 chunks, 256 + 256 + 188; beta neither 0 nor 1.
-      CheckCase({ta, tb, 700, 300, 70, 0, 1.0f, -1.0f});
+      for (const Case& test_case : SplitCases(ta, tb)) CheckCase(test_case);
     }
   }
+}
+
+// The fixed blocks make a split product's bits the same at every thread
+// count, on every engine (the bf16 one where oneDNN has it), and a product
+// too small to split is one call anyway.
+TEST(GemmThreadsTest, ProductsAreTheSameBitsAtEveryThreadCount) {
+  const CpuGemmEngine saved_engine = GetCpuGemmEngine();
+  const int saved_threads = NumThreads();
+  for (CpuGemmEngine engine : kCpuGemmEngines) {
+    if (engine == CpuGemmEngine::kOneDnnBf16 && !OneDnnBf16MatmulAvailable()) {
+      continue;
+    }
+    SetCpuGemmEngine(engine);
+    std::vector<Case> cases = SplitCases(Transpose::kNo, Transpose::kYes);
+    const std::vector<Case> more = SplitCases(Transpose::kYes, Transpose::kNo);
+    cases.insert(cases.end(), more.begin(), more.end());
+    cases.push_back(
+        {Transpose::kNo, Transpose::kNo, 63, 65, 33, 0, 1.0f, 0.0f});
+    for (const Case& test_case : cases) {
+      SCOPED_TRACE(
+          absl::StrCat(CpuGemmEngineName(engine), " ", test_case.Name()));
+      const Operands operands = MakeOperands(test_case, 13);
+      std::vector<float> one_thread;
+      for (int threads : {1, 2, 3, 4}) {
+        SetNumThreads(threads);
+        std::vector<float> c = operands.c;
+        Gemm<float>(test_case.transpose_a, test_case.transpose_b, test_case.m,
+                    test_case.n, test_case.k, test_case.alpha,
+                    operands.a.data(), operands.lda, operands.b.data(),
+                    operands.ldb, test_case.beta, c.data(), operands.ldc);
+        if (threads == 1) {
+          one_thread = c;
+        } else {
+          EXPECT_TRUE(BitIdentical(absl::StrCat("C at ", threads, " threads"),
+                                   c, one_thread));
+        }
+      }
+    }
+  }
+  SetCpuGemmEngine(saved_engine);
+  SetNumThreads(saved_threads);
 }
 
 TEST_F(OneDnnGemmTest, RepeatedCallsAreBitIdentical) {
@@ -331,8 +390,8 @@ TEST(CpuGemmEngineTest, NamesParse) {
       << bad.status();
 }
 
-TEST(CpuGemmEngineTest, DefaultIsOpenBlas) {
-  EXPECT_EQ(GetCpuGemmEngine(), CpuGemmEngine::kOpenBlas);
+TEST(CpuGemmEngineTest, DefaultIsOneDnn) {
+  EXPECT_EQ(GetCpuGemmEngine(), CpuGemmEngine::kOneDnn);
 }
 
 // The answer depends on the CPU (false without AVX-512 on oneDNN 2.6); the
@@ -423,8 +482,7 @@ TEST_F(OneDnnBf16GemmTest, SplitProductsMultiplyTheBf16Roundings) {
   SetNumThreads(3);
   for (Transpose ta : kTransposes) {
     for (Transpose tb : kTransposes) {
-      CheckCase({ta, tb, 1100, 129, 65, 2, 1.0f, 0.0f});
-      CheckCase({ta, tb, 97, 1300, 81, 1, 0.5f, 1.0f});
+      for (const Case& test_case : SplitCases(ta, tb)) CheckCase(test_case);
     }
   }
 }

@@ -1,16 +1,12 @@
 // Linear forward and backward at the model's product shapes, at 1 to 4
-// threads, on both CPU GEMM engines: every output must be bit-identical
-// across thread counts (issue 18). The products here have at least 2^22
-// multiply-adds, so model/ops/gemm splits them over the pool.
-//
-// Tagged manual in BUILD: at the time of writing it fails, because
-// gemm_cpu.cc hands each thread one library call over a run of 64-row (or
-// column) blocks whose length moves with the thread count, and cblas_sgemm's
-// bits for an element depend on where the call's rows end (OpenBLAS 0.3.21,
-// Zen kernels: the last rows of a call, and of each of its internal 384-row
-// panels, are summed differently). It passes once every split product is cut
-// into fixed blocks, one library call each, at every thread count (1
-// included); then drop the tag.
+// threads, on every CPU GEMM engine (the bf16 one where oneDNN has it):
+// every output must be bit-identical across thread counts (issue 18). The
+// products here have at least 2^22 multiply-adds, so model/ops/gemm cuts
+// them into fixed blocks spread over the pool; the blocks depend on the
+// shape alone, one library call each, because cblas_sgemm's bits for an
+// element depend on where the call's rows end (OpenBLAS 0.3.21, Zen
+// kernels: the last rows of a call, and of each of its internal 384-row
+// panels, are summed differently).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,6 +14,7 @@
 #include "common/parallel.h"
 #include "gtest/gtest.h"
 #include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/gemm_onednn.h"
 #include "model/ops/linear.h"
 #include "model/ops/op_test_util.h"
 #include "model/testing/gradient_check.h"
@@ -73,6 +70,10 @@ LinearResults RunLinear(const Shape& shape, int num_threads) {
 class LinearThreadsTest : public ::testing::TestWithParam<CpuGemmEngine> {
  protected:
   void SetUp() override {
+    if (GetParam() == CpuGemmEngine::kOneDnnBf16 &&
+        !OneDnnBf16MatmulAvailable()) {
+      GTEST_SKIP() << "oneDNN has no bf16 matmul on this CPU (needs AVX-512)";
+    }
     saved_threads_ = NumThreads();
     saved_engine_ = GetCpuGemmEngine();
     SetCpuGemmEngine(GetParam());
@@ -105,8 +106,7 @@ TEST_P(LinearThreadsTest, BitIdenticalAcrossThreadCounts) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Engines, LinearThreadsTest,
-    ::testing::Values(CpuGemmEngine::kOpenBlas, CpuGemmEngine::kOneDnn),
+    Engines, LinearThreadsTest, ::testing::ValuesIn(kCpuGemmEngines),
     [](const ::testing::TestParamInfo<CpuGemmEngine>& info) {
       return CpuGemmEngineName(info.param);
     });

@@ -9,10 +9,8 @@
 #   * metrics.jsonl without its timing fields and the start event's
 #     "threads" and "device" (which say how the run executed): every loss,
 #     gradient norm and eval metric.
-# The model is shaped so that the parallel loops and the masked-LM loss sum
-# split at 2 threads but no product is big enough for model/ops/gemm to split
-# (see the config's comment): split products do not yet give the same bits at
-# every thread count.
+# The model is shaped so that the parallel loops, the masked-LM loss sum and
+# the larger products split at 2 threads (see the config's comment).
 set -euo pipefail
 # shellcheck source=pretrain_command_test_lib.sh
 source "$(dirname "$0")/pretrain_command_test_lib.sh"

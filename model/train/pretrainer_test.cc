@@ -898,7 +898,7 @@ TEST_F(PretrainerBf16Test, ReachesTheHeldOutLossOfFp32) {
 // The CPU backend's precision is the process's GEMM engine's: a precision
 // that disagrees with it is refused before anything is written.
 TEST_F(PretrainerBf16Test, APrecisionThatDisagreesWithTheEngineIsRefused) {
-  SetCpuGemmEngine(kDefaultCpuGemmEngine);
+  SetCpuGemmEngine(CpuGemmEngine::kOpenBlas);
   PretrainingOptions options = TinyOptions(TempDir("bf16_on_openblas"));
   options.precision = BackendPrecision::kBfloat16Mixed;
   absl::StatusOr<PretrainingResult> result = RunPretraining(options);

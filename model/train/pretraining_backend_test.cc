@@ -147,10 +147,14 @@ TEST(MakePretrainingBackendTest, NamesTheDevicesThisBinaryHas) {
               HasSubstr("no training device \"tpu\""));
   EXPECT_THAT(missing.status().message(), HasSubstr("it has: cpu"));
 
+  // On the cpu device bf16 is the onednn_bf16 GEMM engine's (the process
+  // here has an fp32 one).
   const auto bf16_cpu = MakePretrainingBackend(
       "cpu", BackendPrecision::kBfloat16Mixed, model, AdamWOptions{});
   ASSERT_FALSE(bf16_cpu.ok());
-  EXPECT_THAT(bf16_cpu.status().message(), HasSubstr("float32 only"));
+  EXPECT_THAT(bf16_cpu.status().message(),
+              HasSubstr("device cpu trains in bf16 only on the onednn_bf16 "
+                        "CPU GEMM engine"));
 
   // A registered device is found and given the precision asked for.
   BackendPrecision seen = BackendPrecision::kFloat32;

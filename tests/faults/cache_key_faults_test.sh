@@ -40,28 +40,29 @@ grep -q '"threads": 2' "$two"/execution.json || fail "no execution.json in $two"
   2> "$err"
 expect_err "0 pre-training and 0 fine-tuning runs now, 4 finished earlier"
 expect_exit 1 "$run_experiment" "${flags[@]}" --threads=1 --output_dir="$two"
-expect_err "run_experiment: $two was made with --threads=2 --device=cpu --precision=fp32 ($two/execution.json); this command runs with --threads=1 --device=cpu --precision=fp32"
+expect_err "run_experiment: $two was made with --threads=2 --cpu_gemm=onednn --device=cpu --precision=fp32 ($two/execution.json); this command runs with --threads=1 --cpu_gemm=onednn --device=cpu --precision=fp32"
 [ "$(find "$two" -name run.json | wc -l)" -eq 4 ] || fail "the refused run changed $two"
 
-# The CPU GEMM engine changes the bits too: oneDNN runs are runs of their
-# own, every record says so, and the OpenBLAS directory refuses them (an
-# OpenBLAS directory's settings name no engine: ids made before the flag
-# stay valid). A bad engine is refused before any work.
-gemm=$TEST_TMPDIR/onednn
-"$run_experiment" "${flags[@]}" --threads=1 --cpu_gemm=onednn \
+# The CPU GEMM engine changes the bits too: OpenBLAS runs (the default is
+# oneDNN) are runs of their own, every oneDNN record says so, an OpenBLAS
+# directory's settings name no engine (ids made before the flag stay
+# valid), and the oneDNN directory refuses OpenBLAS runs. A bad engine is
+# refused before any work.
+gemm=$TEST_TMPDIR/openblas
+"$run_experiment" "${flags[@]}" --threads=1 --cpu_gemm=openblas \
   --output_dir="$gemm" > /dev/null 2> "$err"
 expect_err "2 pre-training and 2 fine-tuning runs now, 0 finished earlier"
 [ -z "$(comm -12 <(pretrain_ids "$one") <(pretrain_ids "$gemm"))" ] ||
   fail "OpenBLAS and oneDNN gave the same pre-training run ids"
-for record in "$gemm"/pretrain/*/run.json "$gemm"/finetune/*/*/*/run.json; do
+for record in "$one"/pretrain/*/run.json "$one"/finetune/*/*/*/run.json; do
   grep -q '"cpu_gemm": "onednn"' "$record" || fail "$record does not say it ran on oneDNN"
 done
-grep -q '"cpu_gemm"' "$one"/execution.json && fail "an OpenBLAS execution.json names the engine"
-expect_exit 1 "$run_experiment" "${flags[@]}" --threads=1 --cpu_gemm=onednn \
+grep -q '"cpu_gemm"' "$gemm"/execution.json && fail "an OpenBLAS execution.json names the engine"
+expect_exit 1 "$run_experiment" "${flags[@]}" --threads=1 --cpu_gemm=openblas \
   --output_dir="$one"
-expect_err "run_experiment: $one was made with --threads=1 --device=cpu --precision=fp32 ($one/execution.json); this command runs with --threads=1 --cpu_gemm=onednn --device=cpu --precision=fp32"
+expect_err "run_experiment: $one was made with --threads=1 --cpu_gemm=onednn --device=cpu --precision=fp32 ($one/execution.json); this command runs with --threads=1 --cpu_gemm=openblas --device=cpu --precision=fp32"
 expect_exit 1 "$run_experiment" "${flags[@]}" --cpu_gemm=mkl --output_dir="$gemm"
-expect_err "--cpu_gemm=mkl: use openblas or onednn"
+expect_err "--cpu_gemm=mkl: use openblas, onednn or onednn_bf16"
 
 # Records of a runner from before execution.json cannot be continued.
 old=$TEST_TMPDIR/old
