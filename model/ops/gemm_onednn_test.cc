@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "model/ops/bf16_round.h"
 #include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/engine_test_fixture.h"
 #include "model/ops/gemm.h"
 #include "model/ops/op_test_util.h"
 #include "model/parity/parity_comparator.h"
@@ -34,22 +35,7 @@ using testing::BitIdentical;
 using testing::RandomVector;
 
 // Every test runs on the oneDNN engine and puts the setting back.
-class OneDnnGemmTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    saved_engine_ = GetCpuGemmEngine();
-    saved_threads_ = NumThreads();
-    SetCpuGemmEngine(CpuGemmEngine::kOneDnn);
-  }
-  void TearDown() override {
-    SetCpuGemmEngine(saved_engine_);
-    SetNumThreads(saved_threads_);
-  }
-
- private:
-  CpuGemmEngine saved_engine_ = kDefaultCpuGemmEngine;
-  int saved_threads_ = 1;
-};
+class OneDnnGemmTest : public OnCpuGemmEngine<CpuGemmEngine::kOneDnn> {};
 
 struct Case {
   Transpose transpose_a = Transpose::kNo;
@@ -104,19 +90,29 @@ std::vector<double> Reference(const Case& test_case, const Operands& operands,
   const auto input = [bf16_inputs](float value) -> double {
     return bf16_inputs ? Bf16ToFloat(FloatToBf16(value)) : value;
   };
+  const int64_t m = test_case.m, n = test_case.n, k = test_case.k;
+  // op(A) as (M, K) and op(B) transposed as (N, K), so each dot product
+  // reads two contiguous rows.
+  std::vector<double> a(m * k), b(n * k);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < k; ++p) {
+      a[i * k + p] = input(test_case.transpose_a == Transpose::kNo
+                               ? operands.a[i * operands.lda + p]
+                               : operands.a[p * operands.lda + i]);
+    }
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t p = 0; p < k; ++p) {
+      b[j * k + p] = input(test_case.transpose_b == Transpose::kNo
+                               ? operands.b[p * operands.ldb + j]
+                               : operands.b[j * operands.ldb + p]);
+    }
+  }
   std::vector<double> expected;
-  for (int64_t i = 0; i < test_case.m; ++i) {
-    for (int64_t j = 0; j < test_case.n; ++j) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
       double sum = 0;
-      for (int64_t p = 0; p < test_case.k; ++p) {
-        const double a_ip = input(test_case.transpose_a == Transpose::kNo
-                                      ? operands.a[i * operands.lda + p]
-                                      : operands.a[p * operands.lda + i]);
-        const double b_pj = input(test_case.transpose_b == Transpose::kNo
-                                      ? operands.b[p * operands.ldb + j]
-                                      : operands.b[j * operands.ldb + p]);
-        sum += a_ip * b_pj;
-      }
+      for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * b[j * k + p];
       const double before =
           test_case.beta == 0.0f ? 0.0 : operands.c[i * operands.ldc + j];
       expected.push_back(double{test_case.alpha} * sum +
@@ -251,7 +247,8 @@ std::vector<Case> SplitCases(Transpose ta, Transpose tb) {
   return cases;
 }
 
-TEST_F(OneDnnGemmTest, SplitProductsMatchTheDefinition) {
+// Every split case with every transpose, at 3 threads.
+void CheckSplitCases() {
   SetNumThreads(3);
   for (Transpose ta : kTransposes) {
     for (Transpose tb : kTransposes) {
@@ -259,6 +256,8 @@ TEST_F(OneDnnGemmTest, SplitProductsMatchTheDefinition) {
     }
   }
 }
+
+TEST_F(OneDnnGemmTest, SplitProductsMatchTheDefinition) { CheckSplitCases(); }
 
 // The fixed blocks make a split product's bits the same at every thread
 // count, on every engine (the bf16 one where oneDNN has it), and a product
@@ -442,24 +441,7 @@ TEST(RoundMatrixToBf16Test, MatchesTheScalarRoundingBitForBit) {
 // The bf16 engine: oneDNN's bf16 matmul on the bf16 roundings of A and B,
 // FP32 sums. Needs AVX-512 on oneDNN 2.6 (OneDnnBf16MatmulAvailable()), so
 // on an AVX2-only CPU these tests say so and skip.
-class OneDnnBf16GemmTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!OneDnnBf16MatmulAvailable()) {
-      GTEST_SKIP() << "oneDNN has no bf16 matmul on this CPU (needs AVX-512)";
-    }
-    saved_engine_ = GetCpuGemmEngine();
-    saved_threads_ = NumThreads();
-    SetCpuGemmEngine(CpuGemmEngine::kOneDnnBf16);
-  }
-  void TearDown() override {
-    SetCpuGemmEngine(saved_engine_);
-    SetNumThreads(saved_threads_);
-  }
-
- private:
-  CpuGemmEngine saved_engine_ = kDefaultCpuGemmEngine;
-  int saved_threads_ = 1;
+class OneDnnBf16GemmTest : public OnCpuGemmEngine<CpuGemmEngine::kOneDnnBf16> {
 };
 
 TEST_F(OneDnnBf16GemmTest, MultipliesTheBf16RoundingsInFp32) {
@@ -479,12 +461,7 @@ TEST_F(OneDnnBf16GemmTest, MultipliesTheBf16RoundingsInFp32) {
 // Products above 2^22 multiply-adds: the rounding and the matmul are both
 // split over the pool.
 TEST_F(OneDnnBf16GemmTest, SplitProductsMultiplyTheBf16Roundings) {
-  SetNumThreads(3);
-  for (Transpose ta : kTransposes) {
-    for (Transpose tb : kTransposes) {
-      for (const Case& test_case : SplitCases(ta, tb)) CheckCase(test_case);
-    }
-  }
+  CheckSplitCases();
 }
 
 // Not the f32 product: with inputs that bf16 cannot hold, the bf16 engine

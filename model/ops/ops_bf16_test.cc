@@ -31,6 +31,7 @@
 #include "gtest/gtest.h"
 #include "model/ops/attention.h"
 #include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/engine_test_fixture.h"
 #include "model/ops/gemm_onednn.h"
 #include "model/ops/linear.h"
 #include "model/ops/op_test_util.h"
@@ -44,25 +45,13 @@ using testing::Cast;
 using testing::RandomVector;
 using testing::RoundedToFloat;
 
-class OpsBf16Test : public ::testing::Test {
+// Every test at 2 threads on the bf16 engine.
+class OpsBf16Test : public OnCpuGemmEngine<CpuGemmEngine::kOneDnnBf16> {
  protected:
   void SetUp() override {
-    if (!OneDnnBf16MatmulAvailable()) {
-      GTEST_SKIP() << "oneDNN has no bf16 matmul on this CPU (needs AVX-512)";
-    }
-    saved_engine_ = GetCpuGemmEngine();
-    saved_threads_ = NumThreads();
-    SetNumThreads(2);
-    SetCpuGemmEngine(CpuGemmEngine::kOneDnnBf16);
+    OnCpuGemmEngine::SetUp();
+    if (!IsSkipped()) SetNumThreads(2);
   }
-  void TearDown() override {
-    SetCpuGemmEngine(saved_engine_);
-    SetNumThreads(saved_threads_);
-  }
-
- private:
-  CpuGemmEngine saved_engine_ = kDefaultCpuGemmEngine;
-  int saved_threads_ = 1;
 };
 
 void ExpectParity(const std::string& name, const std::vector<float>& actual,
