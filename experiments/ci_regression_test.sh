@@ -3,7 +3,8 @@
 # pre-training of the full and LTR variants on the embedded corpus, then
 # RTE and SQuAD v1.1 fine-tuning from ../shared/data, + BiLSTM included) on
 # 2 threads and compares every run's metrics with ci_regression.golden.json
-# (check_regression_main.cc states the tolerances). Then it shows that the
+# (check_regression_main.cc states the tolerances), and again with --jobs=2
+# for the same report. Then it shows that the
 # check catches a drift: a golden file with one metric moved by 5 points
 # must fail, naming that metric.
 #
@@ -46,6 +47,19 @@ grep -q "0 pre-training and 0 fine-tuning runs now, 8 finished earlier" \
 grep -q "0 pre-training and 6 fine-tuning runs now, 2 finished earlier" \
   "$TEST_TMPDIR/cache.log" || { echo "FAIL: the cache was not used"; cat "$TEST_TMPDIR/cache.log"; exit 1; }
 "$check_regression" --runs="$TEST_TMPDIR/runs2" --golden="$golden"
+
+# --jobs=2 (each run a process on 1 thread) on the same cache: the same
+# report, bit for bit, as the run on 2 threads one after another.
+"$run_experiment" --experiment="$experiment" --data_dir="$data" \
+  --default_corpus="$corpus" --output_dir="$TEST_TMPDIR/runs3" \
+  --cache_dir="$out/cache" --threads=2 --jobs=2 --report_date=2026-01-01 \
+  --progress=false > "$TEST_TMPDIR/jobs.md" 2> "$TEST_TMPDIR/jobs.log" ||
+  { echo "FAIL: --jobs=2 failed"; cat "$TEST_TMPDIR/jobs.log"; exit 1; }
+grep -q "0 pre-training and 6 fine-tuning runs now, 2 finished earlier" \
+  "$TEST_TMPDIR/jobs.log" || { echo "FAIL: --jobs=2 ran other runs"; cat "$TEST_TMPDIR/jobs.log"; exit 1; }
+diff "$TEST_TMPDIR/report.md" "$TEST_TMPDIR/jobs.md" ||
+  { echo "FAIL: --jobs=2 gave another report"; exit 1; }
+"$check_regression" --runs="$TEST_TMPDIR/runs3" --golden="$golden"
 
 # A perturbed golden file must fail and name the metric: the first
 # "accuracy" of the file (keys are sorted, so the full variant's RTE run)

@@ -5,6 +5,7 @@
 //
 //   bazel run -c opt //experiments:table5_ablation -- [--scale=mini|paper]
 //       [--data_dir=../shared/data] [--output_dir=DIR] [--threads=N]
+//       [--jobs=N]
 //   bazel run -c opt //experiments:run_experiment -- --experiment=FILE
 //
 // The embedded corpus (//tasks/corpus:default_corpus, for experiments with
@@ -17,7 +18,9 @@
 // task runs its derived stand-in from the embedded corpus and the report
 // says so. Output: DIR (default <workspace>/runs/<experiment>/<scale>);
 // rerunning the same command skips finished runs and resumes an
-// interrupted pre-training.
+// interrupted pre-training. --jobs=N runs N runs at once, each as this
+// program with --run_id=<its id>; the failures are listed after the report
+// and make the exit status 1.
 #include <stdio.h>
 
 #include <filesystem>
@@ -32,6 +35,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/exit_status.h"
 #include "common/parallel.h"
@@ -61,8 +65,16 @@ ABSL_FLAG(std::string, cache_dir, "",
           "(default <workspace>/runs/cache, or <output_dir>/cache when "
           "--output_dir is given)");
 ABSL_FLAG(int, threads, 0,
-          "threads (0: $BERTLAB_NUM_THREADS or all cores); numbers are "
-          "reproducible for a given thread count");
+          "threads (0: $BERTLAB_NUM_THREADS or all cores), shared out among "
+          "the --jobs; a run's numbers do not depend on them");
+ABSL_FLAG(int, jobs, 1,
+          "runs side by side, each a process of its own on threads/jobs "
+          "threads (the numbers equal those of --jobs=1); a run that fails "
+          "does not stop the others, and the failures are listed at the end");
+ABSL_FLAG(std::string, run_id, "",
+          "run only the run with this id (the run_id of its run.json) and "
+          "write no report: what each job of --jobs=N runs; the pre-training "
+          "runs it needs must have finished");
 ABSL_FLAG(bool, progress, true, "progress lines on stderr");
 ABSL_FLAG(std::string, report_date, "",
           "the report's date line (default: now)");
@@ -133,7 +145,17 @@ absl::StatusOr<bool> NeedsDefaultCorpus(
   return false;
 }
 
-absl::Status Run(const char* argv0) {
+// This program, for the jobs of --jobs=N: /proc/self/exe, which does not
+// depend on how it was started (a relative path, $PATH).
+std::string ProgramPath(const char* argv0) {
+  std::error_code error;
+  const std::filesystem::path self =
+      std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::filesystem::absolute(argv0).string() : self.string();
+}
+
+absl::Status Run(int argc, char** argv) {
+  const char* argv0 = argv[0];
   const std::string scale = absl::GetFlag(FLAGS_scale);
   if (scale != "mini" && scale != "paper") {
     return absl::InvalidArgumentError(
@@ -230,8 +252,21 @@ absl::Status Run(const char* argv0) {
   options.code_version = CodeVersion();
   options.report_date = absl::GetFlag(FLAGS_report_date);
   options.progress = absl::GetFlag(FLAGS_progress);
+  options.jobs = absl::GetFlag(FLAGS_jobs);
+  options.run_id = absl::GetFlag(FLAGS_run_id);
+  // The same command for every job; the runner appends what differs.
+  options.job_command = {ProgramPath(argv0),
+                         absl::StrCat("--experiment=", experiment_path)};
+  for (int i = 1; i < argc; ++i) options.job_command.push_back(argv[i]);
   ASSIGN_OR_RETURN(const experiments::RunnerSummary summary,
                    experiments::RunExperiment(options));
+  if (!options.run_id.empty()) {
+    std::cerr << absl::StrFormat(
+        "%s: run %s of %s done in %.0f s (%s)\n", kProgram, options.run_id,
+        loaded.name(), summary.seconds,
+        summary.cached_runs > 0 ? "finished earlier" : "now");
+    return absl::OkStatus();
+  }
   std::cout << summary.report_markdown;
   std::cerr << absl::StrFormat(
       "%s: %s done in %.0f s: %d pre-training and %d fine-tuning runs now, %d "
@@ -241,6 +276,24 @@ absl::Status Run(const char* argv0) {
   if (!summary.unavailable.empty()) {
     std::cerr << kProgram << ": left out for want of data: "
               << absl::StrJoin(summary.unavailable, "; ") << "\n";
+  }
+  for (const experiments::JobFailure& failure : summary.failed) {
+    std::cerr << kProgram << ": FAILED " << failure.label << ": "
+              << failure.reason
+              << (failure.log_file.empty() ? ""
+                                           : " (log: " + failure.log_file + ")")
+              << "\n";
+    for (absl::string_view line :
+         absl::StrSplit(failure.log_tail, '\n', absl::SkipEmpty())) {
+      std::cerr << "    " << line << "\n";
+    }
+  }
+  if (!summary.failed.empty()) {
+    return absl::AbortedError(absl::StrCat(
+        summary.failed.size(),
+        " run(s) failed or did not start (above); the "
+        "report holds the others; rerunning the command runs only what is "
+        "missing"));
   }
   return absl::OkStatus();
 }
@@ -255,6 +308,6 @@ int main(int argc, char** argv) {
         "the paper's experiments and writes its report (see "
         "experiments/run_experiment_main.cc).");
     absl::ParseCommandLine(argc, argv);
-    return bertlab::Run(argv[0]);
+    return bertlab::Run(argc, argv);
   });
 }

@@ -85,12 +85,12 @@ std::string PrecisionName(BackendPrecision precision) {
 // How the runs execute, beside what they are: a run's bits depend on the
 // CPU GEMM engine (model/ops/cpu_gemm_engine.h), and pre-training's on its
 // device and precision, so these are part of every run id, written into
-// every record and kept in <output_dir>/execution.json. So is the thread
-// count, on which the bits depended until model/ops/gemm cut large products
-// into fixed blocks (model/ops/README.md, "Determinism"): it stays in the
-// ids so that earlier output directories keep theirs. The engine appears (in
+// every record and kept in <output_dir>/execution.json. The thread count is
+// recorded but is not part of the ids: a run's bits do not depend on it
+// (model/ops/README.md, "Determinism"), which is what lets --jobs=N run
+// runs side by side on a share of the threads each. The engine appears (in
 // ids and JSON) only when it is not OpenBLAS, the engine of every run before
-// the setting existed, so their ids and output directories stay valid.
+// the setting existed.
 struct Execution {
   int threads = 1;
   std::string cpu_gemm = "openblas";
@@ -99,8 +99,7 @@ struct Execution {
 
   bool OpenBlasCpuGemm() const { return cpu_gemm == "openblas"; }
   nlohmann::json Json() const {
-    nlohmann::json json = {{"threads", threads},
-                           {"pretraining_device", pretraining_device},
+    nlohmann::json json = {{"pretraining_device", pretraining_device},
                            {"pretraining_precision", pretraining_precision}};
     if (!OpenBlasCpuGemm()) json["cpu_gemm"] = cpu_gemm;
     return json;
@@ -116,7 +115,7 @@ struct Execution {
   // The flags that give these settings (the engine always named: the
   // default engine is not OpenBLAS any more).
   std::string Flags() const {
-    return absl::StrCat("--threads=", threads, " --cpu_gemm=", cpu_gemm,
+    return absl::StrCat("--cpu_gemm=", cpu_gemm,
                         " --device=", pretraining_device,
                         " --precision=", pretraining_precision);
   }
@@ -246,6 +245,11 @@ nlohmann::json Timings(Clock::time_point start, Clock::time_point end) {
 
 std::string LearningRateText(double lr) { return absl::StrFormat("%g", lr); }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 // Whether `dir` holds a run record anywhere below it.
 bool HoldsRunRecords(const std::string& dir) {
   std::error_code error;
@@ -260,8 +264,8 @@ bool HoldsRunRecords(const std::string& dir) {
 
 // Records `execution` in <output_dir>/execution.json, or checks it against
 // what is there: one output directory holds runs made one way, else a rerun
-// with another --threads would make a second record of every run (new ids)
-// and the report would refuse the duplicates after all the work.
+// with another --cpu_gemm or --precision would make a second record of every
+// run (new ids) and the report would refuse the duplicates after all the work.
 absl::Status CheckExecution(const std::string& output_dir,
                             const Execution& execution) {
   const std::string path = Join(output_dir, "execution.json");
@@ -283,13 +287,21 @@ absl::Status CheckExecution(const std::string& output_dir,
   ASSIGN_OR_RETURN(const std::string text, ReadText(path));
   const nlohmann::json recorded = nlohmann::json::parse(text, nullptr, false);
   if (recorded == execution.Json()) return absl::OkStatus();
+  if (recorded.is_object() && recorded.contains("threads")) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        output_dir,
+        " was made by a runner whose run ids included the thread "
+        "count (",
+        path,
+        "), so this one cannot continue it: its runs would "
+        "get new ids beside the old ones; give another --output_dir, or move "
+        "the old runs away"));
+  }
   std::string before = "settings it cannot read";
   if (recorded.is_object() &&
-      recorded.value("threads", nlohmann::json()).is_number_integer() &&
       recorded.value("pretraining_device", nlohmann::json()).is_string() &&
       recorded.value("pretraining_precision", nlohmann::json()).is_string()) {
     Execution old;
-    old.threads = recorded["threads"].get<int>();
     old.pretraining_device = recorded["pretraining_device"].get<std::string>();
     old.pretraining_precision =
         recorded["pretraining_precision"].get<std::string>();
@@ -308,10 +320,23 @@ absl::Status CheckExecution(const std::string& output_dir,
 class Runner {
  public:
   explicit Runner(const RunnerOptions& options)
-      : options_(options), experiment_(options.experiment) {}
+      : options_(options),
+        experiment_(options.experiment),
+        mode_(!options.run_id.empty() ? Mode::kOne
+              : options.jobs > 1      ? Mode::kPlan
+                                      : Mode::kAll) {}
 
   absl::StatusOr<RunnerSummary> Run() {
     const auto start = std::chrono::steady_clock::now();
+    if (options_.jobs < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--jobs=", options_.jobs, ": must be at least 1"));
+    }
+    if (mode_ == Mode::kOne && options_.jobs > 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--run_id runs one run, so --jobs=", options_.jobs,
+                       " has nothing to run side by side: drop one of them"));
+    }
     runs_ = ResolveRuns(experiment_);
     // The corpus each run reads, with or without --data_dir, before anything
     // is keyed, prepared or recorded.
@@ -326,20 +351,26 @@ class Runner {
       RETURN_IF_ERROR(CreateDirectories(options_.cache_dir));
     }
     RETURN_IF_ERROR(CheckExecution(options_.output_dir, execution_));
-    RETURN_IF_ERROR(
-        WriteFileAtomically(Join(options_.output_dir, "experiment.textproto"),
-                            ProtoText(experiment_)));
+    // A single run (a job of --jobs=N) leaves the file to the command that
+    // started it.
+    if (mode_ != Mode::kOne) {
+      RETURN_IF_ERROR(
+          WriteFileAtomically(Join(options_.output_dir, "experiment.textproto"),
+                              ProtoText(experiment_)));
+    }
     sources_.data_dir = options_.data_dir;
     sources_.default_tasks_dir =
         Join(options_.output_dir, "data/default_tasks");
     sources_.scratch_dir = Join(options_.output_dir, "data/tasks");
 
-    Say(absl::StrCat("experiment ", experiment_.name(), " (", options_.scale,
-                     "): ", runs_.size(), " variant(s), output ",
-                     options_.output_dir,
-                     options_.data_dir.empty()
-                         ? ", no --data_dir: derived default tasks only"
-                         : absl::StrCat(", data ", options_.data_dir)));
+    if (mode_ != Mode::kOne) {
+      Say(absl::StrCat("experiment ", experiment_.name(), " (", options_.scale,
+                       "): ", runs_.size(), " variant(s), output ",
+                       options_.output_dir,
+                       options_.data_dir.empty()
+                           ? ", no --data_dir: derived default tasks only"
+                           : absl::StrCat(", data ", options_.data_dir)));
+    }
     ASSIGN_OR_RETURN(const std::set<std::string> selected,
                      SelectedVariants(experiment_, options_.variants));
     for (const ResolvedRun& run : runs_) {
@@ -347,10 +378,29 @@ class Runner {
         RETURN_IF_ERROR(Pretrain(run));
       }
     }
-    for (size_t i = 0; i < runs_.size(); ++i) {
+    // One pre-training run asked for and done: the fine-tuning walk (which
+    // loads every task) is not needed.
+    const bool pretraining_matched = matched_;
+    for (size_t i = 0; i < runs_.size() && !pretraining_matched; ++i) {
       if (!selected.empty() && selected.count(runs_[i].name) == 0) continue;
       RETURN_IF_ERROR(Finetune(runs_[i], Description(i)));
     }
+    if (mode_ == Mode::kOne) {
+      if (!matched_) {
+        return absl::NotFoundError(absl::StrCat(
+            "--run_id=", options_.run_id, ": no run of experiment ",
+            experiment_.name(),
+            options_.variants.empty()
+                ? ""
+                : absl::StrCat(" (variants ",
+                               absl::StrJoin(options_.variants, ","), ")"),
+            " has this id (a run's id is the run_id of its run.json; its "
+            "directory name holds the first 8 digits)"));
+      }
+      summary_.seconds = SecondsSince(start);
+      return summary_;
+    }
+    if (mode_ == Mode::kPlan) RETURN_IF_ERROR(RunPlannedJobs());
     summary_.report_dir = Join(options_.output_dir, "report");
     ASSIGN_OR_RETURN(const FileLock report_lock,
                      LockRunDirectory(summary_.report_dir, "the report"));
@@ -363,22 +413,127 @@ class Runner {
                      reports::RenderReport(options_.output_dir,
                                            summary_.report_dir, render));
     summary_.report_markdown = report.markdown;
-    summary_.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    summary_.seconds = SecondsSince(start);
     return summary_;
   }
 
  private:
+  // kAll: every run, one after another (--jobs=1). kPlan (--jobs=N): the
+  // runs' ids and whether they are done, nothing trained; then each undone
+  // run as a job of its own (RunPlannedJobs). kOne (--run_id): only the run
+  // with that id, no report: what each of those jobs executes.
+  enum class Mode { kAll, kPlan, kOne };
+
   struct Pretrained {
     std::string run_id;
+    // Empty while the pre-training has not finished (kPlan, kOne).
     std::string checkpoint;
     std::string vocab_file;
     std::string corpus_hash;
     // The no-pre-training control (Variant.random_init): fine-tuning takes
     // the checkpoint's config only (FinetuneOptions.random_init).
     bool random_init = false;
+    // The pre-training run that makes `checkpoint`, and its variant: the
+    // run_id of a random-init control is its own.
+    std::string pretraining_run_id;
+    std::string variant;
   };
+
+  // A run as kPlan finds it. Two variants with the same run (the same id)
+  // are one job that records both.
+  struct PlannedRun {
+    std::string run_id;
+    std::string label;     // "pre-training full"
+    std::string log_name;  // under <output_dir>/logs
+    bool pretraining = false;
+    // The pre-training runs (ids) whose checkpoints a fine-tuning run needs.
+    std::vector<std::string> needs;
+    // Fine-tuning: the variants with a run of this id (the job's
+    // --variants, so that it loads only their tasks).
+    std::set<std::string> variants;
+    bool done = true;
+  };
+
+  void Plan(PlannedRun run) {
+    const auto [it, inserted] =
+        planned_index_.emplace(run.run_id, planned_.size());
+    if (inserted) {
+      planned_.push_back(std::move(run));
+      return;
+    }
+    PlannedRun& same = planned_[it->second];
+    same.done = same.done && run.done;
+    same.variants.insert(run.variants.begin(), run.variants.end());
+  }
+
+  // Whether this run is to be executed now; in kOne it is the one.
+  bool Executes(const std::string& run_id) {
+    if (mode_ == Mode::kAll) return true;
+    if (mode_ == Mode::kPlan || run_id != options_.run_id) return false;
+    matched_ = true;
+    return true;
+  }
+
+  // Every undone planned run as a job, at most options_.jobs at once, each
+  // the same command with --run_id and a share of the threads.
+  absl::Status RunPlannedJobs() {
+    if (options_.job_command.empty()) {
+      return absl::InvalidArgumentError(
+          "--jobs=N needs the command that runs one run "
+          "(RunnerOptions.job_command)");
+    }
+    const std::string log_dir = Join(options_.output_dir, "logs");
+    RETURN_IF_ERROR(CreateDirectories(log_dir));
+    const int threads = std::max(1, NumThreads() / options_.jobs);
+    std::vector<std::string> common = options_.job_command;
+    for (const std::string& flag :
+         {absl::StrCat("--jobs=1"), absl::StrCat("--threads=", threads),
+          absl::StrCat("--output_dir=", options_.output_dir),
+          absl::StrCat("--cache_dir=", options_.cache_dir),
+          absl::StrCat("--data_dir=", options_.data_dir),
+          absl::StrCat("--default_corpus=", options_.default_corpus)}) {
+      common.push_back(flag);
+    }
+    std::set<std::string> pending;
+    std::map<std::string, bool> pretraining;
+    std::vector<Job> jobs;
+    for (const PlannedRun& run : planned_) {
+      if (run.done) {
+        ++summary_.cached_runs;
+        continue;
+      }
+      Job job;
+      job.name = run.run_id;
+      job.label = run.label;
+      job.log_file = Join(log_dir, run.log_name);
+      for (const std::string& need : run.needs) {
+        if (pending.count(need) > 0) job.needs.push_back(need);
+      }
+      job.argv = common;
+      job.argv.push_back(absl::StrCat("--run_id=", run.run_id));
+      if (!run.pretraining) {
+        job.argv.push_back(
+            absl::StrCat("--variants=", absl::StrJoin(run.variants, ",")));
+      }
+      pending.insert(run.run_id);
+      pretraining[run.run_id] = run.pretraining;
+      jobs.push_back(std::move(job));
+    }
+    Say(absl::StrCat(jobs.size(), " run(s) to do, ", options_.jobs,
+                     " at once on ", threads, " thread(s) each (",
+                     summary_.cached_runs, " done earlier); logs in ",
+                     log_dir));
+    JobPoolOptions pool;
+    pool.max_running = options_.jobs;
+    pool.progress = options_.progress;
+    ASSIGN_OR_RETURN(JobPoolResult result, RunJobs(jobs, pool));
+    for (const std::string& name : result.succeeded) {
+      ++(pretraining.at(name) ? summary_.pretrain_runs
+                              : summary_.finetune_runs);
+    }
+    summary_.failed = std::move(result.failures);
+    return absl::OkStatus();
+  }
 
   void Say(const std::string& text) const {
     if (options_.progress) std::cerr << "experiment: " << text << "\n";
@@ -412,8 +567,7 @@ class Runner {
                      PretrainingRunIdentity(options),
                      _.Prepend("variant ", run.name, ": "));
     const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
-        identity, "threads ", execution_.threads, "\ndevice ",
-        execution_.pretraining_device, "\nprecision ",
+        identity, "device ", execution_.pretraining_device, "\nprecision ",
         execution_.pretraining_precision, execution_.CpuGemmIdText())));
     // The training itself lives in the cache, shared by every experiment
     // that pre-trains the same spec on the same corpus; the record lives
@@ -424,10 +578,33 @@ class Runner {
         Join(Join(options_.output_dir, "pretrain"),
              absl::StrCat(run.name, "-", run_id.substr(0, 8)));
     const std::string result_path = Join(train_dir, "result.json");
-    Pretrained pretrained{run_id, "", data.vocab_file, data.corpus_hash};
+    Pretrained pretrained{run_id, "",     data.vocab_file, data.corpus_hash,
+                          false,  run_id, run.name};
+    const std::string what = absl::StrCat("pre-training ", run.name);
+    // kPlan leaves a run to a job unless another experiment has trained it
+    // (it is in the cache): then only its record is to be written, here.
+    ASSIGN_OR_RETURN(const bool in_cache, PathExists(result_path));
+    if (!Executes(run_id) && !(mode_ == Mode::kPlan && in_cache)) {
+      // Planned, or another run's source (kOne): its checkpoint once it
+      // has finished.
+      if (in_cache) {
+        ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
+      }
+      pretrained_[run.name] = pretrained;
+      if (mode_ == Mode::kPlan) {
+        Plan({run_id,
+              what,
+              absl::StrCat("pretrain-", run.name, "-", run_id.substr(0, 8),
+                           ".log"),
+              true,
+              {},
+              {},
+              false});
+      }
+      return absl::OkStatus();
+    }
     // The record's directory, then the cache entry: every process takes
     // them in this order, so two never wait for each other.
-    const std::string what = absl::StrCat("pre-training ", run.name);
     ASSIGN_OR_RETURN(const FileLock record_lock,
                      LockRunDirectory(record_dir, what));
     ASSIGN_OR_RETURN(const FileLock train_lock,
@@ -615,9 +792,11 @@ class Runner {
       }
     }
     const bool cased = run.spec.model().cased();
-    ASSIGN_OR_RETURN(const BertConfig config,
-                     ReadCheckpointConfig(pretrained.checkpoint));
+    // kOne: once the run is found, the variant's other tasks are not loaded
+    // (another selected variant may share the run's id, and records it too).
+    const bool matched_before = matched_;
     for (const FinetuneTaskSpec& spec : finetuning.tasks()) {
+      if (matched_ && !matched_before) break;
       FinetuneTaskSpec::Task task = spec.task();
       // The real task whose column a fallback's results fill.
       const FinetuneTaskInfo* stands_in_for = nullptr;
@@ -650,8 +829,8 @@ class Runner {
       }
       for (double lr : spec.learning_rates()) {
         for (int restart = 0; restart < spec.restarts(); ++restart) {
-          RETURN_IF_ERROR(FinetuneOne(run, description, pretrained, rtl, config,
-                                      spec, finetuning.optimizer(), *loaded,
+          RETURN_IF_ERROR(FinetuneOne(run, description, pretrained, rtl, spec,
+                                      finetuning.optimizer(), *loaded,
                                       stands_in_for, hashes, data_hash_text, lr,
                                       restart, finetuning.bilstm()));
         }
@@ -663,9 +842,8 @@ class Runner {
   absl::Status FinetuneOne(
       const ResolvedRun& run, const std::string& description,
       const Pretrained& pretrained, const Pretrained* rtl,
-      const BertConfig& config, const FinetuneTaskSpec& spec,
-      const FinetuneOptimizerSpec& optimizer, const FinetuneTask& task,
-      const FinetuneTaskInfo* stands_in_for,
+      const FinetuneTaskSpec& spec, const FinetuneOptimizerSpec& optimizer,
+      const FinetuneTask& task, const FinetuneTaskInfo* stands_in_for,
       const std::map<std::string, std::string>& hashes,
       const std::string& data_hash_text, double lr, int restart, bool bilstm) {
     const uint64_t seed = spec.seed() + restart;
@@ -677,8 +855,7 @@ class Runner {
         LearningRateText(lr), "\nrestart ", restart, "\nseed ", seed,
         "\nbilstm ", bilstm, "\n",
         rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
-        data_hash_text, "threads ", execution_.threads, "\n",
-        execution_.CpuGemmIdText())));
+        data_hash_text, execution_.CpuGemmIdText())));
     const std::string dir = Join(
         Join(Join(Join(options_.output_dir, "finetune"), run.name), task.key()),
         absl::StrCat("lr", LearningRateText(lr), "-r", restart, "-",
@@ -692,6 +869,36 @@ class Runner {
     const std::string label =
         absl::StrCat(run.name, "/", task.key(), " lr ", LearningRateText(lr),
                      " restart ", restart);
+    if (!Executes(run_id)) {
+      if (mode_ == Mode::kPlan) {
+        bool done = true;
+        for (const std::string& d : record_dirs) {
+          ASSIGN_OR_RETURN(const bool recorded,
+                           PathExists(Join(d, "run.json")));
+          done = done && recorded;
+        }
+        std::vector<std::string> needs = {pretrained.pretraining_run_id};
+        if (rtl != nullptr) needs.push_back(rtl->pretraining_run_id);
+        Plan({run_id,
+              absl::StrCat("fine-tuning ", label),
+              absl::StrCat("finetune-", run.name, "-", task.key(), "-lr",
+                           LearningRateText(lr), "-r", restart, "-",
+                           run_id.substr(0, 8), ".log"),
+              false,
+              needs,
+              {run.name},
+              done});
+      }
+      return absl::OkStatus();
+    }
+    for (const Pretrained* source : {&pretrained, rtl}) {
+      if (source != nullptr && source->checkpoint.empty()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "fine-tuning ", label, ": pre-training ", source->variant,
+            " has not finished; run it first (--run_id=",
+            source->pretraining_run_id, ")"));
+      }
+    }
     ASSIGN_OR_RETURN(
         const FileLock lock,
         LockRunDirectory(dir, absl::StrCat("fine-tuning ", label)));
@@ -706,6 +913,8 @@ class Runner {
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(CreateDirectories(dir));
+    ASSIGN_OR_RETURN(const BertConfig config,
+                     ReadCheckpointConfig(pretrained.checkpoint));
     // Computed when the task was loaded; checked before training.
     const absl::StatusOr<std::vector<TrivialMetrics>>& trivial = task.Trivial();
     if (!trivial.ok()) {
@@ -775,6 +984,11 @@ class Runner {
 
   const RunnerOptions& options_;
   const Experiment& experiment_;
+  const Mode mode_;
+  // kOne: the run has been found (and executed).
+  bool matched_ = false;
+  std::vector<PlannedRun> planned_;
+  std::map<std::string, size_t> planned_index_;
   Execution execution_;
   std::vector<ResolvedRun> runs_;
   TaskSources sources_;

@@ -19,26 +19,26 @@
 // corpus's hash, the evaluation settings); a fine-tuning run's is its task
 // spec, learning rate, restart, the hashes of the task files and the
 // pre-training run's id (two, for the LTR & RTL row). Both add how the run
-// executes: the CPU GEMM engine and pre-training's device and precision,
-// and the thread count (which the bits no longer depend on: model/ops/gemm
-// cuts large products into fixed blocks; kept so that the ids of earlier
-// runs stay valid). The code
+// executes: the CPU GEMM engine and pre-training's device and precision.
+// The thread count is not in it: a run's bits do not depend on it
+// (model/ops/gemm cuts large products into fixed blocks). The code
 // version is not in it (every commit would retrain the cache); records
 // carry it, and the CI regression check compares the numbers. A run has a
 // directory named after its id:
 //
 //   <output_dir>/experiment.textproto     the experiment as loaded
-//   <output_dir>/execution.json           threads, CPU GEMM engine, device
-//                                         and precision of every run
-//                                         here; a command with
-//                                         others is refused (their runs
-//                                         would be new runs beside these)
+//   <output_dir>/execution.json           CPU GEMM engine, device and
+//                                         precision of every run here; a
+//                                         command with others is refused
+//                                         (their runs would be new runs
+//                                         beside these)
 //   <output_dir>/pretrain/<variant>-<id>/ run.json
 //   <output_dir>/finetune/<variant>/<task>/lr<lr>-r<restart>-<id>/
 //                                         run.json (MNLI: mnli_m/run.json
 //                                         and mnli_mm/run.json), the dev
 //                                         (and GLUE test) predictions
 //   <output_dir>/report/                  report.{md,csv,tex,json,html}, SVG
+//   <output_dir>/logs/                    with --jobs=N, each job's output
 //   <cache_dir>/data/                     prepared pre-training data
 //   <cache_dir>/pretrain/<id>/            metrics.jsonl, checkpoints/,
 //                                         result.json (written last)
@@ -64,9 +64,18 @@
 // A run whose run.json exists is finished and skipped, so rerunning the
 // same command continues an interrupted experiment: pre-training resumes
 // from its last checkpoint, an unfinished fine-tuning run starts again (a
-// mini-scale fine-tuning run takes seconds to minutes). Runs execute one
-// after another, each on all threads (a run's numbers depend on the thread
-// count, so runs are not packed side by side).
+// mini-scale fine-tuning run takes seconds to minutes).
+//
+// Runs execute one after another on all threads, or with jobs = N > 1 side
+// by side: the runner works out every run's id and whether it is done
+// (training nothing, but preparing the pre-training data and the tasks),
+// then runs each undone run as a child process, job_command with
+// --run_id=<id>, at most N at once, on NumThreads() / N threads each
+// (experiments/job_pool.h). A fine-tuning run starts once the pre-training
+// runs it needs have succeeded; a run that fails ends only itself and the
+// runs that need it, and is listed in RunnerSummary.failed. Because the
+// bits do not depend on the thread count, the records equal those of
+// jobs = 1. The report is then rendered from whatever records there are.
 #ifndef BERTLAB_EXPERIMENTS_RUNNER_H_
 #define BERTLAB_EXPERIMENTS_RUNNER_H_
 
@@ -75,6 +84,7 @@
 
 #include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/job_pool.h"
 #include "model/train/pretraining_backend.h"
 
 namespace bertlab {
@@ -110,6 +120,17 @@ struct RunnerOptions {
   // unless it reuses another's checkpoint, which is then pre-trained (not
   // fine-tuned). An unknown name is an error.
   std::vector<std::string> variants;
+  // Runs at once (see the top of the file), >= 1.
+  int jobs = 1;
+  // With jobs > 1: the program and arguments that run this experiment (the
+  // runner appends --jobs=1, --threads, --output_dir, --cache_dir,
+  // --data_dir, --default_corpus, --run_id and, for a fine-tuning run,
+  // --variants; a later flag overrides an earlier one).
+  std::vector<std::string> job_command;
+  // Non-empty: execute only the run with this id (pre-training or
+  // fine-tuning; the pre-training runs it needs must have finished) and
+  // render no report. NotFound if no run has it.
+  std::string run_id;
 };
 
 struct RunnerSummary {
@@ -121,6 +142,8 @@ struct RunnerSummary {
   std::string report_dir;
   std::string report_markdown;
   double seconds = 0;
+  // With jobs > 1: the runs that failed or were not started.
+  std::vector<JobFailure> failed;
 };
 
 absl::StatusOr<RunnerSummary> RunExperiment(const RunnerOptions& options);

@@ -212,7 +212,8 @@ absl::StatusOr<std::string> PretrainingRunConfig(
 // numbers also depend on though a resumption may change it (the evaluation
 // settings; the non-finite policy, which a stopped run may switch to
 // skipping). The experiment runner's run id hashes this with how the run
-// executes (threads, device, precision, CPU GEMM engine).
+// executes (device, precision, CPU GEMM engine; not the thread count, on
+// which the bits do not depend).
 absl::StatusOr<std::string> PretrainingRunIdentity(
     const PretrainingOptions& options);
 

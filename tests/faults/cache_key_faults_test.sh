@@ -1,10 +1,12 @@
 #!/bin/bash
 # Fault class 5, second half (issue 19): the cache key must cover what a
-# run's bits depend on. The thread count (and the pre-training device and
-# precision, and later the CPU GEMM engine) were not in the run id, so a model trained on 1 thread was
-# handed to a run on 2 under a key that claimed it; a vocab_file was named by
-# its path only. Now the run id covers them, every record says how it ran
-# ("execution"), and an output directory refuses runs made another way.
+# run's bits depend on. The pre-training device and precision, and later the
+# CPU GEMM engine, were not in the run id; a vocab_file was named by its path
+# only. Now the run id covers them, every record says how it ran
+# ("execution"), and an output directory refuses runs made another way. The
+# thread count was in the id too until the bits stopped depending on it
+# (issue 18): now 1 and 2 threads are the same run, and an output directory
+# of a runner whose ids had it is refused.
 #
 # Usage (from BUILD): cache_key_faults_test.sh RUN_EXPERIMENT
 set -euo pipefail
@@ -20,28 +22,45 @@ pretrain_ids() {
 
 one=$TEST_TMPDIR/one_thread two=$TEST_TMPDIR/two_threads
 "$run_experiment" "${flags[@]}" --threads=1 --output_dir="$one" > /dev/null
+# The same runs: the pre-trainings come from the cache, the fine-tunings
+# (recorded per output directory) run again.
 "$run_experiment" "${flags[@]}" --threads=2 --output_dir="$two" > /dev/null \
   2> "$err"
-expect_err "2 pre-training and 2 fine-tuning runs now, 0 finished earlier"
+expect_err "0 pre-training and 2 fine-tuning runs now, 2 finished earlier"
 [ "$(pretrain_ids "$one" | wc -l)" -eq 2 ] || fail "expected 2 pre-training runs"
-[ -z "$(comm -12 <(pretrain_ids "$one") <(pretrain_ids "$two"))" ] ||
-  fail "1 and 2 threads gave the same pre-training run ids"
-[ "$(ls -d "$cache"/pretrain/*/ | wc -l)" -eq 4 ] ||
-  fail "the cache should hold 4 pre-training runs (2 variants x 2 thread counts)"
+[ "$(pretrain_ids "$one")" = "$(pretrain_ids "$two")" ] ||
+  fail "1 and 2 threads gave other pre-training run ids"
+[ "$(ls -d "$cache"/pretrain/*/ | wc -l)" -eq 2 ] ||
+  fail "the cache should hold 2 pre-training runs (2 variants, any thread count)"
 for record in "$one"/pretrain/*/run.json "$one"/finetune/*/*/*/run.json; do
   grep -q '"threads": 1' "$record" || fail "$record does not say it ran on 1 thread"
   grep -q '"pretraining_device": "cpu"' "$record" || fail "$record lacks its device"
 done
-grep -q '"threads": 2' "$two"/execution.json || fail "no execution.json in $two"
+grep -q '"threads"' "$two"/execution.json && fail "execution.json names the thread count"
+grep -q '"pretraining_device": "cpu"' "$two"/execution.json ||
+  fail "no execution.json in $two"
+# Fine-tuning on 1 and on 2 threads gives the same numbers.
+for record in "$one"/finetune/*/*/*/run.json; do
+  other=${record/$one/$two}
+  [ "$(grep -A3 '"metrics"' "$record")" = "$(grep -A3 '"metrics"' "$other")" ] ||
+    fail "$record and $other differ in their metrics"
+done
 
-# The same command again does nothing; another thread count on that output
-# directory is refused before any work, naming the settings and the file.
-"$run_experiment" "${flags[@]}" --threads=2 --output_dir="$two" > /dev/null \
+# Another thread count on that output directory is the same runs: nothing
+# to do.
+"$run_experiment" "${flags[@]}" --threads=1 --output_dir="$two" > /dev/null \
   2> "$err"
 expect_err "0 pre-training and 0 fine-tuning runs now, 4 finished earlier"
-expect_exit 1 "$run_experiment" "${flags[@]}" --threads=1 --output_dir="$two"
-expect_err "run_experiment: $two was made with --threads=2 --cpu_gemm=onednn --device=cpu --precision=fp32 ($two/execution.json); this command runs with --threads=1 --cpu_gemm=onednn --device=cpu --precision=fp32"
-[ "$(find "$two" -name run.json | wc -l)" -eq 4 ] || fail "the refused run changed $two"
+
+# A directory whose execution.json names the thread count was made by a
+# runner whose ids had it, and is refused before any work.
+threads=$TEST_TMPDIR/with_threads
+mkdir -p "$threads"
+echo '{"threads": 2, "pretraining_device": "cpu", "pretraining_precision": "fp32", "cpu_gemm": "onednn"}' \
+  > "$threads/execution.json"
+expect_exit 1 "$run_experiment" "${flags[@]}" --output_dir="$threads"
+expect_err "run_experiment: $threads was made by a runner whose run ids included the thread count ($threads/execution.json)"
+[ -z "$(find "$threads" -name run.json)" ] || fail "the refused run wrote records"
 
 # The CPU GEMM engine changes the bits too: OpenBLAS runs (the default is
 # oneDNN) are runs of their own, every oneDNN record says so, an OpenBLAS
@@ -60,7 +79,7 @@ done
 grep -q '"cpu_gemm"' "$gemm"/execution.json && fail "an OpenBLAS execution.json names the engine"
 expect_exit 1 "$run_experiment" "${flags[@]}" --threads=1 --cpu_gemm=openblas \
   --output_dir="$one"
-expect_err "run_experiment: $one was made with --threads=1 --cpu_gemm=onednn --device=cpu --precision=fp32 ($one/execution.json); this command runs with --threads=1 --cpu_gemm=openblas --device=cpu --precision=fp32"
+expect_err "run_experiment: $one was made with --cpu_gemm=onednn --device=cpu --precision=fp32 ($one/execution.json); this command runs with --cpu_gemm=openblas --device=cpu --precision=fp32"
 expect_exit 1 "$run_experiment" "${flags[@]}" --cpu_gemm=mkl --output_dir="$gemm"
 expect_err "--cpu_gemm=mkl: use openblas, onednn or onednn_bf16"
 
