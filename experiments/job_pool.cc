@@ -59,11 +59,16 @@ std::vector<std::string> LastLines(const std::string& path, int count) {
 
 std::string ErrnoText() { return std::strerror(errno); }
 
+// Async-signal-safe, for the child before exec; nothing to do if it fails.
+void WriteToStderr(const char* text) {
+  const ssize_t written = ::write(STDERR_FILENO, text, std::strlen(text));
+  (void)written;
+}
+
 // Forks and executes `job` with its log as stdout and stderr.
 absl::StatusOr<pid_t> Start(const Job& job) {
-  const int log =
-      ::open(job.log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-             0644);
+  const int log = ::open(job.log_file.c_str(),
+                         O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log < 0) {
     return absl::UnavailableError(
         absl::StrCat("cannot open its log ", job.log_file, ": ", ErrnoText()));
@@ -84,10 +89,9 @@ absl::StatusOr<pid_t> Start(const Job& job) {
     ::dup2(log, STDOUT_FILENO);
     ::dup2(log, STDERR_FILENO);
     ::execv(argv[0], argv.data());
-    constexpr char kMessage[] = "job pool: cannot execute ";
-    ::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
-    ::write(STDERR_FILENO, argv[0], std::strlen(argv[0]));
-    ::write(STDERR_FILENO, "\n", 1);
+    WriteToStderr("job pool: cannot execute ");
+    WriteToStderr(argv[0]);
+    WriteToStderr("\n");
     ::_exit(127);
   }
   const std::string fork_error = pid < 0 ? ErrnoText() : "";
@@ -159,10 +163,10 @@ class Display {
   void Draw() {
     if (!terminal_) return;
     struct winsize size {};
-    const int width = ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 &&
-                              size.ws_col > 10
-                          ? size.ws_col
-                          : 120;
+    const int width =
+        ::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 10
+            ? size.ws_col
+            : 120;
     for (const std::string& line : block_) {
       std::string shown = absl::StrCat(options_.prefix, ": ", line);
       // One terminal row per line, else the redraw moves up too little.
@@ -223,7 +227,9 @@ absl::StatusOr<JobPoolResult> RunJobs(const std::vector<Job>& jobs,
   Display display(options);
   const size_t total = jobs.size();
   size_t ended = 0;
-  const auto progress = [&] { return absl::StrCat("[", ended, "/", total, "]"); };
+  const auto progress = [&] {
+    return absl::StrCat("[", ended, "/", total, "]");
+  };
   const auto fail = [&](size_t i, const std::string& reason) {
     state[i] = State::kFailed;
     ++ended;
@@ -231,8 +237,8 @@ absl::StatusOr<JobPoolResult> RunJobs(const std::vector<Job>& jobs,
     failure.label = jobs[i].label;
     failure.reason = reason;
     failure.log_file = jobs[i].log_file;
-    failure.log_tail = absl::StrJoin(
-        LastLines(jobs[i].log_file, kJobFailureTailLines), "\n");
+    failure.log_tail =
+        absl::StrJoin(LastLines(jobs[i].log_file, kJobFailureTailLines), "\n");
     display.Line(absl::StrCat(progress(), " FAILED ", jobs[i].label, ": ",
                               reason, " (log: ", jobs[i].log_file, ")"));
   };
@@ -252,9 +258,9 @@ absl::StatusOr<JobPoolResult> RunJobs(const std::vector<Job>& jobs,
         ++ended;
         JobFailure& failure = failures[i];
         failure.label = jobs[i].label;
-        failure.reason = absl::StrCat("not started: it needs ",
-                                      jobs[index.at(*failed_need)].label,
-                                      ", which failed");
+        failure.reason =
+            absl::StrCat("not started: it needs ",
+                         jobs[index.at(*failed_need)].label, ", which failed");
         display.Line(absl::StrCat(progress(), " not started: ", jobs[i].label,
                                   " (", jobs[index.at(*failed_need)].label,
                                   " failed)"));

@@ -24,19 +24,21 @@ using ::testing::UnorderedElementsAre;
 class JobPoolTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = absl::StrCat(std::getenv("TEST_TMPDIR"), "/",
-                        ::testing::UnitTest::GetInstance()
-                            ->current_test_info()
-                            ->name());
-    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'")
-                              .c_str()),
+    dir_ = absl::StrCat(
+        std::getenv("TEST_TMPDIR"), "/",
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_EQ(std::system(
+                  ("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str()),
               0);
   }
 
   // A job that runs `script` in /bin/sh, logging to <dir>/<name>.log.
   Job Shell(const std::string& name, const std::string& script,
             std::vector<std::string> needs = {}) const {
-    return Job{name, "job " + name, {"/bin/sh", "-c", script}, std::move(needs),
+    return Job{name,
+               "job " + name,
+               {"/bin/sh", "-c", script},
+               std::move(needs),
                dir_ + "/" + name + ".log"};
   }
 
@@ -77,11 +79,11 @@ TEST_F(JobPoolTest, NeverRunsMoreThanTheLimitAtOnce) {
   // runs.
   std::vector<Job> jobs;
   for (int i = 0; i < 5; ++i) {
-    jobs.push_back(Shell(
-        absl::StrCat("j", i),
-        absl::StrCat("touch ", dir_, "/running.", i, "; ls ", dir_,
-                     " | grep -c '^running' >> ", dir_, "/counts; sleep 1; rm ",
-                     dir_, "/running.", i)));
+    jobs.push_back(
+        Shell(absl::StrCat("j", i),
+              absl::StrCat("touch ", dir_, "/running.", i, "; ls ", dir_,
+                           " | grep -c '^running' >> ", dir_,
+                           "/counts; sleep 1; rm ", dir_, "/running.", i)));
   }
   absl::StatusOr<JobPoolResult> result = RunJobs(jobs, Quiet(2));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -123,8 +125,9 @@ TEST_F(JobPoolTest, AFailureEndsOnlyItselfAndTheJobsThatNeedIt) {
 
 TEST_F(JobPoolTest, TheLogTailIsTheLastLinesOnly) {
   const std::vector<Job> jobs = {
-      Shell("long", "for i in 1 2 3 4 5 6 7; do echo line $i; done; "
-                    "printf 'step 1\\rstep 2\\r'; exit 1"),
+      Shell("long",
+            "for i in 1 2 3 4 5 6 7; do echo line $i; done; "
+            "printf 'step 1\\rstep 2\\r'; exit 1"),
   };
   absl::StatusOr<JobPoolResult> result = RunJobs(jobs, Quiet(1));
   ASSERT_TRUE(result.ok()) << result.status();
@@ -135,7 +138,10 @@ TEST_F(JobPoolTest, TheLogTailIsTheLastLinesOnly) {
 }
 
 TEST_F(JobPoolTest, ACommandThatCannotStartIsAFailure) {
-  Job missing{"missing", "job missing", {dir_ + "/no-such-program"}, {},
+  Job missing{"missing",
+              "job missing",
+              {dir_ + "/no-such-program"},
+              {},
               dir_ + "/missing.log"};
   Job no_log = Shell("no_log", "true");
   no_log.log_file = dir_ + "/no-such-dir/no_log.log";
@@ -157,8 +163,7 @@ TEST_F(JobPoolTest, ABadListIsRefusedBeforeAnythingRuns) {
     EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_THAT(result.status().message(), HasSubstr(message));
   };
-  refused({Shell("a", mark), Shell("a", mark)}, 1,
-          "two jobs are named \"a\"");
+  refused({Shell("a", mark), Shell("a", mark)}, 1, "two jobs are named \"a\"");
   refused({Shell("a", mark, {"b"}), Shell("b", mark)}, 1,
           "job a needs \"b\", which is not an earlier job");
   refused({Shell("a", mark, {"a"})}, 1, "which is not an earlier job");

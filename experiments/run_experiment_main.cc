@@ -71,6 +71,17 @@ ABSL_FLAG(int, jobs, 1,
           "runs side by side, each a process of its own on threads/jobs "
           "threads (the numbers equal those of --jobs=1); a run that fails "
           "does not stop the others, and the failures are listed at the end");
+ABSL_FLAG(std::string, launcher, "local",
+          "local (the runs here) or slurm (the runs not done yet submitted as "
+          "sbatch job arrays, pre-training first, fine-tuning after the "
+          "pre-training it needs; the scripts in <output_dir>/slurm)");
+ABSL_FLAG(std::string, slurm_partition, "", "--launcher=slurm: --partition");
+ABSL_FLAG(std::string, slurm_time, "",
+          "--launcher=slurm: --time of each run (e.g. 30, 2:00:00)");
+ABSL_FLAG(int, slurm_cpus_per_task, 1,
+          "--launcher=slurm: --cpus-per-task, the threads of each run");
+ABSL_FLAG(std::string, slurm_gres, "",
+          "--launcher=slurm: --gres (e.g. gpu:1, with --device=cuda)");
 ABSL_FLAG(std::string, run_id, "",
           "run only the run with this id (the run_id of its run.json) and "
           "write no report: what each job of --jobs=N runs; the pre-training "
@@ -254,6 +265,11 @@ absl::Status Run(int argc, char** argv) {
   options.progress = absl::GetFlag(FLAGS_progress);
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.run_id = absl::GetFlag(FLAGS_run_id);
+  options.launcher = absl::GetFlag(FLAGS_launcher);
+  options.slurm.partition = absl::GetFlag(FLAGS_slurm_partition);
+  options.slurm.time_limit = absl::GetFlag(FLAGS_slurm_time);
+  options.slurm.cpus_per_task = absl::GetFlag(FLAGS_slurm_cpus_per_task);
+  options.slurm.gres = absl::GetFlag(FLAGS_slurm_gres);
   // The same command for every job; the runner appends what differs.
   options.job_command = {ProgramPath(argv0),
                          absl::StrCat("--experiment=", experiment_path)};
@@ -265,6 +281,19 @@ absl::Status Run(int argc, char** argv) {
         "%s: run %s of %s done in %.0f s (%s)\n", kProgram, options.run_id,
         loaded.name(), summary.seconds,
         summary.cached_runs > 0 ? "finished earlier" : "now");
+    return absl::OkStatus();
+  }
+  if (!summary.submitted.empty()) {
+    for (const experiments::SlurmArray& array : summary.submitted) {
+      std::cerr << absl::StrFormat(
+          "%s: submitted %s (%s): Slurm job %s, %d run(s)%s\n", kProgram,
+          array.name, array.script, array.job_id, array.job_names.size(),
+          array.dependency.empty() ? "" : ", after " + array.dependency);
+    }
+    std::cerr << kProgram << ": when they have finished (squeue), the report: "
+              << "bazel run //reports:render -- " << options.output_dir
+              << " --table=" << loaded.report().table()
+              << ", or this command again\n";
     return absl::OkStatus();
   }
   std::cout << summary.report_markdown;

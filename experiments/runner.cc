@@ -33,6 +33,7 @@
 #include "experiments/pretraining_options.h"
 #include "experiments/run_lock.h"
 #include "experiments/run_plan.h"
+#include "experiments/slurm_launcher.h"
 #include "google/protobuf/text_format.h"
 #include "model/bert/checkpoint.h"
 #include "model/ops/cpu_gemm_engine.h"
@@ -322,9 +323,10 @@ class Runner {
   explicit Runner(const RunnerOptions& options)
       : options_(options),
         experiment_(options.experiment),
-        mode_(!options.run_id.empty() ? Mode::kOne
-              : options.jobs > 1      ? Mode::kPlan
-                                      : Mode::kAll) {}
+        slurm_(options.launcher == "slurm"),
+        mode_(!options.run_id.empty()      ? Mode::kOne
+              : options.jobs > 1 || slurm_ ? Mode::kPlan
+                                           : Mode::kAll) {}
 
   absl::StatusOr<RunnerSummary> Run() {
     const auto start = std::chrono::steady_clock::now();
@@ -336,6 +338,15 @@ class Runner {
       return absl::InvalidArgumentError(
           absl::StrCat("--run_id runs one run, so --jobs=", options_.jobs,
                        " has nothing to run side by side: drop one of them"));
+    }
+    if (options_.launcher != "local" && !slurm_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--launcher=", options_.launcher, ": use local or slurm"));
+    }
+    if (slurm_ && (options_.jobs > 1 || mode_ == Mode::kOne)) {
+      return absl::InvalidArgumentError(
+          "--launcher=slurm submits every run to Slurm: --jobs and --run_id "
+          "are for running here");
     }
     runs_ = ResolveRuns(experiment_);
     // The corpus each run reads, with or without --data_dir, before anything
@@ -400,7 +411,14 @@ class Runner {
       summary_.seconds = SecondsSince(start);
       return summary_;
     }
-    if (mode_ == Mode::kPlan) RETURN_IF_ERROR(RunPlannedJobs());
+    if (mode_ == Mode::kPlan) {
+      RETURN_IF_ERROR(RunPlannedJobs());
+      // The records come when the arrays have run.
+      if (!summary_.submitted.empty()) {
+        summary_.seconds = SecondsSince(start);
+        return summary_;
+      }
+    }
     summary_.report_dir = Join(options_.output_dir, "report");
     ASSIGN_OR_RETURN(const FileLock report_lock,
                      LockRunDirectory(summary_.report_dir, "the report"));
@@ -474,8 +492,9 @@ class Runner {
     return true;
   }
 
-  // Every undone planned run as a job, at most options_.jobs at once, each
-  // the same command with --run_id and a share of the threads.
+  // Every undone planned run as a job, each the same command with --run_id:
+  // here at most options_.jobs at once on a share of the threads, or
+  // submitted to Slurm on --cpus-per-task threads.
   absl::Status RunPlannedJobs() {
     if (options_.job_command.empty()) {
       return absl::InvalidArgumentError(
@@ -484,10 +503,12 @@ class Runner {
     }
     const std::string log_dir = Join(options_.output_dir, "logs");
     RETURN_IF_ERROR(CreateDirectories(log_dir));
-    const int threads = std::max(1, NumThreads() / options_.jobs);
+    const int threads = slurm_ ? options_.slurm.cpus_per_task
+                               : std::max(1, NumThreads() / options_.jobs);
     std::vector<std::string> common = options_.job_command;
     for (const std::string& flag :
-         {absl::StrCat("--jobs=1"), absl::StrCat("--threads=", threads),
+         {absl::StrCat("--launcher=local"), absl::StrCat("--jobs=1"),
+          absl::StrCat("--threads=", threads),
           absl::StrCat("--output_dir=", options_.output_dir),
           absl::StrCat("--cache_dir=", options_.cache_dir),
           absl::StrCat("--data_dir=", options_.data_dir),
@@ -518,6 +539,18 @@ class Runner {
       pending.insert(run.run_id);
       pretraining[run.run_id] = run.pretraining;
       jobs.push_back(std::move(job));
+    }
+    if (slurm_) {
+      Say(absl::StrCat(jobs.size(), " run(s) to submit to Slurm on ", threads,
+                       " thread(s) each (", summary_.cached_runs,
+                       " done earlier); logs in ", log_dir));
+      if (jobs.empty()) return absl::OkStatus();
+      SlurmOptions slurm = options_.slurm;
+      slurm.job_name = absl::StrCat("bertlab-", experiment_.name());
+      ASSIGN_OR_RETURN(
+          summary_.submitted,
+          SubmitJobArrays(jobs, slurm, Join(options_.output_dir, "slurm")));
+      return absl::OkStatus();
     }
     Say(absl::StrCat(jobs.size(), " run(s) to do, ", options_.jobs,
                      " at once on ", threads, " thread(s) each (",
@@ -984,6 +1017,7 @@ class Runner {
 
   const RunnerOptions& options_;
   const Experiment& experiment_;
+  const bool slurm_;
   const Mode mode_;
   // kOne: the run has been found (and executed).
   bool matched_ = false;

@@ -76,6 +76,14 @@
 // runs that need it, and is listed in RunnerSummary.failed. Because the
 // bits do not depend on the thread count, the records equal those of
 // jobs = 1. The report is then rendered from whatever records there are.
+//
+// With launcher "slurm" the undone runs are submitted instead, as job arrays
+// (experiments/slurm_launcher.h: the scripts in <output_dir>/slurm/), each
+// task the same command with --run_id on slurm.cpus_per_task threads; the
+// runs that are done are skipped, so submitting again submits only what is
+// missing (and what is still queued: such a run, found locked, waits and
+// then finds itself done). No report then: once the arrays have run,
+// //reports:render makes it from the records, as does this command again.
 #ifndef BERTLAB_EXPERIMENTS_RUNNER_H_
 #define BERTLAB_EXPERIMENTS_RUNNER_H_
 
@@ -85,6 +93,7 @@
 #include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
 #include "experiments/job_pool.h"
+#include "experiments/slurm_launcher.h"
 #include "model/train/pretraining_backend.h"
 
 namespace bertlab {
@@ -122,6 +131,9 @@ struct RunnerOptions {
   std::vector<std::string> variants;
   // Runs at once (see the top of the file), >= 1.
   int jobs = 1;
+  // "local" (here) or "slurm" (job arrays; jobs must be 1, run_id empty).
+  std::string launcher = "local";
+  SlurmOptions slurm;
   // With jobs > 1: the program and arguments that run this experiment (the
   // runner appends --jobs=1, --threads, --output_dir, --cache_dir,
   // --data_dir, --default_corpus, --run_id and, for a fine-tuning run,
@@ -144,6 +156,9 @@ struct RunnerSummary {
   double seconds = 0;
   // With jobs > 1: the runs that failed or were not started.
   std::vector<JobFailure> failed;
+  // With launcher "slurm": the arrays submitted (none: nothing was left to
+  // do, and the report was rendered).
+  std::vector<SlurmArray> submitted;
 };
 
 absl::StatusOr<RunnerSummary> RunExperiment(const RunnerOptions& options);

@@ -26,6 +26,10 @@ PACKAGES=(
   sword-text-web      # the embedded default corpus: the World English Bible (public domain)
   diatheke            # reads SWORD modules (//tasks/corpus:default_corpus turns the WEB into our corpus format)
   chromium            # headless browser: //reports:report_html_chromium_test checks report.html in the DOM it parses
+  slurm-client        # Slurm 22.05's sbatch, squeue, scontrol: run_experiment --launcher=slurm submits job arrays
+  slurmctld           # the controller and node daemons and munge: //experiments:slurm_test starts a one-node
+  slurmd              #   cluster on this machine (tools/slurm/local_slurm.sh)
+  munge
 )
 
 is_installed() {
