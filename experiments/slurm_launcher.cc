@@ -141,7 +141,8 @@ absl::StatusOr<std::vector<SlurmArray>> SubmitJobArrays(
     }
     RETURN_IF_ERROR(WriteFileAtomically(
         array.script, Script(options, array.name, script_dir, tasks)));
-    std::string command = absl::StrCat(ShellQuote(options.sbatch), " --parsable");
+    std::string command =
+        absl::StrCat(ShellQuote(options.sbatch), " --parsable");
     if (!array.dependency.empty()) {
       absl::StrAppend(&command, " --dependency=", array.dependency,
                       " --kill-on-invalid-dep=yes");
@@ -155,16 +156,18 @@ absl::StatusOr<std::vector<SlurmArray>> SubmitJobArrays(
         !std::all_of(job_id.begin(), job_id.end(), absl::ascii_isdigit)) {
       std::vector<std::string> submitted;
       for (const SlurmArray& done : arrays) {
-        submitted.push_back(absl::StrCat(done.name, " (job ", done.job_id, ")"));
+        submitted.push_back(
+            absl::StrCat(done.name, " (job ", done.job_id, ")"));
       }
       return absl::UnavailableError(absl::StrCat(
           "sbatch of ", array.script, " failed",
-          result.second == 0 ? "" : absl::StrCat(" (exit status ", result.second, ")"),
-          ": ", output.empty() ? "no output" : output,
-          submitted.empty()
+          result.second == 0
               ? ""
-              : absl::StrCat("; submitted before it: ",
-                             absl::StrJoin(submitted, ", "))));
+              : absl::StrCat(" (exit status ", result.second, ")"),
+          ": ", output.empty() ? "no output" : output,
+          submitted.empty() ? ""
+                            : absl::StrCat("; submitted before it: ",
+                                           absl::StrJoin(submitted, ", "))));
     }
     array.job_id = job_id;
     for (size_t t = 0; t < array.job_names.size(); ++t) {

@@ -25,12 +25,11 @@ using ::testing::Not;
 class SlurmLauncherTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = absl::StrCat(std::getenv("TEST_TMPDIR"), "/",
-                        ::testing::UnitTest::GetInstance()
-                            ->current_test_info()
-                            ->name());
-    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'")
-                              .c_str()),
+    dir_ = absl::StrCat(
+        std::getenv("TEST_TMPDIR"), "/",
+        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_EQ(std::system(
+                  ("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "'").c_str()),
               0);
     options_.sbatch = dir_ + "/fake sbatch";
     options_.job_name = "bertlab-tiny";
@@ -43,7 +42,8 @@ class SlurmLauncherTest : public ::testing::Test {
   }
 
   void WriteSbatch(const std::string& body) {
-    ASSERT_TRUE(WriteFileAtomically(options_.sbatch, "#!/bin/sh\n" + body).ok());
+    ASSERT_TRUE(
+        WriteFileAtomically(options_.sbatch, "#!/bin/sh\n" + body).ok());
     ASSERT_EQ(::chmod(options_.sbatch.c_str(), 0755), 0);
   }
 
@@ -68,9 +68,8 @@ TEST_F(SlurmLauncherTest, JobsNeedingTheSameJobsAreOneArrayAfterThem) {
   // Two pre-trainings, each with two fine-tunings, and one fine-tuning
   // that needs both (the ELMo-style row); one whose pre-training is done.
   const std::vector<Job> jobs = {
-      Run("p1"),           Run("p2"),
-      Run("f1", {"p1"}),   Run("f2", {"p2"}),
-      Run("f3", {"p1"}),   Run("both", {"p2", "p1"}),
+      Run("p1"),          Run("p2"),         Run("f1", {"p1"}),
+      Run("f2", {"p2"}),  Run("f3", {"p1"}), Run("both", {"p2", "p1"}),
       Run("done_before"),
   };
   absl::StatusOr<std::vector<SlurmArray>> arrays =
@@ -111,15 +110,16 @@ TEST_F(SlurmLauncherTest, TheScriptRunsEachTasksCommandIntoItsLog) {
       SubmitJobArrays({Run("a"), Run("b")}, options_, dir_ + "/slurm");
   ASSERT_TRUE(arrays.ok()) << arrays.status();
   const std::string script = Read(dir_ + "/slurm/array1.sbatch");
-  EXPECT_THAT(script, HasSubstr(absl::StrCat(
-                          "#SBATCH --job-name=bertlab-tiny-array1\n"
-                          "#SBATCH --array=0-1\n"
-                          "#SBATCH --cpus-per-task=4\n"
-                          "#SBATCH --output=",
-                          dir_, "/slurm/array1-%A_%a.out\n"
-                          "#SBATCH --partition=gpu\n"
-                          "#SBATCH --time=2:00:00\n"
-                          "#SBATCH --gres=gpu:1\n")));
+  EXPECT_THAT(script,
+              HasSubstr(absl::StrCat("#SBATCH --job-name=bertlab-tiny-array1\n"
+                                     "#SBATCH --array=0-1\n"
+                                     "#SBATCH --cpus-per-task=4\n"
+                                     "#SBATCH --output=",
+                                     dir_,
+                                     "/slurm/array1-%A_%a.out\n"
+                                     "#SBATCH --partition=gpu\n"
+                                     "#SBATCH --time=2:00:00\n"
+                                     "#SBATCH --gres=gpu:1\n")));
   // Every word quoted, a ' inside one too.
   EXPECT_THAT(script, HasSubstr(absl::StrCat(
                           "  1)  # run b\n    exec '/bin/run_experiment' "
@@ -136,9 +136,9 @@ TEST_F(SlurmLauncherTest, TheScriptRunsEachTasksCommandIntoItsLog) {
     with_echo.replace(at, 21, "'/bin/echo'");
   }
   ASSERT_TRUE(WriteFileAtomically(echo_script, with_echo).ok());
-  EXPECT_EQ(std::system(("SLURM_ARRAY_TASK_ID=1 bash '" + echo_script + "'")
-                            .c_str()),
-            0);
+  EXPECT_EQ(
+      std::system(("SLURM_ARRAY_TASK_ID=1 bash '" + echo_script + "'").c_str()),
+      0);
   EXPECT_EQ(Read(dir_ + "/logs/b.log"), "--run_id=b --label=it's\n");
   EXPECT_NE(std::system(("SLURM_ARRAY_TASK_ID=7 bash '" + echo_script +
                          "' 2> /dev/null")
@@ -157,7 +157,8 @@ TEST_F(SlurmLauncherTest, AnOptionLeftEmptyIsNotPassed) {
   EXPECT_THAT(script, Not(HasSubstr("--gres")));
 }
 
-TEST_F(SlurmLauncherTest, AFailedSubmissionSaysWhatSbatchSaidAndWhatWentBefore) {
+TEST_F(SlurmLauncherTest,
+       AFailedSubmissionSaysWhatSbatchSaidAndWhatWentBefore) {
   // The first call succeeds, the second fails as sbatch does.
   WriteSbatch(
       "if [ -e \"$0.once\" ]; then\n"
@@ -165,8 +166,8 @@ TEST_F(SlurmLauncherTest, AFailedSubmissionSaysWhatSbatchSaidAndWhatWentBefore) 
       "partition name specified' >&2; exit 1\n"
       "fi\n"
       "touch \"$0.once\"; echo 7\n");
-  absl::StatusOr<std::vector<SlurmArray>> arrays = SubmitJobArrays(
-      {Run("p"), Run("f", {"p"})}, options_, dir_ + "/slurm");
+  absl::StatusOr<std::vector<SlurmArray>> arrays =
+      SubmitJobArrays({Run("p"), Run("f", {"p"})}, options_, dir_ + "/slurm");
   EXPECT_EQ(arrays.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(arrays.status().message(),
               HasSubstr(absl::StrCat(
