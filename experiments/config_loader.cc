@@ -843,6 +843,9 @@ class RunChecker {
     const FinetuneOptimizerSpec& optimizer = spec_.finetuning().optimizer();
     const std::string base = "finetuning.optimizer";
     CheckAdamW(base, optimizer, "the fine-tuner");
+    AtLeast(base + ".gradient_accumulation_steps",
+            optimizer.gradient_accumulation_steps(), 1,
+            "1 means the whole batch at once");
   }
 
   static std::string TaskName(FinetuneTaskSpec::Task task) {

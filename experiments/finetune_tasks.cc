@@ -709,6 +709,7 @@ FinetuneOptions ToFinetuneOptions(const FinetuneTaskSpec& spec,
   options.adamw.weight_decay = optimizer.weight_decay();
   options.adamw.bias_correction = optimizer.bias_correction();
   options.clip_norm = optimizer.clip_norm();
+  options.gradient_accumulation_steps = optimizer.gradient_accumulation_steps();
   return options;
 }
 

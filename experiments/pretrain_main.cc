@@ -21,6 +21,18 @@
 // instances (pretrainer.h explains why that is only an approximation of the
 // spec's held-out documents).
 //
+// Data-parallel (model/train/pretrainer.h, "Data parallelism"): started by
+// mpirun, every rank runs this command with the same flags and takes its
+// share of each step's micro-batches; gradient_accumulation_steps must be
+// the number of ranks times a power of two. The checkpoints have the bits
+// of one process with the same settings, and a run may resume with another
+// rank count. On this machine (tools/mpi/mpirun.sh sets OpenMPI's flags):
+//
+//   tools/mpi/mpirun.sh -np 2 bazel-bin/experiments/pretrain --threads=1 ...
+//
+// A rank that dies ends the job (mpirun says which); one that stops
+// answering ends it after --rank_timeout_seconds, the others naming it.
+//
 // The run writes OUTPUT_DIR/metrics.jsonl and OUTPUT_DIR/checkpoints/
 // (model/train/pretrainer.h); rerunning the same command resumes from the
 // newest checkpoint. Exit status 0 on success, 1 with a message otherwise
@@ -42,7 +54,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/collective.h"
 #include "common/exit_status.h"
+#include "common/mpi_main.h"
 #include "common/parallel.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
@@ -81,6 +95,11 @@ ABSL_FLAG(std::string, progress, "auto",
           "periodic or off");
 ABSL_FLAG(double, progress_seconds, 30,
           "seconds between periodic progress lines");
+ABSL_FLAG(double, rank_timeout_seconds, 300,
+          "under mpirun: a rank waits this long for the others at each "
+          "exchange before it ends the job naming the ranks that did not "
+          "answer; must exceed the longest pause between two steps (a "
+          "checkpoint write)");
 ABSL_FLAG(int64_t, testing_step_delay_ms, 0,
           "tests only: sleep this long after every step (lets a test kill "
           "the run at a chosen moment)");
@@ -127,7 +146,7 @@ std::string SlowCpuDevice(int64_t delay_ms) {
   return name;
 }
 
-absl::Status Run() {
+absl::Status Run(Collective* collective) {
   const std::string config_path = absl::GetFlag(FLAGS_config);
   const std::string output_dir = absl::GetFlag(FLAGS_output_dir);
   const std::vector<std::string> shards =
@@ -203,8 +222,9 @@ absl::Status Run() {
     }
     options.device = SlowCpuDevice(delay_ms);
   }
+  options.collective = collective;
   ASSIGN_OR_RETURN(const PretrainingResult result, RunPretraining(options));
-  if (result.has_eval) {
+  if (result.has_eval && collective->rank() == 0) {
     std::cerr << absl::StrFormat(
         "%s: %s at step %d: held-out %s perplexity %.3f (unigram %.3f), "
         "accuracy %.4f\n",
@@ -226,6 +246,8 @@ int main(int argc, char** argv) {
         "--output_dir=DIR\nPre-trains one run of an experiment (see "
         "experiments/pretrain_main.cc).");
     absl::ParseCommandLine(argc, argv);
-    return bertlab::Run();
+    return bertlab::RunAsRank(bertlab::kProgram, &argc, &argv,
+                              absl::GetFlag(FLAGS_rank_timeout_seconds),
+                              bertlab::Run);
   });
 }

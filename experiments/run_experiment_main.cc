@@ -21,6 +21,13 @@
 // interrupted pre-training. --jobs=N runs N runs at once, each as this
 // program with --run_id=<its id>; the failures are listed after the report
 // and make the exit status 1.
+//
+// Under mpirun, with --run_id, the ranks run that one run data-parallel
+// (experiments/runner.h RunnerOptions.collective; gradient_accumulation_steps
+// of its pre-training or fine-tuning a multiple of the rank count):
+//
+//   tools/mpi/mpirun.sh -np 2 bazel-bin/experiments/run_experiment
+//       --experiment=FILE --threads=1 --run_id=ID
 #include <stdio.h>
 
 #include <filesystem>
@@ -37,7 +44,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/collective.h"
 #include "common/exit_status.h"
+#include "common/mpi_main.h"
 #include "common/parallel.h"
 #include "common/status_macros.h"
 #include "common/user_path.h"
@@ -86,6 +95,10 @@ ABSL_FLAG(std::string, run_id, "",
           "run only the run with this id (the run_id of its run.json) and "
           "write no report: what each job of --jobs=N runs; the pre-training "
           "runs it needs must have finished");
+ABSL_FLAG(double, rank_timeout_seconds, 300,
+          "under mpirun (with --run_id): a rank waits this long for the "
+          "others at each exchange before it ends the job naming the ranks "
+          "that did not answer");
 ABSL_FLAG(bool, progress, true, "progress lines on stderr");
 ABSL_FLAG(std::string, report_date, "",
           "the report's date line (default: now)");
@@ -165,7 +178,7 @@ std::string ProgramPath(const char* argv0) {
   return error ? std::filesystem::absolute(argv0).string() : self.string();
 }
 
-absl::Status Run(int argc, char** argv) {
+absl::Status Run(int argc, char** argv, Collective* collective) {
   const char* argv0 = argv[0];
   const std::string scale = absl::GetFlag(FLAGS_scale);
   if (scale != "mini" && scale != "paper") {
@@ -265,6 +278,7 @@ absl::Status Run(int argc, char** argv) {
   options.progress = absl::GetFlag(FLAGS_progress);
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.run_id = absl::GetFlag(FLAGS_run_id);
+  options.collective = collective;
   options.launcher = absl::GetFlag(FLAGS_launcher);
   options.slurm.partition = absl::GetFlag(FLAGS_slurm_partition);
   options.slurm.time_limit = absl::GetFlag(FLAGS_slurm_time);
@@ -277,6 +291,7 @@ absl::Status Run(int argc, char** argv) {
   ASSIGN_OR_RETURN(const experiments::RunnerSummary summary,
                    experiments::RunExperiment(options));
   if (!options.run_id.empty()) {
+    if (collective->rank() != 0) return absl::OkStatus();
     std::cerr << absl::StrFormat(
         "%s: run %s of %s done in %.0f s (%s)\n", kProgram, options.run_id,
         loaded.name(), summary.seconds,
@@ -337,6 +352,10 @@ int main(int argc, char** argv) {
         "the paper's experiments and writes its report (see "
         "experiments/run_experiment_main.cc).");
     absl::ParseCommandLine(argc, argv);
-    return bertlab::Run(argc, argv);
+    return bertlab::RunAsRank(bertlab::kProgram, &argc, &argv,
+                              absl::GetFlag(FLAGS_rank_timeout_seconds),
+                              [&](bertlab::Collective* collective) {
+                                return bertlab::Run(argc, argv, collective);
+                              });
   });
 }

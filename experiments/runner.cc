@@ -322,6 +322,8 @@ class Runner {
  public:
   explicit Runner(const RunnerOptions& options)
       : options_(options),
+        collective_(options.collective != nullptr ? options.collective
+                                                  : SingleProcessCollective()),
         experiment_(options.experiment),
         slurm_(options.launcher == "slurm"),
         mode_(!options.run_id.empty()      ? Mode::kOne
@@ -357,11 +359,18 @@ class Runner {
     execution_.pretraining_device = options_.pretraining_device;
     execution_.pretraining_precision =
         PrecisionName(options_.pretraining_precision);
-    RETURN_IF_ERROR(CreateDirectories(options_.output_dir));
-    if (!options_.cache_dir.empty()) {
-      RETURN_IF_ERROR(CreateDirectories(options_.cache_dir));
+    if (Follower() && mode_ != Mode::kOne) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "this is rank ", collective_->rank(), " of ", collective_->Describe(),
+          ": data-parallel ranks run one run together; give its --run_id"));
     }
-    RETURN_IF_ERROR(CheckExecution(options_.output_dir, execution_));
+    if (!Follower()) {
+      RETURN_IF_ERROR(CreateDirectories(options_.output_dir));
+      if (!options_.cache_dir.empty()) {
+        RETURN_IF_ERROR(CreateDirectories(options_.cache_dir));
+      }
+      RETURN_IF_ERROR(CheckExecution(options_.output_dir, execution_));
+    }
     // A single run (a job of --jobs=N) leaves the file to the command that
     // started it.
     if (mode_ != Mode::kOne) {
@@ -484,6 +493,10 @@ class Runner {
     same.variants.insert(run.variants.begin(), run.variants.end());
   }
 
+  // A data-parallel rank other than 0: it trains its share of the run and
+  // writes nothing (no lock, record, result or report); rank 0 does.
+  bool Follower() const { return collective_->rank() != 0; }
+
   // Whether this run is to be executed now; in kOne it is the one.
   bool Executes(const std::string& run_id) {
     if (mode_ == Mode::kAll) return true;
@@ -569,7 +582,9 @@ class Runner {
   }
 
   void Say(const std::string& text) const {
-    if (options_.progress) std::cerr << "experiment: " << text << "\n";
+    if (options_.progress && !Follower()) {
+      std::cerr << "experiment: " << text << "\n";
+    }
   }
 
   std::string Description(size_t index) const {
@@ -637,11 +652,13 @@ class Runner {
       return absl::OkStatus();
     }
     // The record's directory, then the cache entry: every process takes
-    // them in this order, so two never wait for each other.
-    ASSIGN_OR_RETURN(const FileLock record_lock,
-                     LockRunDirectory(record_dir, what));
-    ASSIGN_OR_RETURN(const FileLock train_lock,
-                     LockRunDirectory(train_dir, what));
+    // them in this order, so two never wait for each other. Rank 0 of a
+    // data-parallel run holds them for all its ranks.
+    std::optional<FileLock> record_lock, train_lock;
+    if (!Follower()) {
+      ASSIGN_OR_RETURN(record_lock, LockRunDirectory(record_dir, what));
+      ASSIGN_OR_RETURN(train_lock, LockRunDirectory(train_dir, what));
+    }
     ASSIGN_OR_RETURN(const bool recorded,
                      PathExists(Join(record_dir, "run.json")));
     ASSIGN_OR_RETURN(const bool trained, PathExists(result_path));
@@ -670,10 +687,12 @@ class Runner {
       options.output_dir = train_dir;
       options.progress =
           options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
+      options.collective = collective_;
       const auto start = Clock::now();
       ASSIGN_OR_RETURN(const PretrainingResult result, RunPretraining(options),
                        _.Prepend("variant ", run.name, ": "));
       const auto end = Clock::now();
+      if (Follower()) return absl::OkStatus();
       nlohmann::json metrics = nlohmann::json::object();
       if (result.has_eval) {
         const HeldOutMetrics& eval = result.last_eval;
@@ -932,9 +951,11 @@ class Runner {
             source->pretraining_run_id, ")"));
       }
     }
-    ASSIGN_OR_RETURN(
-        const FileLock lock,
-        LockRunDirectory(dir, absl::StrCat("fine-tuning ", label)));
+    std::optional<FileLock> lock;  // rank 0's, for all ranks
+    if (!Follower()) {
+      ASSIGN_OR_RETURN(
+          lock, LockRunDirectory(dir, absl::StrCat("fine-tuning ", label)));
+    }
     bool done = true;
     for (const std::string& d : record_dirs) {
       ASSIGN_OR_RETURN(const bool recorded, PathExists(Join(d, "run.json")));
@@ -945,7 +966,7 @@ class Runner {
       Say(absl::StrCat("fine-tuning ", label, ": done earlier"));
       return absl::OkStatus();
     }
-    RETURN_IF_ERROR(CreateDirectories(dir));
+    if (!Follower()) RETURN_IF_ERROR(CreateDirectories(dir));
     ASSIGN_OR_RETURN(const BertConfig config,
                      ReadCheckpointConfig(pretrained.checkpoint));
     // Computed when the task was loaded; checked before training.
@@ -965,12 +986,18 @@ class Runner {
     if (rtl != nullptr) options.rtl_checkpoint = rtl->checkpoint;
     options.progress = options_.progress;
     options.label = absl::StrCat("fine-tune ", label);
+    options.collective = collective_;
     const auto start = Clock::now();
     ASSIGN_OR_RETURN(std::unique_ptr<Finetuner> tuner,
                      Finetuner::Create(options), _.Prepend(label, ": "));
     if (absl::Status trained = tuner->Train(task.Train()); !trained.ok()) {
       return absl::Status(trained.code(),
                           absl::StrCat(label, ": ", trained.message()));
+    }
+    // Every rank holds the same parameters: rank 0 evaluates and records.
+    if (Follower()) {
+      ++summary_.finetune_runs;
+      return absl::OkStatus();
     }
     ASSIGN_OR_RETURN(const std::vector<TaskMetrics> results,
                      task.Evaluate(tuner.get(), dir), _.Prepend(label, ": "));
@@ -1016,6 +1043,7 @@ class Runner {
   }
 
   const RunnerOptions& options_;
+  Collective* const collective_;
   const Experiment& experiment_;
   const bool slurm_;
   const Mode mode_;

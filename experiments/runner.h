@@ -91,6 +91,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/collective.h"
 #include "experiments/experiment.pb.h"
 #include "experiments/job_pool.h"
 #include "experiments/slurm_launcher.h"
@@ -143,6 +144,12 @@ struct RunnerOptions {
   // fine-tuning; the pre-training runs it needs must have finished) and
   // render no report. NotFound if no run has it.
   std::string run_id;
+  // The data-parallel job (common/collective.h) that runs run_id together,
+  // e.g. the ranks of an mpirun; nullptr: this process alone. Every rank
+  // trains its share (the trainers' "Data parallelism"); rank 0 alone takes
+  // the locks and writes results, records and predictions. More than one
+  // rank needs run_id.
+  Collective* collective = nullptr;
 };
 
 struct RunnerSummary {

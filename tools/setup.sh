@@ -30,6 +30,8 @@ PACKAGES=(
   slurmctld           # the controller and node daemons and munge: //experiments:slurm_test starts a one-node
   slurmd              #   cluster on this machine (tools/slurm/local_slurm.sh)
   munge
+  libopenmpi-dev      # OpenMPI 4.1: data-parallel training over MPI (common/mpi_collective.h)
+  openmpi-bin         # mpirun (tools/mpi/mpirun.sh; //common:mpi_collective_test starts 1 to 4 ranks)
 )
 
 is_installed() {

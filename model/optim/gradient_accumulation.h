@@ -3,10 +3,14 @@
 // One optimizer step over n micro-batches (HF Trainer's
 // gradient_accumulation_steps; google-research/bert has no accumulation):
 //
-//   1. zero the gradient buffer once;
+//   1. start the step's gradient (ZeroGradients);
 //   2. run forward and backward on each micro-batch, each with its own mean
-//      loss; backward accumulates (+=) parameter gradients (model/ops
-//      README), so the buffer ends up holding the sum over micro-batches;
+//      loss, into a zeroed buffer of its own (backward accumulates (+=)
+//      parameter gradients, model/ops README), and sum the micro-batches'
+//      gradients in the tree order of common/collective.h (TreeSum), then
+//      across data-parallel ranks in the same order
+//      (Collective::SumInTreeOrder), so that N ranks give one process's
+//      bits;
 //   3. AverageAccumulatedGradients(n, ...): grads /= n, the mean over
 //      micro-batches. HF divides each micro-batch's loss by n before
 //      backward, which is the same up to rounding (exact when n is a power

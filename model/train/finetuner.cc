@@ -9,11 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/check.h"
+#include "common/collective.h"
 #include "common/split_mix.h"
 #include "common/status_macros.h"
 #include "model/bert/checkpoint.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_finetuning.h"
+#include "model/optim/gradient_accumulation.h"
 #include "model/optim/gradient_clipping.h"
 #include "model/optim/schedule.h"
 #include "model/train/pretraining_data.h"
@@ -58,6 +60,10 @@ using finetuner_internal::Model;
 // The Philox tensor id of the fine-tuning data order (pretrainer.cc uses
 // 0x7f000000 + phase for pre-training's).
 constexpr uint32_t kFinetuneShuffleTensorId = 0x7e000000u;
+
+// What each micro-batch of a step reports (mean loss, 1 when it has rows,
+// padded tokens), gathered from the ranks.
+constexpr int64_t kFinetuneMicroBatchStats = 3;
 
 int64_t RoundUp(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -417,6 +423,9 @@ absl::Status ValidateFinetuneOptions(const FinetuneOptions& options) {
   };
   if (options.max_seq_length < 2) return bad("max_seq_length", "must be >= 2");
   if (options.batch_size < 1) return bad("batch_size", "must be >= 1");
+  if (options.gradient_accumulation_steps < 1) {
+    return bad("gradient_accumulation_steps", "must be >= 1");
+  }
   if (options.predict_batch_size < 1) {
     return bad("predict_batch_size", "must be >= 1");
   }
@@ -541,10 +550,20 @@ absl::Status Finetuner::Train(const TrainingSet& set) {
   const uint64_t dropout_seed = SplitMix64(options_.seed ^ 0x64726f706f7574ULL);
   const uint64_t shuffle_seed = SplitMix64(options_.seed ^ 0x73687566666c65ULL);
   AdamW<float> adam(model_->layout(), options_.adamw);
-  std::vector<float> grads(params_.size());
+  std::vector<float> grads;
   const ReleaseBuffersOnExit release(model_.get());
   RowBatch batch;
-  ProgressLine progress(/*live=*/false, options_.progress,
+  Collective* const collective = options_.collective != nullptr
+                                     ? options_.collective
+                                     : SingleProcessCollective();
+  const int64_t accumulation = options_.gradient_accumulation_steps;
+  RETURN_IF_ERROR(CheckMicroBatchesSplit(accumulation, collective->size(),
+                                         "gradient_accumulation_steps"));
+  const MicroBatchShare share =
+      MicroBatchesOf(collective->rank(), collective->size(), accumulation);
+  TreeSum<float> micro_batch_sum(static_cast<int64_t>(params_.size()));
+  ProgressLine progress(/*live=*/false,
+                        options_.progress && collective->rank() == 0,
                         options_.progress_interval_seconds);
 
   stats_ = FinetuneStats();
@@ -562,18 +581,53 @@ absl::Status Finetuner::Train(const TrainingSet& set) {
       order =
           EpochPermutation(shuffle_seed, kFinetuneShuffleTensorId, epoch, n);
     }
-    std::vector<int64_t> indices;
-    for (int64_t i = in_epoch * options_.batch_size;
-         i < std::min(n, (in_epoch + 1) * options_.batch_size); ++i) {
-      indices.push_back(order[i]);
+    const int64_t first = in_epoch * options_.batch_size;
+    const int64_t rows = std::min(n, first + options_.batch_size) - first;
+    // This rank's micro-batches (kFinetuneMicroBatchStats each): the
+    // step's rows cut into `accumulation` runs that differ by one row at
+    // most (empty ones when the epoch's last batch is short).
+    std::vector<double> mine(share.count * kFinetuneMicroBatchStats, 0.0);
+    for (int64_t own = 0; own < share.count; ++own) {
+      const int64_t micro = share.first + own;
+      const int64_t begin = first + rows * micro / accumulation;
+      const int64_t end = first + rows * (micro + 1) / accumulation;
+      float* term = micro_batch_sum.NextTerm();
+      if (end > begin) {
+        std::vector<int64_t> indices;
+        for (int64_t i = begin; i < end; ++i) indices.push_back(order[i]);
+        items.Fill(indices, /*with_targets=*/true, &batch);
+        const DropoutSettings dropout{
+            true, dropout_seed,
+            static_cast<uint32_t>(step * accumulation + micro)};
+        double* stats = &mine[own * kFinetuneMicroBatchStats];
+        stats[0] =
+            model_->ForwardBackward(params_.data(), term, batch.View(),
+                                    batch.Targets(options_.model), dropout);
+        stats[1] = 1;  // not empty
+        stats[2] = static_cast<double>(batch.rows * batch.seq_len);
+      }
+      micro_batch_sum.Push();
     }
-    items.Fill(indices, /*with_targets=*/true, &batch);
-    std::fill(grads.begin(), grads.end(), 0.0f);
-    const DropoutSettings dropout{true, dropout_seed,
-                                  static_cast<uint32_t>(step)};
-    const float loss =
-        model_->ForwardBackward(params_.data(), grads.data(), batch.View(),
-                                batch.Targets(options_.model), dropout);
+    micro_batch_sum.Finish(&grads);
+    RETURN_IF_ERROR(collective->SumInTreeOrder(
+        grads.data(), static_cast<int64_t>(grads.size())));
+    std::vector<double> all(accumulation * kFinetuneMicroBatchStats);
+    RETURN_IF_ERROR(collective->AllGather(
+        mine.data(), static_cast<int64_t>(mine.size()), all.data()));
+    // In micro-batch order, as one process adds them: the mean of the
+    // non-empty micro-batches' mean losses and gradients.
+    double loss = 0;
+    int64_t filled = 0;
+    for (int64_t micro = 0; micro < accumulation; ++micro) {
+      const double* stats = &all[micro * kFinetuneMicroBatchStats];
+      if (stats[1] == 0) continue;
+      loss += stats[0];
+      tokens += stats[2];
+      ++filled;
+    }
+    loss /= static_cast<double>(filled);
+    AverageAccumulatedGradients(filled, static_cast<int64_t>(grads.size()),
+                                grads.data());
     const double norm =
         options_.clip_norm > 0
             ? ClipByGlobalNorm(options_.clip_norm, grads.size(), grads.data())
@@ -586,7 +640,6 @@ absl::Status Finetuner::Train(const TrainingSet& set) {
           options_.label, loss, norm, step, total_steps));
     }
     adam.Step(LearningRateAt(schedule, step), grads.data(), params_.data());
-    tokens += static_cast<double>(batch.rows * batch.seq_len);
     epoch_loss += loss;
     ++epoch_steps;
     const bool epoch_end =

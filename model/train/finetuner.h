@@ -17,7 +17,9 @@
 // is smaller, as HF's trainer does; the reference TPU code drops it), total
 // = ceil(num_epochs * steps_per_epoch), warmup = floor(warmup_proportion *
 // total) (the reference's int()). Epoch e visits the examples in
-// EpochPermutation(shuffle_seed, e) order.
+// EpochPermutation(shuffle_seed, e) order. A step may be cut into
+// micro-batches, and they may be shared out over data-parallel ranks
+// (gradient_accumulation_steps and collective below).
 //
 // Padding: classification and multiple-choice batches are padded to the
 // longest sequence of the batch (rounded up to a multiple of 8; padding
@@ -52,6 +54,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/collective.h"
 #include "model/bert/config.h"
 #include "model/bert/parameter_layout.h"
 #include "model/finetune_heads.h"
@@ -93,6 +96,20 @@ struct FinetuneOptions {
   double warmup_proportion = 0;
   AdamWOptions adamw;
   double clip_norm = 0;  // 0: no clipping
+  // A step's rows are cut into this many micro-batches (sizes differing by
+  // one row at most; the epoch's short last batch may leave some empty),
+  // each with its own mean loss and dropout address (step * this + index);
+  // the step's gradient is the mean of the non-empty ones' gradients,
+  // summed in the tree order of common/collective.h. 1 (the schema's
+  // default too): the whole batch at once.
+  int64_t gradient_accumulation_steps = 1;
+  // The data-parallel job this process is a rank of; nullptr: a process
+  // alone. Rank r computes micro-batches [r * k, (r + 1) * k), k =
+  // gradient_accumulation_steps / ranks (a power of two, else Train
+  // refuses), and every rank ends with the parameters one process would
+  // have, bit for bit; only rank 0 shows progress. Not in the schema: how,
+  // not what.
+  Collective* collective = nullptr;
   // Rows per prediction batch (not in the schema: it changes no number).
   int64_t predict_batch_size = 64;
   uint64_t seed = 0;

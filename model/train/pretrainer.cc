@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/check.h"
+#include "common/collective.h"
 #include "common/file.h"
 #include "common/file_lock.h"
 #include "common/fnv1a.h"
@@ -269,6 +270,10 @@ absl::Status CheckDataPosition(const PretrainingOptions& options,
   }
   return absl::OkStatus();
 }
+
+// What each micro-batch of a step reports (loss, LM loss, NSP loss, padded
+// tokens, real tokens, predictions, FLOPs), gathered from the ranks.
+constexpr int64_t kMicroBatchStats = 7;
 
 // The batch and instance walk of the current phase (the backend holds its
 // buffers).
@@ -587,9 +592,20 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   if (options.output_dir.empty()) {
     return absl::InvalidArgumentError("output_dir is empty");
   }
+  Collective* const collective = options.collective != nullptr
+                                     ? options.collective
+                                     : SingleProcessCollective();
+  // Rank 0 alone writes (the lock, the log, checkpoints, progress).
+  const bool writer = collective->rank() == 0;
+  RETURN_IF_ERROR(CheckMicroBatchesSplit(options.gradient_accumulation_steps,
+                                         collective->size(),
+                                         "gradient_accumulation_steps"));
+  const MicroBatchShare share =
+      MicroBatchesOf(collective->rank(), collective->size(),
+                     options.gradient_accumulation_steps);
   const Clock::time_point run_start = Clock::now();
   std::error_code error;
-  std::filesystem::create_directories(options.output_dir, error);
+  if (writer) std::filesystem::create_directories(options.output_dir, error);
   if (error) {
     return absl::InternalError(absl::StrCat(
         "cannot create ", options.output_dir, ": ", error.message()));
@@ -597,9 +613,11 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   // One trainer per output directory: a second one would resume from the
   // first's live checkpoints and both would write them.
   const std::string lock_path = options.output_dir + "/" + kPretrainLockFile;
-  ASSIGN_OR_RETURN(std::optional<FileLock> lock,
-                   FileLock::TryAcquire(lock_path));
-  if (!lock.has_value()) {
+  std::optional<FileLock> lock;
+  if (writer) {
+    ASSIGN_OR_RETURN(lock, FileLock::TryAcquire(lock_path));
+  }
+  if (writer && !lock.has_value()) {
     const absl::StatusOr<std::string> holder = ReadFileToString(lock_path);
     return absl::FailedPreconditionError(absl::StrCat(
         "another process (",
@@ -627,7 +645,12 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   state.run_config_hash = run_config_hash;
 
   const std::string checkpoints_dir = options.output_dir + "/checkpoints";
-  RETURN_IF_ERROR(RemoveIncompleteCheckpoints(checkpoints_dir));
+  if (writer) RETURN_IF_ERROR(RemoveIncompleteCheckpoints(checkpoints_dir));
+  {
+    // The other ranks look for checkpoints once rank 0 has cleaned up.
+    double ready = 1;
+    RETURN_IF_ERROR(collective->Broadcast(&ready, 1));
+  }
   // What a checkpoint of this run must agree with, beyond its own files: a
   // different run is an error; a disagreement with the run is corruption.
   const auto check_resume = [&](const ResumePoint& point) -> absl::Status {
@@ -660,7 +683,19 @@ absl::StatusOr<PretrainingResult> RunPretraining(
       FindResumableCheckpoint(checkpoints_dir, check_resume, &resume_notes));
   // Said even with progress off: a run that skips a checkpoint must say so.
   for (const std::string& note : resume_notes) {
-    std::cerr << "pretrain: " << note << "\n";
+    if (writer) std::cerr << "pretrain: " << note << "\n";
+  }
+  {
+    // Every rank must resume from the step rank 0 resumes from.
+    double step = resume_point.has_value() ? resume_point->state.step : 0;
+    double rank0_step = step;
+    RETURN_IF_ERROR(collective->Broadcast(&rank0_step, 1));
+    if (step != rank0_step) {
+      return absl::DataLossError(absl::StrCat(
+          "rank ", collective->rank(), " would resume ", options.output_dir,
+          " at step ", step, " but rank 0 at step ", rank0_step,
+          "; do the ranks share one output_dir?"));
+    }
   }
   std::string resumed_from;
   if (resume_point.has_value()) {
@@ -676,7 +711,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   const bool live = options.progress == ProgressMode::kLive ||
                     (options.progress == ProgressMode::kAuto && tty);
-  ProgressLine progress(live, options.progress != ProgressMode::kOff,
+  ProgressLine progress(live, writer && options.progress != ProgressMode::kOff,
                         options.progress_interval_seconds);
 
   const int64_t total = options.schedule.total_steps;
@@ -703,9 +738,15 @@ absl::StatusOr<PretrainingResult> RunPretraining(
                                   state.step, "; nothing to do"));
     return result;
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<MetricsLog> metrics,
-                   MetricsLog::Open(options.output_dir + "/metrics.jsonl",
-                                    resumed_from.empty() ? -1 : state.step));
+  std::unique_ptr<MetricsLog> metrics;
+  if (writer) {
+    ASSIGN_OR_RETURN(metrics,
+                     MetricsLog::Open(options.output_dir + "/metrics.jsonl",
+                                      resumed_from.empty() ? -1 : state.step));
+  }
+  const auto log = [&](const Json& entry) -> absl::Status {
+    return writer ? metrics->Append(entry.dump()) : absl::OkStatus();
+  };
 
   {
     Json start = Json::object();
@@ -719,6 +760,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     start["attention_mode"] = AttentionModeName(options.model.attention_mode);
     start["parameters"] = num_params;
     start["threads"] = NumThreads();
+    start["ranks"] = collective->size();
     start["cpu_gemm"] = CpuGemmEngineName(GetCpuGemmEngine());
     start["device"] = backend->Describe();
     start["run_config_hash"] = run_config_hash;
@@ -733,7 +775,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
            {"data", data[i].train->Describe()}});
     }
     start["phases"] = phases;
-    RETURN_IF_ERROR(metrics->Append(start.dump()));
+    RETURN_IF_ERROR(log(start));
   }
   progress.Message(absl::StrCat(
       resumed_from.empty()
@@ -741,6 +783,8 @@ absl::StatusOr<PretrainingResult> RunPretraining(
           : absl::StrCat("pretrain: resuming from ", resumed_from, " at step ",
                          state.step),
       " of ", total, "; ", num_params, " parameters on ", backend->Describe(),
+      collective->size() > 1 ? absl::StrCat(" x ", collective->Describe())
+                             : std::string(),
       "; ", data[phase_of(state.step)].train->Describe()));
 
   std::unique_ptr<PhaseRun> run;
@@ -762,8 +806,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     enter_phase(phase);
     ASSIGN_OR_RETURN(const HeldOutMetrics eval,
                      Evaluate(options, data[phase], run.get(), backend.get()));
-    RETURN_IF_ERROR(
-        metrics->Append(EvalJson(options, step, phase, eval).dump()));
+    RETURN_IF_ERROR(log(EvalJson(options, step, phase, eval)));
     progress.Message(EvalLine(options, step, eval));
     result.has_eval = true;
     result.last_eval = eval;
@@ -784,11 +827,15 @@ absl::StatusOr<PretrainingResult> RunPretraining(
     enter_phase(phase);
     const Clock::time_point step_start = Clock::now();
     backend->ZeroGradients();
-    double loss = 0, lm_loss = 0, nsp_loss = 0;
-    int64_t tokens = 0, real_tokens = 0, predictions = 0;
-    double flops = 0;
     const PhaseData& phase_data = data[phase];
+    // This rank's micro-batches; every rank walks all of them in order.
+    std::vector<double> mine(share.count * kMicroBatchStats);
     for (int64_t micro = 0; micro < accumulation; ++micro) {
+      const int64_t own = micro - share.first;
+      if (own < 0 || own >= share.count) {
+        for (int64_t i = 0; i < run->micro_batch; ++i) run->order.Next();
+        continue;
+      }
       run->batch.Clear();
       while (!run->batch.full()) {
         RETURN_IF_ERROR(
@@ -800,15 +847,34 @@ absl::StatusOr<PretrainingResult> RunPretraining(
           static_cast<uint32_t>(step * accumulation + micro)};
       const MicroBatchLosses losses = backend->ForwardBackward(
           run->batch.encoder_batch(), run->batch.targets(), dropout);
-      loss += losses.loss;
-      lm_loss += losses.language_model;
-      nsp_loss += losses.next_sentence;
-      tokens += run->batch.batch() * run->batch.seq_len();
-      real_tokens += run->batch.real_tokens();
       const int64_t batch_predictions = run->batch.targets().num_predictions;
-      predictions += batch_predictions;
-      flops += TrainingFlopsOfBatch(options.model, run->batch.batch(),
-                                    run->batch.seq_len(), batch_predictions);
+      double* stats = &mine[own * kMicroBatchStats];
+      stats[0] = losses.loss;
+      stats[1] = losses.language_model;
+      stats[2] = losses.next_sentence;
+      stats[3] = static_cast<double>(run->batch.batch() * run->batch.seq_len());
+      stats[4] = static_cast<double>(run->batch.real_tokens());
+      stats[5] = static_cast<double>(batch_predictions);
+      stats[6] = TrainingFlopsOfBatch(options.model, run->batch.batch(),
+                                      run->batch.seq_len(), batch_predictions);
+    }
+    RETURN_IF_ERROR(backend->SumGradientsAcrossRanks(collective));
+    std::vector<double> all(accumulation * kMicroBatchStats);
+    RETURN_IF_ERROR(collective->AllGather(
+        mine.data(), share.count * kMicroBatchStats, all.data()));
+    // Added in micro-batch order, as one process adds them.
+    double loss = 0, lm_loss = 0, nsp_loss = 0;
+    int64_t tokens = 0, real_tokens = 0, predictions = 0;
+    double flops = 0;
+    for (int64_t micro = 0; micro < accumulation; ++micro) {
+      const double* stats = &all[micro * kMicroBatchStats];
+      loss += stats[0];
+      lm_loss += stats[1];
+      nsp_loss += stats[2];
+      tokens += static_cast<int64_t>(stats[3]);
+      real_tokens += static_cast<int64_t>(stats[4]);
+      predictions += static_cast<int64_t>(stats[5]);
+      flops += stats[6];
     }
     loss /= static_cast<double>(accumulation);
     lm_loss /= static_cast<double>(accumulation);
@@ -825,7 +891,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
       entry["grad_norm"] = Number(clip.global_norm);
       entry["action"] =
           options.on_non_finite == NonFinitePolicy::kStop ? "stop" : "skip";
-      RETURN_IF_ERROR(metrics->Append(entry.dump()));
+      RETURN_IF_ERROR(log(entry));
       const std::string what =
           std::isfinite(loss)
               ? absl::StrCat("non-finite gradient norm (",
@@ -852,10 +918,11 @@ absl::StatusOr<PretrainingResult> RunPretraining(
       }
       ++state.skipped_steps;
       ++consecutive_skips;
-      progress.Warning(absl::StrCat("step ", step + 1, ": ", what,
-                                    "; update skipped (", state.skipped_steps,
-                                    " skipped so far, ", consecutive_skips,
-                                    " in a row)"));
+      if (writer)
+        progress.Warning(absl::StrCat("step ", step + 1, ": ", what,
+                                      "; update skipped (", state.skipped_steps,
+                                      " skipped so far, ", consecutive_skips,
+                                      " in a row)"));
       if (consecutive_skips >= options.max_consecutive_skipped_steps) {
         progress.Finish();
         return absl::FailedPreconditionError(absl::StrCat(
@@ -940,7 +1007,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
       entry["tokens_seen"] = state.tokens_seen;
       entry["train_seconds"] = state.train_seconds;
       entry["elapsed_seconds"] = Seconds(Clock::now() - run_start);
-      RETURN_IF_ERROR(metrics->Append(entry.dump()));
+      RETURN_IF_ERROR(log(entry));
       window = LogWindow{};
     }
     if ((options.eval_every_steps > 0 &&
@@ -948,9 +1015,9 @@ absl::StatusOr<PretrainingResult> RunPretraining(
         state.step == total) {
       RETURN_IF_ERROR(evaluate(state.step));
     }
-    if ((options.checkpoint_every_steps > 0 &&
-         state.step % options.checkpoint_every_steps == 0) ||
-        state.step == stop) {
+    if (writer && ((options.checkpoint_every_steps > 0 &&
+                    state.step % options.checkpoint_every_steps == 0) ||
+                   state.step == stop)) {
       backend->SyncToHost();
       ASSIGN_OR_RETURN(
           result.last_checkpoint,
@@ -980,7 +1047,7 @@ absl::StatusOr<PretrainingResult> RunPretraining(
             : std::string("no step skipped"),
         result.tokens_per_second, result.last_checkpoint);
     if (state.skipped_steps > 0) {
-      progress.Warning(summary);
+      if (writer) progress.Warning(summary);
     } else {
       progress.Message(summary);
     }

@@ -62,6 +62,23 @@
 // measures the 512-token phase). The unigram baseline is fitted on the
 // labels of the first unigram_instances training instances of the phase.
 //
+// Data parallelism (options.collective with N ranks, e.g. under mpirun):
+// every rank walks the same instance order and takes micro-batches
+// [r * k, (r + 1) * k) of each step, k = gradient_accumulation_steps / N (a
+// power of two; anything else is refused), with the dropout addresses of
+// those micro-batches. Gradients are summed in the tree order of
+// common/collective.h (each rank's k first, then across the ranks), and each
+// micro-batch's losses and counts are gathered and added in micro-batch
+// order, so every rank holds the same parameters and a run's checkpoints,
+// metrics and records have the same bits as on one process with the same
+// gradient_accumulation_steps. The optimizer runs on every rank; every
+// rank evaluates (so the ranks stay in step) and reads the checkpoint it
+// resumes from, which rank 0 picks; only rank 0 takes the lock, writes the
+// metrics log and checkpoints and shows progress. A resumption may use
+// another rank count. A rank that dies or stops answering ends the job
+// (the collective's timeout); the last checkpoint stays whole (atomic
+// writes).
+//
 // Files under output_dir:
 //   metrics.jsonl      one JSON object per line: {"type":"start"} per start
 //                      or resume; {"type":"train"} every log_every_steps
@@ -97,6 +114,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/collective.h"
 #include "model/bert/config.h"
 #include "model/optim/adamw.h"
 #include "model/optim/schedule.h"
@@ -183,6 +201,9 @@ struct PretrainingOptions {
   int64_t stop_after_step = 0;
   ProgressMode progress = ProgressMode::kAuto;
   double progress_interval_seconds = 30;
+  // The data-parallel job this process is a rank of (common/collective.h);
+  // nullptr: a process alone. See "Data parallelism" above.
+  Collective* collective = nullptr;
 };
 
 // Every field in range and the fields consistent with each other (phase

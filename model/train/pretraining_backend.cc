@@ -20,10 +20,20 @@ PretrainingBackend::PretrainingBackend(const BertForPretraining& model,
       host_params_(static_cast<size_t>(model.layout().total_size())),
       host_optimizer_(model.layout(), optimizer_options) {}
 
+absl::Status PretrainingBackend::SumGradientsAcrossRanks(
+    Collective* collective) {
+  if (collective->size() == 1) return absl::OkStatus();
+  return absl::UnimplementedError(
+      absl::StrCat("data-parallel pre-training over ", collective->Describe(),
+                   " on ", Describe(),
+                   " is not implemented; run one process, or use the cpu "
+                   "device"));
+}
+
 CpuPretrainingBackend::CpuPretrainingBackend(
     const BertForPretraining& model, const AdamWOptions& optimizer_options)
     : PretrainingBackend(model, optimizer_options),
-      grads_(static_cast<size_t>(model.layout().total_size())) {}
+      micro_batch_sum_(model.layout().total_size()) {}
 
 std::string CpuPretrainingBackend::Describe() const {
   return absl::StrCat("cpu, ", NumThreads(), " threads",
@@ -39,24 +49,45 @@ void CpuPretrainingBackend::PrepareShape(int64_t batch, int64_t seq_len,
       model().config(), batch, seq_len, max_predictions);
 }
 
+void CpuPretrainingBackend::FoldMicroBatches() {
+  // No terms and no gradient: zeros.
+  if (micro_batch_sum_.terms() > 0 || grads_.empty()) {
+    micro_batch_sum_.Finish(&grads_);
+  }
+}
+
 void CpuPretrainingBackend::ZeroGradients() {
-  std::fill(grads_.begin(), grads_.end(), 0.0f);
+  // Drop the terms of an unfinished step; the last step's gradient becomes
+  // the buffer of the next term, so one step holds no more buffers than
+  // its micro-batches' tree needs.
+  if (micro_batch_sum_.terms() > 0) micro_batch_sum_.Finish(&grads_);
+  micro_batch_sum_.Recycle(std::move(grads_));
+  grads_.clear();
 }
 
 MicroBatchLosses CpuPretrainingBackend::ForwardBackward(
     const EncoderBatch& batch, const PretrainingTargets& targets,
     const DropoutSettings& dropout) {
   MicroBatchLosses losses;
-  losses.loss =
-      PretrainingForwardBackward(model(), host_params(), grads_.data(), batch,
-                                 targets, dropout, buffers_.get());
+  float* term = micro_batch_sum_.NextTerm();
+  losses.loss = PretrainingForwardBackward(model(), host_params(), term, batch,
+                                           targets, dropout, buffers_.get());
+  micro_batch_sum_.Push();
   losses.language_model = buffers_->heads.masked_lm_loss();
   losses.next_sentence = buffers_->heads.next_sentence_loss();
   return losses;
 }
 
+absl::Status CpuPretrainingBackend::SumGradientsAcrossRanks(
+    Collective* collective) {
+  FoldMicroBatches();
+  return collective->SumInTreeOrder(grads_.data(),
+                                    static_cast<int64_t>(grads_.size()));
+}
+
 ClipResult CpuPretrainingBackend::FinishGradients(int64_t num_micro_batches,
                                                   double clip_norm) {
+  FoldMicroBatches();
   const int64_t size = static_cast<int64_t>(grads_.size());
   AverageAccumulatedGradients(num_micro_batches, size, grads_.data());
   if (clip_norm > 0) return ClipByGlobalNorm(clip_norm, size, grads_.data());
@@ -66,6 +97,7 @@ ClipResult CpuPretrainingBackend::FinishGradients(int64_t num_micro_batches,
 }
 
 void CpuPretrainingBackend::Update(double learning_rate) {
+  FoldMicroBatches();
   host_optimizer()->Step(learning_rate, grads_.data(), host_params());
 }
 

@@ -5,6 +5,8 @@
 //
 //   ZeroGradients
 //   ForwardBackward per micro-batch (accumulates the gradients)
+//   SumGradientsAcrossRanks: with data parallelism, the sum over the ranks
+//                    of a job (common/collective.h)
 //   FinishGradients: average over the micro-batches, then clip (or only
 //                    measure) the global norm; the loop reads the norm
 //   Update(lr) when the loop decides the step is applied (finite loss/norm)
@@ -27,7 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/collective.h"
 #include "model/bert/encoder.h"
 #include "model/bert_for_pretraining.h"
 #include "model/heads/pretraining_heads.h"
@@ -74,8 +78,13 @@ class PretrainingBackend {
   virtual MicroBatchLosses ForwardBackward(const EncoderBatch& batch,
                                            const PretrainingTargets& targets,
                                            const DropoutSettings& dropout) = 0;
-  // grads /= num_micro_batches; then ClipByGlobalNorm(clip_norm) when
-  // clip_norm > 0, else only the norm.
+  // The gradients become their sum over the ranks of `collective`, each
+  // rank's own micro-batches summed first, in the tree order of
+  // common/collective.h. This default handles a process alone and refuses
+  // more ranks (a device without data-parallel training).
+  virtual absl::Status SumGradientsAcrossRanks(Collective* collective);
+  // grads /= num_micro_batches (the step's, all ranks together); then
+  // ClipByGlobalNorm(clip_norm) when clip_norm > 0, else only the norm.
   virtual ClipResult FinishGradients(int64_t num_micro_batches,
                                      double clip_norm) = 0;
   // One AdamW update with this learning rate.
@@ -101,7 +110,11 @@ class PretrainingBackend {
 };
 
 // The CPU backend: PretrainingForwardBackward<float> and friends on the host
-// state, with NumThreads() threads. Public so that a test can make a fake
+// state, with NumThreads() threads. Each micro-batch's gradient is computed
+// into a zeroed buffer of its own and the step's gradient is their sum in
+// the tree order of common/collective.h (TreeSum: log2(micro-batches) + 1
+// gradient buffers at most), so that the same step on N data-parallel ranks
+// gives the same bits. Public so that a test can make a fake
 // device of it (a subclass that spoils a gradient or slows a step,
 // registered under a name of its own) instead of hooks in the trainer.
 class CpuPretrainingBackend : public PretrainingBackend {
@@ -115,6 +128,7 @@ class CpuPretrainingBackend : public PretrainingBackend {
   MicroBatchLosses ForwardBackward(const EncoderBatch& batch,
                                    const PretrainingTargets& targets,
                                    const DropoutSettings& dropout) override;
+  absl::Status SumGradientsAcrossRanks(Collective* collective) override;
   ClipResult FinishGradients(int64_t num_micro_batches,
                              double clip_norm) override;
   void Update(double learning_rate) override;
@@ -122,10 +136,19 @@ class CpuPretrainingBackend : public PretrainingBackend {
                            const PretrainingTargets& targets) override;
 
  protected:
-  // The step's gradients, laid out as model().layout().
-  std::vector<float>& grads() { return grads_; }
+  // The step's gradients (the micro-batches' sum so far), laid out as
+  // model().layout().
+  std::vector<float>& grads() {
+    FoldMicroBatches();
+    return grads_;
+  }
 
  private:
+  // grads_ = the sum of the micro-batch gradients computed since the last
+  // fold (none: grads_ stays).
+  void FoldMicroBatches();
+
+  TreeSum<float> micro_batch_sum_;
   std::vector<float> grads_;
   std::unique_ptr<PretrainingStepBuffers<float>> buffers_;
 };

@@ -49,8 +49,10 @@ class CpuBackendTest : public ::testing::Test {
   AdamWOptions adam_;
 };
 
-// The backend's step is the sequence the loop used to run inline: the same
-// bits after two optimizer steps of two micro-batches each, clipped.
+// The backend's step is model/optim/gradient_accumulation.h's sequence, each
+// micro-batch's gradient computed on its own and the two added (the tree
+// order of common/collective.h for two terms): the same bits after two
+// optimizer steps of two micro-batches each, clipped.
 TEST_F(CpuBackendTest, StepEqualsTheInlineSequenceBitwise) {
   const ParameterLayout& layout = model_.layout();
   const int64_t size = layout.total_size();
@@ -63,21 +65,23 @@ TEST_F(CpuBackendTest, StepEqualsTheInlineSequenceBitwise) {
   std::vector<float> params(backend->host_params(),
                             backend->host_params() + size);
   std::vector<float> grads(size);
+  std::vector<float> terms[2] = {std::vector<float>(size),
+                                 std::vector<float>(size)};
   AdamW<float> optimizer(layout, adam_);
   PretrainingStepBuffers<float> buffers(model_.config(), kBatch, kSeqLen,
                                         MakeBatch(0).max_predictions());
 
   for (int64_t step = 0; step < 2; ++step) {
     backend->ZeroGradients();
-    std::fill(grads.begin(), grads.end(), 0.0f);
     for (int64_t micro = 0; micro < 2; ++micro) {
+      std::fill(terms[micro].begin(), terms[micro].end(), 0.0f);
       const PretrainingBatch batch = MakeBatch(step * 2 + micro);
       const DropoutSettings dropout{true, 99,
                                     static_cast<uint32_t>(step * 2 + micro)};
       const MicroBatchLosses losses = backend->ForwardBackward(
           batch.encoder_batch(), batch.targets(), dropout);
       const float expected_loss = PretrainingForwardBackward(
-          model_, params.data(), grads.data(), batch.encoder_batch(),
+          model_, params.data(), terms[micro].data(), batch.encoder_batch(),
           batch.targets(), dropout, &buffers);
       EXPECT_EQ(losses.loss, expected_loss);
       EXPECT_EQ(losses.language_model, buffers.heads.masked_lm_loss());
@@ -85,6 +89,7 @@ TEST_F(CpuBackendTest, StepEqualsTheInlineSequenceBitwise) {
       EXPECT_GT(losses.next_sentence, 0);
     }
     const ClipResult clip = backend->FinishGradients(2, 0.5);
+    for (int64_t i = 0; i < size; ++i) grads[i] = terms[0][i] + terms[1][i];
     AverageAccumulatedGradients(2, size, grads.data());
     const ClipResult expected_clip = ClipByGlobalNorm(0.5, size, grads.data());
     EXPECT_EQ(clip.global_norm, expected_clip.global_norm);
