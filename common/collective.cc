@@ -48,13 +48,18 @@ void TreeSum<T>::Push() {
   // Binary counter: merge while the node below covers as many terms.
   while (stack_.size() >= 2 &&
          stack_[stack_.size() - 2].terms == stack_.back().terms) {
-    Node right = std::move(stack_.back());
-    stack_.pop_back();
-    Node& left = stack_.back();
-    AddInto(size_, right.values.data(), left.values.data());
-    left.terms += right.terms;
-    free_.push_back(std::move(right.values));
+    MergeTop();
   }
+}
+
+template <typename T>
+void TreeSum<T>::MergeTop() {
+  Node right = std::move(stack_.back());
+  stack_.pop_back();
+  Node& left = stack_.back();
+  AddInto(size_, right.values.data(), left.values.data());
+  left.terms += right.terms;
+  free_.push_back(std::move(right.values));
 }
 
 template <typename T>
@@ -73,14 +78,7 @@ void TreeSum<T>::Finish(std::vector<T>* out) {
   }
   // What is left covers decreasing powers of two; fold from the right:
   // Tree(lo, hi) = Tree(lo, mid) + Tree(mid, hi).
-  while (stack_.size() >= 2) {
-    Node right = std::move(stack_.back());
-    stack_.pop_back();
-    Node& left = stack_.back();
-    AddInto(size_, right.values.data(), left.values.data());
-    left.terms += right.terms;
-    free_.push_back(std::move(right.values));
-  }
+  while (stack_.size() >= 2) MergeTop();
   std::swap(*out, stack_.back().values);
   // The caller's old buffer (if it had the size) becomes a spare.
   if (stack_.back().values.size() == static_cast<size_t>(size_)) {

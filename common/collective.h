@@ -69,6 +69,8 @@ class TreeSum {
     int64_t terms = 0;
   };
   std::vector<T> TakeBuffer();
+  // The top node becomes the right operand of the one below it.
+  void MergeTop();
 
   int64_t size_;
   int64_t terms_ = 0;

@@ -23,15 +23,6 @@ sed -e 's/learning_rate: 1e-3/learning_rate: 1e-3 gradient_accumulation_steps: 2
 flags=(--experiment="$accumulated" --data_dir="$PWD/$data_dir" --report_date=2026-01-01
        --progress=false)
 
-# The metrics and predictions of every record, by run directory (the
-# records' other fields hold timings and the thread count).
-results() {
-  (cd "$1" && for record in $(find . -name run.json | sort); do
-    echo "$record"
-    sed -n '/"metrics"/,/}/p' "$record" | grep -v '"tokens_per_second"'
-  done
-  find . -name '*predictions*' | sort | xargs cat)
-}
 run_ids() {  # pre-training first
   for kind in pretrain finetune; do
     find "$1/$kind" -name run.json | sort |
@@ -52,7 +43,7 @@ for id in $ids; do
     { cat "$TEST_TMPDIR/$id.log" >&2; fail "run $id: not reported done exactly once (by rank 0)"; }
 done
 [ "$(find "$ranks" -name run.json | wc -l)" -eq 4 ] || fail "expected 4 records from the ranks"
-diff <(results "$one") <(results "$ranks") ||
+diff <(run_results "$one") <(run_results "$ranks") ||
   fail "2 ranks gave other metrics or predictions than 1 process"
 echo "PASS: 4 runs on 2 ranks give 1 process's metrics and predictions" >&2
 

@@ -21,16 +21,6 @@ grep -q '2e-3' "$grid" || fail "the experiment's learning rates were not found"
 flags=(--experiment="$grid" --data_dir="$data_dir" --report_date=2026-01-01
        --threads=2)
 
-# The metrics and predictions of every record, by run directory; the
-# records' other fields, and the pre-training speed, hold timings and the
-# thread count.
-results() {
-  (cd "$1" && for record in $(find . -name run.json | sort); do
-    echo "$record"
-    sed -n '/"metrics"/,/}/p' "$record" | grep -v '"tokens_per_second"'
-  done
-  find . -name '*predictions*' | sort | xargs cat)
-}
 
 sequential=$TEST_TMPDIR/sequential parallel=$TEST_TMPDIR/parallel
 "$run_experiment" "${flags[@]}" --output_dir="$sequential" \
@@ -42,7 +32,7 @@ expect_err "2 pre-training and 4 fine-tuning runs now, 0 finished earlier"
 diff "$TEST_TMPDIR/sequential.md" "$TEST_TMPDIR/parallel.md" ||
   fail "--jobs=2 gave another report than --jobs=1"
 [ "$(find "$parallel" -name run.json | wc -l)" -eq 6 ] || fail "expected 6 records"
-diff <(results "$sequential") <(results "$parallel") ||
+diff <(run_results "$sequential") <(run_results "$parallel") ||
   fail "--jobs=2 gave other metrics or predictions than --jobs=1"
 grep -q '"threads": 1' "$parallel"/finetune/no_nsp/squad1/lr0.001-*/run.json ||
   fail "a job's record does not say it ran on 1 thread"

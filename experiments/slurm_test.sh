@@ -56,15 +56,7 @@ done
 grep -q '"threads": 1' "$slurm"/finetune/full/rte/*/run.json ||
   fail "an array task did not run on --slurm_cpus_per_task threads"
 
-# The same records as here: metrics (but the speed) and predictions.
-results() {
-  (cd "$1" && for record in $(find . -name run.json | sort); do
-    echo "$record"
-    sed -n '/"metrics"/,/}/p' "$record" | grep -v '"tokens_per_second"'
-  done
-  find . -name '*predictions*' | sort | xargs cat)
-}
-diff <(results "$here") <(results "$slurm") ||
+diff <(run_results "$here") <(run_results "$slurm") ||
   fail "the Slurm runs differ from the runs here"
 
 # Submitting again submits nothing and renders the report, equal to the

@@ -24,3 +24,12 @@ run() {  # run OUTPUT_DIR [flags...]
   "$pretrain" --config="$config" --shards="$work/shards" --output_dir="$out" \
     --threads=2 --progress=off "$@"
 }
+
+# comparable_metrics METRICS_JSONL: every metric but time and how the run
+# executed (threads, ranks, device), for comparing runs that must give the
+# same bits.
+comparable_metrics() {
+  sed -E -e 's/"(tokens_per_second|real_tokens_per_second|step_seconds|train_seconds|elapsed_seconds)":[-+0-9.eE]+,?//g' \
+    -e 's/"threads":[0-9]+,//' -e 's/"ranks":[0-9]+,//' \
+    -e 's/"device":"cpu, [0-9]+ threads",//' "$1"
+}

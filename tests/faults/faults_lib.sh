@@ -45,3 +45,15 @@ expect_no_err() {
 # The fault suite's tiny experiment with the data it reads, as flags.
 experiment=tests/faults/testdata/tiny_squad.textproto
 data_dir=tests/faults/testdata/data
+
+# run_results DIR: what a run directory's records say that must not depend
+# on how the runs executed (jobs, Slurm, MPI ranks): every record's metrics
+# but the speed, by run directory, then the prediction files. The records'
+# other fields hold timings and the thread count.
+run_results() {
+  (cd "$1" && for record in $(find . -name run.json | sort); do
+    echo "$record"
+    sed -n '/"metrics"/,/}/p' "$record" | grep -v '"tokens_per_second"'
+  done
+  find . -name '*predictions*' | sort | xargs cat)
+}
