@@ -4,7 +4,7 @@ targets are "incompatible" and silently skipped by wildcard builds/tests
 (asking for one explicitly without --config=cuda is an error).
 """
 
-load("@local_cuda//:defs.bzl", "CUDA_PATH", "HAS_CUDA", "NVCC")
+load("@local_cuda//:defs.bzl", "CUDA_PATH", "HAS_CUDA", "HAS_NCCL", "NVCC")
 
 # sm_80 (A100) and sm_90 (H100/H200) machine code, plus compute_90 PTX so newer
 # GPUs can JIT it. Warnings are errors, in device and host code alike.
@@ -23,6 +23,15 @@ CUDA_ONLY = select({
     "//tools/cuda:enabled": [],
     "//conditions:default": ["//tools/cuda:cuda_build_disabled"],
 })
+
+# True when the toolkit's machine has NCCL (@local_cuda//:nccl, see
+# third_party/cuda.bzl): the multi-GPU gradient sum (//model/cuda/nccl) is
+# built, and the cuda pre-training backend uses it.
+WITH_NCCL = HAS_NCCL
+
+# Use where a target needs NCCL as well as CUDA: without NCCL it is skipped
+# like a CUDA target without --config=cuda.
+NCCL_ONLY = CUDA_ONLY if HAS_NCCL else ["//tools/cuda:cuda_build_disabled"]
 
 def cuda_library(
         name,

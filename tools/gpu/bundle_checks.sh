@@ -11,9 +11,10 @@
 #              GPU machine's glibc is older than this one's (run_checks.sh)
 #     manifest.txt
 #
-# CUDA itself (libcudart, libcublas, libcublasLt: hundreds of MB) is not
-# packed: the binaries find it in /usr/local/cuda/lib64 (their rpath) and the
-# driver's libcuda where the machine keeps it. Compressed, because the device
+# CUDA itself (libcudart, libcublas, libcublasLt: hundreds of MB) and NCCL
+# (libnccl, 200 MB; linked by the cuda backend's tests) are not packed: the
+# binaries find them in /usr/local/cuda/lib64 (their rpath) and the driver's
+# libcuda where the machine keeps it. Compressed, because the device
 # tool carries at most 64 MiB with the working tree.
 #
 # Usage: tools/gpu/bundle_checks.sh     then, on the GPU machine (device tool):
@@ -37,13 +38,13 @@ bazel_bin() { echo "bazel-bin/$(echo "${1#//}" | tr ':' '/')"; }
 for label in $tests; do cp "$(bazel_bin "$label")" "$staging/tests/"; done
 for label in $benchmarks; do cp "$(bazel_bin "$label")" "$staging/benchmarks/"; done
 
-# The closure of shared libraries, minus CUDA's and the kernel's.
+# The closure of shared libraries, minus CUDA's, NCCL's and the kernel's.
 for binary in "$staging"/tests/* "$staging"/benchmarks/*; do
   ldd "$binary" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}'
 done | sort -u | while read -r lib; do
   name=$(basename "$lib")
   case "$name" in
-    libcuda.so* | libcudart.so* | libcublas*.so* | linux-vdso*) ;;
+    libcuda.so* | libcudart.so* | libcublas*.so* | libnccl.so* | linux-vdso*) ;;
     ld-linux* | libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | \
       libstdc++.so* | libgcc_s.so*)
       cp -L "$lib" "$staging/system/$name" ;;

@@ -45,12 +45,14 @@ version_number() { awk -F. '{printf "%d%03d\n", $1, $2}'; }
 here=$(ldd --version | head -1 | awk '{print $NF}' | version_number)
 built=$(awk '/^built/ {print $NF}' "$work/manifest.txt" | version_number)
 cuda_paths="/usr/local/cuda/lib64:/usr/local/nvidia/lib64:/usr/lib/x86_64-linux-gnu"
-if [[ ! -e /usr/local/cuda/lib64/libcublas.so.13 ]]; then
-  # Some images ship cuBLAS only inside Python wheels (nvidia-cublas).
-  cublas=$(find / -xdev -name 'libcublas.so.13' 2>/dev/null | head -1)
-  echo "no /usr/local/cuda/lib64/libcublas.so.13; using ${cublas:-nothing found}" | tee -a "$log"
-  [[ -n "$cublas" ]] && cuda_paths="$(dirname "$cublas"):$cuda_paths"
-fi
+# Some images ship cuBLAS and NCCL only inside Python wheels (nvidia-cublas,
+# nvidia-nccl).
+for lib in libcublas.so.13 libnccl.so.2; do
+  [[ -e "/usr/local/cuda/lib64/$lib" ]] && continue
+  found=$(find / -xdev -name "$lib" 2>/dev/null | head -1)
+  echo "no /usr/local/cuda/lib64/$lib; using ${found:-nothing found}" | tee -a "$log"
+  [[ -n "$found" ]] && cuda_paths="$(dirname "$found"):$cuda_paths"
+done
 if ((here >= built)); then
   echo "glibc here is as new as the build's: running directly" | tee -a "$log"
   export LD_LIBRARY_PATH="$work/lib:${LD_LIBRARY_PATH:-}:$cuda_paths"
