@@ -9,7 +9,8 @@
 #                          ranks to the same cores
 #   --allow-run-as-root    when run as root (containers, CI)
 #   --mca btl self,vader   shared memory between the ranks; no network
-#                          interface is probed
+#                          interface is probed ($BERTLAB_MPI_BTL replaces
+#                          it: BERTLAB_MPI_BTL=self,tcp for TCP on loopback)
 #   orte_tmpdir_base /tmp  when $TMPDIR is long: OpenMPI keeps Unix sockets
 #                          in its session directory there, and their paths
 #                          end at 107 bytes (Bazel's $TEST_TMPDIR is longer)
@@ -26,7 +27,7 @@ command -v mpirun > /dev/null || {
   exit 1
 }
 
-flags=(--oversubscribe --bind-to none --mca btl "self,vader")
+flags=(--oversubscribe --bind-to none --mca btl "${BERTLAB_MPI_BTL:-self,vader}")
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 tmp=${TMPDIR:-/tmp}
 [ ${#tmp} -le 40 ] || flags+=(--mca orte_tmpdir_base /tmp)
