@@ -3,8 +3,9 @@
 # run data-parallel, rank 0 writing its record. The fault suite's tiny
 # experiment with 2 micro-batches per step in pre-training and fine-tuning:
 # every run of it, done run by run on 2 ranks (tools/mpi/mpirun.sh, 1 thread
-# each), gives the metrics and predictions of the same experiment run
-# sequentially in one process. Without --run_id a second rank is refused.
+# each) in the order --list_runs gives, gives the metrics and predictions of
+# the same experiment run sequentially in one process. Without --run_id a
+# second rank is refused.
 #
 # Usage (from BUILD): run_data_parallel_test.sh RUN_EXPERIMENT MPIRUN
 set -euo pipefail
@@ -33,9 +34,20 @@ run_ids() {  # pre-training first
 one=$TEST_TMPDIR/one ranks=$TEST_TMPDIR/ranks
 "$run_experiment" "${flags[@]}" --threads=2 --output_dir="$one" > /dev/null 2> "$TEST_TMPDIR/one.log" ||
   { cat "$TEST_TMPDIR/one.log" >&2; fail "the sequential run failed"; }
-ids=$(run_ids "$one")
-[ "$(echo "$ids" | wc -l)" -eq 4 ] || fail "expected 4 runs, got: $ids"
-for id in $ids; do
+[ "$(run_ids "$one" | wc -l)" -eq 4 ] || fail "expected 4 runs, got: $(run_ids "$one")"
+
+# --list_runs names the same runs, pre-training first, and runs none.
+expect_exit 0 "$run_experiment" "${flags[@]}" --threads=1 --output_dir="$ranks" --list_runs
+listed=$(cut -d' ' -f1 "$last_stdout")
+diff <(echo "$listed" | sort) <(run_ids "$one" | sort) ||
+  fail "--list_runs lists other runs than the sequential run recorded"
+[ "$(cut -d' ' -f3 "$last_stdout" | uniq | tr '\n' ' ')" = "pre-training fine-tuning " ] ||
+  { cat "$last_stdout" >&2; fail "--list_runs does not list pre-training first"; }
+grep -q "^[0-9a-f]* to-do fine-tuning bert_base/squad1 lr 0.001 restart 0$" "$last_stdout" ||
+  { cat "$last_stdout" >&2; fail "--list_runs: no to-do line for bert_base's fine-tuning"; }
+[ -z "$(find "$ranks" -name run.json)" ] || fail "--list_runs ran something"
+
+for id in $listed; do
   "$mpirun" -np 2 "$run_experiment" "${flags[@]}" --threads=1 --output_dir="$ranks" \
     --run_id="$id" > "$TEST_TMPDIR/$id.log" 2>&1 ||
     { cat "$TEST_TMPDIR/$id.log" >&2; fail "run $id on 2 ranks failed"; }
@@ -51,3 +63,8 @@ echo "PASS: 4 runs on 2 ranks give 1 process's metrics and predictions" >&2
 expect_exit 1 "$mpirun" -np 2 "$run_experiment" "${flags[@]}" --threads=1 \
   --output_dir="$TEST_TMPDIR/whole"
 expect_err "data-parallel ranks run one run together; give its --run_id"
+
+# Listed again: every run done.
+expect_exit 0 "$run_experiment" "${flags[@]}" --threads=1 --output_dir="$ranks" --list_runs
+[ "$(grep -c ' done ' "$last_stdout")" -eq 4 ] ||
+  { cat "$last_stdout" >&2; fail "--list_runs does not list the 4 runs as done"; }

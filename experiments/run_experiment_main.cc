@@ -116,6 +116,13 @@ ABSL_FLAG(std::vector<std::string>, variants, {},
           "pre-training a selected variant reuses; the output goes to "
           "<workspace>/runs/<experiment>-<variants>/<scale> by default, and "
           "the pre-training cache is the tables' own");
+ABSL_FLAG(bool, list_runs, false,
+          "prepare what the run ids need (data, tasks), then print one line "
+          "per run, pre-training first: its id, done or to-do, and what it "
+          "is (\"pre-training full\", \"fine-tuning full/rte lr ...\"); run "
+          "nothing (for launching runs "
+          "yourself, e.g. each pre-training on the GPUs of an mpirun with "
+          "--run_id)");
 ABSL_FLAG(bool, dry_run, false,
           "load and validate the experiment, print what it would run "
           "(encoder, parameters, pre-training steps and tokens, fine-tuning "
@@ -279,6 +286,7 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
   options.jobs = absl::GetFlag(FLAGS_jobs);
   options.run_id = absl::GetFlag(FLAGS_run_id);
   options.collective = collective;
+  options.list_runs = absl::GetFlag(FLAGS_list_runs);
   options.launcher = absl::GetFlag(FLAGS_launcher);
   options.slurm.partition = absl::GetFlag(FLAGS_slurm_partition);
   options.slurm.time_limit = absl::GetFlag(FLAGS_slurm_time);
@@ -290,6 +298,13 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
   for (int i = 1; i < argc; ++i) options.job_command.push_back(argv[i]);
   ASSIGN_OR_RETURN(const experiments::RunnerSummary summary,
                    experiments::RunExperiment(options));
+  if (options.list_runs) {
+    for (const experiments::ListedRun& run : summary.runs) {
+      std::cout << run.run_id << " " << (run.done ? "done" : "to-do") << " "
+                << run.label << "\n";
+    }
+    return absl::OkStatus();
+  }
   if (!options.run_id.empty()) {
     if (collective->rank() != 0) return absl::OkStatus();
     std::cerr << absl::StrFormat(

@@ -4,7 +4,8 @@
 # records and the report equal those of --jobs=1, that a rerun finds
 # everything done, that a fine-tuning run waits for its pre-training, that a
 # failed run ends only itself and the runs that need it and is listed at the
-# end (exit status 1), and that --run_id runs one run.
+# end (exit status 1), that --run_id runs one run, and that the jobs find the
+# embedded corpus the command found.
 #
 # Usage (from BUILD): run_jobs_test.sh RUN_EXPERIMENT
 set -euo pipefail
@@ -98,4 +99,13 @@ expect_err "run_experiment: FAILED fine-tuning no_nsp/squad1 lr 0.002 restart 0:
 expect_err "run_experiment: 3 run(s) failed or did not start"
 ls "$parallel"/finetune/bert_base/squad1/lr0.002-*/run.json > /dev/null ||
   fail "the fine-tuning of the other variant was not recorded"
+
+# The embedded corpus that the command finds in its runfiles reaches its jobs
+# too, though they resolve relative paths against BUILD_WORKING_DIRECTORY
+# (as under `bazel run -c opt //experiments:table5_ablation -- --jobs=2`,
+# which once handed them a runfiles-relative path).
+expect_exit 0 env BUILD_WORKING_DIRECTORY="$TEST_TMPDIR" "$run_experiment" \
+  --experiment="$PWD/tests/faults/testdata/default_corpus.textproto" \
+  --output_dir="$TEST_TMPDIR/default_corpus" --jobs=2 --report_date=2026-01-01
+expect_err "1 pre-training and 0 fine-tuning runs now"
 echo "PASS"

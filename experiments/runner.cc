@@ -326,9 +326,9 @@ class Runner {
                                                   : SingleProcessCollective()),
         experiment_(options.experiment),
         slurm_(options.launcher == "slurm"),
-        mode_(!options.run_id.empty()      ? Mode::kOne
-              : options.jobs > 1 || slurm_ ? Mode::kPlan
-                                           : Mode::kAll) {}
+        mode_(!options.run_id.empty()                           ? Mode::kOne
+              : options.jobs > 1 || slurm_ || options.list_runs ? Mode::kPlan
+                                                                : Mode::kAll) {}
 
   absl::StatusOr<RunnerSummary> Run() {
     const auto start = std::chrono::steady_clock::now();
@@ -344,6 +344,12 @@ class Runner {
     if (options_.launcher != "local" && !slurm_) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--launcher=", options_.launcher, ": use local or slurm"));
+    }
+    if (options_.list_runs &&
+        (options_.jobs > 1 || slurm_ || !options_.run_id.empty())) {
+      return absl::InvalidArgumentError(
+          "--list_runs lists the runs and runs none: drop --jobs, "
+          "--launcher=slurm and --run_id");
     }
     if (slurm_ && (options_.jobs > 1 || mode_ == Mode::kOne)) {
       return absl::InvalidArgumentError(
@@ -416,6 +422,14 @@ class Runner {
                                absl::StrJoin(options_.variants, ","), ")"),
             " has this id (a run's id is the run_id of its run.json; its "
             "directory name holds the first 8 digits)"));
+      }
+      summary_.seconds = SecondsSince(start);
+      return summary_;
+    }
+    if (options_.list_runs) {
+      for (const PlannedRun& run : planned_) {
+        summary_.runs.push_back(
+            {run.run_id, run.label, run.pretraining, run.done, run.needs});
       }
       summary_.seconds = SecondsSince(start);
       return summary_;
@@ -632,6 +646,16 @@ class Runner {
     // kPlan leaves a run to a job unless another experiment has trained it
     // (it is in the cache): then only its record is to be written, here.
     ASSIGN_OR_RETURN(const bool in_cache, PathExists(result_path));
+    const auto plan = [&](bool done) {
+      Plan({run_id,
+            what,
+            absl::StrCat("pretrain-", run.name, "-", run_id.substr(0, 8),
+                         ".log"),
+            true,
+            {},
+            {},
+            done});
+    };
     if (!Executes(run_id) && !(mode_ == Mode::kPlan && in_cache)) {
       // Planned, or another run's source (kOne): its checkpoint once it
       // has finished.
@@ -639,18 +663,11 @@ class Runner {
         ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
       }
       pretrained_[run.name] = pretrained;
-      if (mode_ == Mode::kPlan) {
-        Plan({run_id,
-              what,
-              absl::StrCat("pretrain-", run.name, "-", run_id.substr(0, 8),
-                           ".log"),
-              true,
-              {},
-              {},
-              false});
-      }
+      if (mode_ == Mode::kPlan) plan(false);
       return absl::OkStatus();
     }
+    // Listed though trained already: its record is written below.
+    if (options_.list_runs) plan(true);
     // The record's directory, then the cache entry: every process takes
     // them in this order, so two never wait for each other. Rank 0 of a
     // data-parallel run holds them for all its ranks.

@@ -150,6 +150,20 @@ struct RunnerOptions {
   // the locks and writes results, records and predictions. More than one
   // rank needs run_id.
   Collective* collective = nullptr;
+  // List the runs (RunnerSummary.runs: ids, what they are, done or not)
+  // after preparing what their ids need, run none and render no report;
+  // not with jobs > 1, slurm or run_id.
+  bool list_runs = false;
+};
+
+// A run as --list_runs lists it.
+struct ListedRun {
+  std::string run_id;
+  std::string label;  // "pre-training full", "fine-tuning full/rte lr ..."
+  bool pretraining = false;
+  bool done = false;  // its record exists
+  // The pre-training runs (ids) a fine-tuning run needs.
+  std::vector<std::string> needs;
 };
 
 struct RunnerSummary {
@@ -166,6 +180,8 @@ struct RunnerSummary {
   // With launcher "slurm": the arrays submitted (none: nothing was left to
   // do, and the report was rendered).
   std::vector<SlurmArray> submitted;
+  // With list_runs: every run, pre-training first.
+  std::vector<ListedRun> runs;
 };
 
 absl::StatusOr<RunnerSummary> RunExperiment(const RunnerOptions& options);

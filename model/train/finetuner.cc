@@ -557,8 +557,9 @@ absl::Status Finetuner::Train(const TrainingSet& set) {
                                      ? options_.collective
                                      : SingleProcessCollective();
   const int64_t accumulation = options_.gradient_accumulation_steps;
-  RETURN_IF_ERROR(CheckMicroBatchesSplit(accumulation, collective->size(),
-                                         "gradient_accumulation_steps"));
+  RETURN_IF_ERROR(CheckMicroBatchesSplit(
+      accumulation, collective->size(),
+      "finetuning.optimizer.gradient_accumulation_steps"));
   const MicroBatchShare share =
       MicroBatchesOf(collective->rank(), collective->size(), accumulation);
   TreeSum<float> micro_batch_sum(static_cast<int64_t>(params_.size()));

@@ -597,9 +597,9 @@ absl::StatusOr<PretrainingResult> RunPretraining(
                                      : SingleProcessCollective();
   // Rank 0 alone writes (the lock, the log, checkpoints, progress).
   const bool writer = collective->rank() == 0;
-  RETURN_IF_ERROR(CheckMicroBatchesSplit(options.gradient_accumulation_steps,
-                                         collective->size(),
-                                         "gradient_accumulation_steps"));
+  RETURN_IF_ERROR(CheckMicroBatchesSplit(
+      options.gradient_accumulation_steps, collective->size(),
+      "pretraining.optimizer.gradient_accumulation_steps"));
   const MicroBatchShare share =
       MicroBatchesOf(collective->rank(), collective->size(),
                      options.gradient_accumulation_steps);

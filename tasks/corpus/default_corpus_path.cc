@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -32,7 +34,13 @@ std::string FindDefaultCorpus(const char* argv0) {
                                       kDefaultCorpusRunfile));
   }
   for (const std::string& candidate : candidates) {
-    if (IsReadable(candidate)) return candidate;
+    if (!IsReadable(candidate)) continue;
+    // Absolute, so that a process started in another directory (a job of
+    // --jobs, a Slurm array task) reads the same file.
+    std::error_code error;
+    const std::filesystem::path absolute =
+        std::filesystem::absolute(candidate, error);
+    return error ? candidate : absolute.lexically_normal().string();
   }
   return "";
 }

@@ -14,8 +14,10 @@ namespace bertlab {
 inline constexpr char kDefaultCorpusRunfile[] =
     "tasks/corpus/default_corpus.txt";
 
-// The first readable candidate, or "" when the binary has no such runfile
-// (it lacks the data dependency, or was copied away from its runfiles).
+// The first readable candidate as an absolute path (a job the command
+// starts in another working directory reads the same file), or "" when the
+// binary has no such runfile (it lacks the data dependency, or was copied
+// away from its runfiles).
 std::string FindDefaultCorpus(const char* argv0);
 
 }  // namespace bertlab
