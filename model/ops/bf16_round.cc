@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "model/ops/bf16_round_avx512.h"
+
 namespace bertlab {
 namespace {
 
@@ -20,15 +22,23 @@ inline uint16_t RoundBitsToBf16(uint32_t bits) {
 
 }  // namespace
 
+void RoundRowToBf16Baseline(const float* from, int64_t count, uint16_t* to) {
+  for (int64_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, from + i, sizeof(bits));
+    to[i] = RoundBitsToBf16(bits);
+  }
+}
+
 void RoundMatrixToBf16(int64_t rows, int64_t cols, const float* source,
                        int64_t ld, uint16_t* destination) {
+  static const bool kAvx512 = Bf16RoundAvx512Available();
   for (int64_t row = 0; row < rows; ++row) {
-    const float* from = source + row * ld;
-    uint16_t* to = destination + row * cols;
-    for (int64_t col = 0; col < cols; ++col) {
-      uint32_t bits;
-      std::memcpy(&bits, from + col, sizeof(bits));
-      to[col] = RoundBitsToBf16(bits);
+    if (kAvx512) {
+      RoundRowToBf16Avx512(source + row * ld, cols, destination + row * cols);
+    } else {
+      RoundRowToBf16Baseline(source + row * ld, cols,
+                             destination + row * cols);
     }
   }
 }

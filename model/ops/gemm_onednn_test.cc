@@ -7,6 +7,7 @@
 // stays on OpenBLAS, and the engine names parse.
 #include "model/ops/gemm_onednn.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include "common/parallel.h"
 #include "gtest/gtest.h"
 #include "model/ops/bf16_round.h"
+#include "model/ops/bf16_round_avx512.h"
 #include "model/ops/cpu_gemm_engine.h"
 #include "model/ops/engine_test_fixture.h"
 #include "model/ops/gemm.h"
@@ -436,6 +438,70 @@ TEST(RoundMatrixToBf16Test, MatchesTheScalarRoundingBitForBit) {
   EXPECT_EQ(packed[2], 0x3F82u);  // tie with an odd kept part rounds up
   EXPECT_EQ(packed[7], 0x7F80u);  // the largest float rounds to infinity
   EXPECT_EQ(packed[18] & 0x7FC0u, 0x7FC0u);  // a signalling NaN turns quiet
+}
+
+// Every upper half of a float (sign, exponent, top of the mantissa) with
+// lower halves that sit below, at and above the halfway point, and at the
+// ends: 65536 x 8 values, through both row kernels (the AVX-512 one where the
+// CPU has it) in rows of every length from 1 to 40 (the vector tails), bit
+// for bit against common/half.h.
+TEST(RoundMatrixToBf16Test, BothKernelsMatchTheScalarRoundingEverywhere) {
+  const uint32_t lower_halves[] = {0x0000u, 0x0001u, 0x7FFFu, 0x8000u,
+                                   0x8001u, 0xFFFFu, 0x4321u, 0xC0DEu};
+  std::vector<float> values;
+  std::vector<uint16_t> expected;
+  for (uint32_t upper = 0; upper < 0x10000u; ++upper) {
+    for (const uint32_t lower : lower_halves) {
+      const uint32_t bits = (upper << 16) | lower;
+      float value;
+      std::memcpy(&value, &bits, sizeof(value));
+      values.push_back(value);
+      expected.push_back(FloatToBf16(value));
+    }
+  }
+  const int64_t count = static_cast<int64_t>(values.size());
+  const bool avx512 = Bf16RoundAvx512Available();
+  std::cout << "AVX-512 rounding kernel: "
+            << (avx512 ? "checked" : "not on this CPU") << "\n";
+  for (int kernel = 0; kernel < (avx512 ? 2 : 1); ++kernel) {
+    std::vector<uint16_t> rounded(count, 0xBEEF);
+    int64_t row_length = 1;
+    for (int64_t begin = 0; begin < count; begin += row_length) {
+      row_length = row_length % 40 + 1;
+      const int64_t length = std::min(row_length, count - begin);
+      if (kernel == 0) {
+        RoundRowToBf16Baseline(&values[begin], length, &rounded[begin]);
+      } else {
+        RoundRowToBf16Avx512(&values[begin], length, &rounded[begin]);
+      }
+    }
+    int64_t mismatches = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      if (rounded[i] != expected[i] && ++mismatches <= 5) {
+        uint32_t bits;
+        std::memcpy(&bits, &values[i], sizeof(bits));
+        ADD_FAILURE() << (kernel == 0 ? "baseline" : "AVX-512")
+                      << " kernel: float bits 0x" << std::hex << bits
+                      << " gave 0x" << rounded[i] << ", expected 0x"
+                      << expected[i];
+      }
+    }
+    EXPECT_EQ(mismatches, 0);
+  }
+}
+
+// A row kernel writes its row and nothing past it (the AVX-512 tail is a
+// masked store).
+TEST(RoundMatrixToBf16Test, RowsEndWhereTheyEnd) {
+  std::vector<float> source(64, 1.5f);
+  for (int64_t length = 0; length <= 33; ++length) {
+    std::vector<uint16_t> packed(64, 0xBEEF);
+    RoundMatrixToBf16(1, length, source.data(), length, packed.data());
+    for (int64_t i = 0; i < 64; ++i) {
+      EXPECT_EQ(packed[i], i < length ? 0x3FC0u : 0xBEEFu)
+          << "length " << length << ", element " << i;
+    }
+  }
 }
 
 // The bf16 engine: oneDNN's bf16 matmul on the bf16 roundings of A and B,
