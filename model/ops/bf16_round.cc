@@ -37,8 +37,7 @@ void RoundMatrixToBf16(int64_t rows, int64_t cols, const float* source,
     if (kAvx512) {
       RoundRowToBf16Avx512(source + row * ld, cols, destination + row * cols);
     } else {
-      RoundRowToBf16Baseline(source + row * ld, cols,
-                             destination + row * cols);
+      RoundRowToBf16Baseline(source + row * ld, cols, destination + row * cols);
     }
   }
 }
