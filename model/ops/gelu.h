@@ -14,7 +14,8 @@
 //   kTanh: 0.5 (1 + tanh(u)) = s = 1 / (1 + exp(-2u)), so gelu(x) = x s and
 //          gelu'(x) = s + 2 x s (1 - s) du/dx, with 1 - s = 1 / (1 + exp(2u))
 // A CUDA twin should use the same forms. The float CPU path evaluates them 4
-// lanes at a time, or 8 where the CPU has AVX2 (identical results), with
+// lanes at a time, 8 where the CPU has AVX2 or 16 where it has AVX-512F
+// (identical results), with
 // model/ops/gelu_kernels.h and vector_math.h (Phi and phi from an erfc fit and
 // a polynomial exp, each within a few 1e-7 relative, tails included); double,
 // which the gradient checks use, calls std::erfc and std::exp.

@@ -1,10 +1,11 @@
 // GELU's float kernels (model/ops/gelu.h), kLanes elements at a time through
 // model/ops/vector_math.h, evaluating the same forms as the scalar code in
 // gelu_cpu.cc (Phi via erfc, the sigmoid form of tanh) to a few 1e-7
-// relative. gelu_cpu.cc compiles them for the baseline (4 lanes) and
-// gelu_avx2.cc for AVX2 (8 lanes); like vector_math they live in the
-// instruction set's inline namespace, so the two builds never merge, and they
-// give bit-identical results (the same operations per lane).
+// relative. gelu_cpu.cc compiles them for the baseline (4 lanes),
+// gelu_avx2.cc for AVX2 (8 lanes) and gelu_avx512.cc for AVX-512F (16); like
+// vector_math they live in the instruction set's inline namespace, so the
+// builds never merge, and they give bit-identical results (the same
+// operations per lane).
 #ifndef BERTLAB_MODEL_OPS_GELU_KERNELS_H_
 #define BERTLAB_MODEL_OPS_GELU_KERNELS_H_
 

@@ -7,6 +7,7 @@
 #include "common/parallel.h"
 #include "gtest/gtest.h"
 #include "model/ops/gelu_avx2.h"
+#include "model/ops/gelu_avx512.h"
 #include "model/ops/gelu_kernels.h"
 #include "model/ops/op_test_util.h"
 #include "model/testing/gradient_check.h"
@@ -133,23 +134,39 @@ TEST_P(GeluFormTest, BitIdenticalAcrossThreadCounts) {
       BitIdentical("3 threads", ForwardAndBackward(3, GetParam()), reference));
 }
 
-// The AVX2 build of the float kernels (8 lanes) against the baseline build
-// (4 lanes), on a length that leaves a tail for both.
-TEST_P(GeluFormTest, Avx2KernelsAreBitIdenticalToTheBaseline) {
-  if (!GeluAvx2Available()) GTEST_SKIP() << "no AVX2 on this CPU";
-  const bool tanh_form = GetParam() == GeluForm::kTanh;
-  const int64_t n = 1003;
-  const std::vector<float> in = Cast<float>(RandomVector(n, 11, -9, 9));
+// The AVX2 (8 lanes) and AVX-512 (16 lanes) builds of the float kernels
+// against the baseline build (4 lanes), on a length that leaves a tail for
+// each, over inputs that reach GELU's far tails.
+using GeluRange = void (*)(float*, const float*, int64_t, int64_t, bool);
+using GeluBackwardRange = void (*)(float*, const float*, const float*, int64_t,
+                                   int64_t, bool);
+
+void ExpectBitIdenticalToTheBaseline(GeluForm form, GeluRange forward,
+                                     GeluBackwardRange backward) {
+  const bool tanh_form = form == GeluForm::kTanh;
+  const int64_t n = 1013;
+  const std::vector<float> in = Cast<float>(RandomVector(n, 11, -12, 12));
   const std::vector<float> d_out = Cast<float>(RandomVector(n, 12));
-  std::vector<float> out(n), out_avx2(n), d_in(n), d_in_avx2(n);
+  std::vector<float> out(n), out_wide(n), d_in(n), d_in_wide(n);
   gelu_internal::ForwardRange(out.data(), in.data(), 0, n, tanh_form);
-  GeluForwardRangeAvx2(out_avx2.data(), in.data(), 0, n, tanh_form);
+  forward(out_wide.data(), in.data(), 0, n, tanh_form);
   gelu_internal::BackwardRange(d_in.data(), d_out.data(), in.data(), 0, n,
                                tanh_form);
-  GeluBackwardRangeAvx2(d_in_avx2.data(), d_out.data(), in.data(), 0, n,
-                        tanh_form);
-  EXPECT_TRUE(BitIdentical("out", out_avx2, out));
-  EXPECT_TRUE(BitIdentical("d_in", d_in_avx2, d_in));
+  backward(d_in_wide.data(), d_out.data(), in.data(), 0, n, tanh_form);
+  EXPECT_TRUE(BitIdentical("out", out_wide, out));
+  EXPECT_TRUE(BitIdentical("d_in", d_in_wide, d_in));
+}
+
+TEST_P(GeluFormTest, Avx2KernelsAreBitIdenticalToTheBaseline) {
+  if (!GeluAvx2Available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  ExpectBitIdenticalToTheBaseline(GetParam(), GeluForwardRangeAvx2,
+                                  GeluBackwardRangeAvx2);
+}
+
+TEST_P(GeluFormTest, Avx512KernelsAreBitIdenticalToTheBaseline) {
+  if (!GeluAvx512Available()) GTEST_SKIP() << "no AVX-512F on this CPU";
+  ExpectBitIdenticalToTheBaseline(GetParam(), GeluForwardRangeAvx512,
+                                  GeluBackwardRangeAvx512);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothForms, GeluFormTest,

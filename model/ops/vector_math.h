@@ -2,17 +2,19 @@
 // functions the float CPU ops need, written without branches so that a loop
 // over a tensor runs kLanes elements at a time: 4 lanes (one SSE2 instruction
 // per operation) with the baseline x86-64 flags, 8 lanes (AVX2) in a file
-// compiled with -mavx2 (model/ops/gelu_avx2.cc, chosen at run time). glibc's
+// compiled with -mavx2 (model/ops/gelu_avx2.cc) and 16 (AVX-512F) in one
+// compiled with -mavx512f -ffp-contract=off (gelu_avx512.cc; AVX-512 brings
+// FMA, which must not fuse a product into a sum), chosen at run time. glibc's
 // scalar expf and erfcf cost 20-30 cycles an element, these a few. Every lane
 // is computed independently with the same IEEE operations (no FMA), so a
 // result depends neither on where an element falls in a vector (the tails of a
 // ParallelFor chunk go through the same code, padded) nor on the lane width.
 //
 // Everything is in an inline namespace named after the instruction set, so
-// the SSE2 and the AVX2 builds of these inline functions are different
+// the SSE2, AVX2 and AVX-512 builds of these inline functions are different
 // symbols: the linker can never hand a caller on a CPU without AVX2 the AVX2
-// copy. A file compiled with -mavx2 must for the same reason call nothing
-// inline from outside such a namespace (no std:: templates).
+// copy. A file compiled with -mavx2 or -mavx512f must for the same reason call
+// nothing inline from outside such a namespace (no std:: templates).
 //
 //   Exp(x)           e^x, within 2 ulp on [kExpMinArgument, 88]; 0 below
 //                    kExpMinArgument (where e^x is denormal), +inf above
@@ -42,7 +44,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+#define BERTLAB_VECTOR_ISA avx512
+#define BERTLAB_VECTOR_BYTES 64
+#elif defined(__AVX2__)
 #define BERTLAB_VECTOR_ISA avx2
 #define BERTLAB_VECTOR_BYTES 32
 #else
