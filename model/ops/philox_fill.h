@@ -4,7 +4,9 @@
 // x86-64 CPU has. Philox's 32x32 -> 64-bit products map onto _mm_mul_epu32,
 // two lanes per instruction; the scalar fill spends a 64-bit multiply per
 // product, and the dropout masks of a BERT step draw ~10^8 uniforms. Without
-// SSE2 (another architecture) it is PhiloxFillUniform itself.
+// SSE2 (another architecture) it is PhiloxFillUniform itself. Where the CPU
+// has AVX-512F, whole runs of sixteen blocks go to philox_fill_avx512.h's
+// kernel (the same numbers, four times the products per instruction).
 // philox_fill_test.cc checks the identity against the scalar fill.
 #ifndef BERTLAB_MODEL_OPS_PHILOX_FILL_H_
 #define BERTLAB_MODEL_OPS_PHILOX_FILL_H_
@@ -13,6 +15,7 @@
 #include <cstring>
 
 #include "common/philox.h"
+#include "model/ops/philox_fill_avx512.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -82,20 +85,48 @@ inline void FourBlocks(const PhiloxStream& stream, uint64_t first_block,
   _mm_storeu_ps(out + 12, w3);
 }
 
+// The stream's round keys and constant counter words, for the AVX-512
+// kernel.
+inline ExpandedPhiloxStream Expand(const PhiloxStream& stream) {
+  ExpandedPhiloxStream expanded;
+  PhiloxKey key = PhiloxKeyForSeed(stream.seed);
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      key.k[0] += philox_internal::kWeyl0;
+      key.k[1] += philox_internal::kWeyl1;
+    }
+    expanded.keys[2 * round] = key.k[0];
+    expanded.keys[2 * round + 1] = key.k[1];
+  }
+  expanded.step = stream.step;
+  expanded.tensor_id = stream.tensor_id;
+  return expanded;
+}
+
 }  // namespace philox_fill_internal
 
 // out[j] = PhiloxUniform(stream, first + j) for j in [0, count).
 inline void PhiloxFillUniformVectorized(const PhiloxStream& stream,
                                         uint64_t first, uint64_t count,
                                         float* out) {
-  constexpr uint64_t kGroup = 16;  // elements of four blocks
+  constexpr uint64_t kGroup = 16;      // elements of four blocks
+  constexpr uint64_t kWideGroup = 64;  // elements of sixteen blocks
+  static const bool kAvx512 = philox_fill_internal::PhiloxAvx512Available();
   uint64_t j = 0;
   // Whole groups of four blocks (block-aligned: first + j is a multiple of
-  // 4) straight into out; a partial group at either end through a buffer.
+  // 4) straight into out, sixteen blocks at a time with AVX-512; a partial
+  // group at either end through a buffer.
   while (j < count) {
     const uint64_t index = first + j;
     const uint64_t block = index / 4;
     const uint64_t skip = index % 4;
+    if (kAvx512 && skip == 0 && count - j >= kWideGroup) {
+      const uint64_t groups = (count - j) / kWideGroup;
+      philox_fill_internal::PhiloxGroupsAvx512(
+          philox_fill_internal::Expand(stream), block, groups, out + j);
+      j += groups * kWideGroup;
+      continue;
+    }
     if (skip == 0 && count - j >= kGroup) {
       philox_fill_internal::FourBlocks(stream, block, out + j);
       j += kGroup;

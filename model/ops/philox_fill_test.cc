@@ -6,6 +6,7 @@
 
 #include "common/philox.h"
 #include "gtest/gtest.h"
+#include "model/ops/philox_fill_avx512.h"
 
 namespace bertlab {
 namespace {
@@ -30,6 +31,36 @@ TEST(PhiloxFillTest, BitIdenticalToTheScalarFillForEveryOffsetAndLength) {
     }
   }
   ExpectSameAsScalarFill(stream, 12345, 100003);
+  // Lengths around the AVX-512 kernel's 64-element groups, at every offset
+  // into a block.
+  for (uint64_t first = 1000; first < 1004; ++first) {
+    for (uint64_t count = 60; count < 200; ++count) {
+      ExpectSameAsScalarFill(stream, first, count);
+    }
+  }
+}
+
+// The AVX-512 kernel on its own (the fill above uses it only where the CPU
+// has AVX-512F), sixteen blocks per group, against the scalar blocks.
+TEST(PhiloxFillTest, Avx512GroupsAreTheScalarBlocks) {
+  if (!philox_fill_internal::PhiloxAvx512Available()) {
+    GTEST_SKIP() << "no AVX-512F on this CPU";
+  }
+  const PhiloxStream stream{/*seed=*/0xfedcba9876543210ULL, /*step=*/3,
+                            /*tensor_id=*/9};
+  for (const uint64_t first_block :
+       {uint64_t{0}, uint64_t{5}, (uint64_t{1} << 32) - 7}) {
+    std::vector<float> expected(3 * 64), actual(3 * 64 + 1, -1.0f);
+    PhiloxFillUniform(stream, first_block * 4, expected.size(),
+                      expected.data());
+    philox_fill_internal::PhiloxGroupsAvx512(
+        philox_fill_internal::Expand(stream), first_block, 3, actual.data());
+    EXPECT_EQ(std::memcmp(expected.data(), actual.data(),
+                          sizeof(float) * expected.size()),
+              0)
+        << "first block " << first_block;
+    EXPECT_EQ(actual.back(), -1.0f) << "wrote past the end";
+  }
 }
 
 TEST(PhiloxFillTest, BlockCountersCarryIntoTheHighWord) {
