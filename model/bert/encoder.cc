@@ -6,9 +6,9 @@
 #include "common/check.h"
 #include "model/bert/encoder_dropout.h"
 #include "model/ops/attention.h"
+#include "model/ops/bias_gelu.h"
 #include "model/ops/dropout.h"
 #include "model/ops/embedding.h"
-#include "model/ops/gelu.h"
 #include "model/ops/layer_norm.h"
 #include "model/ops/linear.h"
 #include "model/ops/residual.h"
@@ -159,11 +159,15 @@ void EncoderForward(const BertConfig& config, const EncoderOffsets& offsets,
                      params + p.attention_norm_gamma,
                      params + p.attention_norm_beta, n, hidden, eps);
 
-    LinearForward(layer.intermediate_input.data(), layer.attention_norm.data(),
-                  params + p.intermediate_weight, params + p.intermediate_bias,
-                  n, hidden, intermediate);
-    GeluForward(layer.intermediate.data(), layer.intermediate_input.data(),
-                n * intermediate, config.hidden_act);
+    // The intermediate layer's bias goes in with its GELU (bias_gelu.h).
+    LinearForward<T>(layer.intermediate_input.data(),
+                     layer.attention_norm.data(),
+                     params + p.intermediate_weight, /*bias=*/nullptr, n,
+                     hidden, intermediate);
+    BiasGeluForward(layer.intermediate.data(), layer.intermediate_input.data(),
+                    layer.intermediate_input.data(),
+                    params + p.intermediate_bias, n, intermediate,
+                    config.hidden_act);
     T* output_residual = layer.output_residual.data();
     LinearForward(output_residual, layer.intermediate.data(),
                   params + p.output_weight, params + p.output_bias, n,
@@ -241,13 +245,12 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
     LinearBackward(d_intermediate, grads + p.output_weight,
                    grads + p.output_bias, d_b, layer.intermediate.data(),
                    params + p.output_weight, n, intermediate, hidden);
-    GeluBackward(d_intermediate, d_intermediate,
-                 layer.intermediate_input.data(), n * intermediate,
-                 config.hidden_act);
-    LinearBackward(d_b, grads + p.intermediate_weight,
-                   grads + p.intermediate_bias, d_intermediate,
-                   layer.attention_norm.data(), params + p.intermediate_weight,
-                   n, hidden, intermediate);
+    BiasGeluBackward(d_intermediate, grads + p.intermediate_bias,
+                     d_intermediate, layer.intermediate_input.data(), n,
+                     intermediate, config.hidden_act);
+    LinearBackward<T>(d_b, grads + p.intermediate_weight, /*d_bias=*/nullptr,
+                      d_intermediate, layer.attention_norm.data(),
+                      params + p.intermediate_weight, n, hidden, intermediate);
     // h feeds both Dense1 and the residual: d_h = d_b + d_a.
     ResidualAddForward(d_b, d_b, d_a, n * hidden);
     // h = LayerNorm(r1): d_r1 -> d_a.

@@ -41,6 +41,13 @@ void GeluBackward(T* d_in,         // (n)
                   const T* in,     // (n), the forward's input
                   int64_t n, GeluForm form);
 
+// The float elements [begin, end) of GeluForward / GeluBackward on the calling
+// thread (for fused ops that walk the tensor themselves: bias_gelu.h).
+void GeluForwardFloatRange(float* out, const float* in, int64_t begin,
+                           int64_t end, GeluForm form);
+void GeluBackwardFloatRange(float* d_in, const float* d_out, const float* in,
+                            int64_t begin, int64_t end, GeluForm form);
+
 }  // namespace bertlab
 
 #endif  // BERTLAB_MODEL_OPS_GELU_H_

@@ -61,11 +61,13 @@ T GeluTanhDerivative(T x) {
   return s + T(2) * x * s * one_minus_s * du_dx;
 }
 
+}  // namespace
+
 // The float path: model/ops/gelu_kernels.h, 16 lanes at a time where the CPU
 // has AVX-512F, 8 where it has AVX2, else the baseline build's 4; all three
 // give identical results.
-void ForwardRange(float* out, const float* in, int64_t begin, int64_t end,
-                  GeluForm form) {
+void GeluForwardFloatRange(float* out, const float* in, int64_t begin,
+                           int64_t end, GeluForm form) {
   static const bool kAvx512 = GeluAvx512Available();
   static const bool kAvx2 = GeluAvx2Available();
   const bool tanh_form = form == GeluForm::kTanh;
@@ -78,8 +80,8 @@ void ForwardRange(float* out, const float* in, int64_t begin, int64_t end,
   }
 }
 
-void BackwardRange(float* d_in, const float* d_out, const float* in,
-                   int64_t begin, int64_t end, GeluForm form) {
+void GeluBackwardFloatRange(float* d_in, const float* d_out, const float* in,
+                            int64_t begin, int64_t end, GeluForm form) {
   static const bool kAvx512 = GeluAvx512Available();
   static const bool kAvx2 = GeluAvx2Available();
   const bool tanh_form = form == GeluForm::kTanh;
@@ -91,8 +93,6 @@ void BackwardRange(float* d_in, const float* d_out, const float* in,
     gelu_internal::BackwardRange(d_in, d_out, in, begin, end, tanh_form);
   }
 }
-
-}  // namespace
 
 template <typename T>
 void GeluForward(T* out, const T* in, int64_t n, GeluForm form) {
@@ -110,7 +110,7 @@ template <>
 void GeluForward<float>(float* out, const float* in, int64_t n, GeluForm form) {
   CHECK_GE(n, 0);
   ParallelFor(0, n, kMinChunk, [&](int64_t begin, int64_t end) {
-    ForwardRange(out, in, begin, end, form);
+    GeluForwardFloatRange(out, in, begin, end, form);
   });
 }
 
@@ -136,7 +136,7 @@ void GeluBackward<float>(float* d_in, const float* d_out, const float* in,
                          int64_t n, GeluForm form) {
   CHECK_GE(n, 0);
   ParallelFor(0, n, kMinChunk, [&](int64_t begin, int64_t end) {
-    BackwardRange(d_in, d_out, in, begin, end, form);
+    GeluBackwardFloatRange(d_in, d_out, in, begin, end, form);
   });
 }
 
