@@ -85,10 +85,10 @@ void BiasGeluBackward(T* d_pre, T* d_bias, const T* d_out, const T* pre,
   });
 }
 
-#define BERTLAB_INSTANTIATE(T)                                              \
-  template void BiasGeluForward<T>(T*, T*, const T*, const T*, int64_t,     \
-                                   int64_t, GeluForm);                      \
-  template void BiasGeluBackward<T>(T*, T*, const T*, const T*, int64_t,    \
+#define BERTLAB_INSTANTIATE(T)                                           \
+  template void BiasGeluForward<T>(T*, T*, const T*, const T*, int64_t,  \
+                                   int64_t, GeluForm);                   \
+  template void BiasGeluBackward<T>(T*, T*, const T*, const T*, int64_t, \
                                     int64_t, GeluForm);
 BERTLAB_INSTANTIATE(float)
 BERTLAB_INSTANTIATE(double)

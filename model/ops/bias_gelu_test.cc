@@ -36,8 +36,9 @@ constexpr GradientTolerance kBiasGeluGradientTolerance{/*step=*/1e-5,
 constexpr int64_t kRows = 13, kColumns = 300;
 
 template <typename T>
-std::vector<T> Forward(const std::vector<T>& product, const std::vector<T>& bias,
-                       int64_t rows, int64_t columns, GeluForm form,
+std::vector<T> Forward(const std::vector<T>& product,
+                       const std::vector<T>& bias, int64_t rows,
+                       int64_t columns, GeluForm form,
                        std::vector<T>* pre = nullptr) {
   std::vector<T> out(rows * columns), saved(rows * columns);
   BiasGeluForward(out.data(), saved.data(), product.data(), bias.data(), rows,
@@ -55,7 +56,8 @@ TEST_P(BiasGeluTest, GradientsMatchCentralDifferences) {
   const std::vector<double> projection = RandomVector(kRows * kColumns, 3);
   std::vector<double> pre;
   Forward(product, bias, kRows, kColumns, form, &pre);
-  std::vector<double> d_pre = Prefilled(kRows * kColumns, kInputGradientGarbage);
+  std::vector<double> d_pre =
+      Prefilled(kRows * kColumns, kInputGradientGarbage);
   std::vector<double> d_bias = Prefilled(kColumns, kParameterGradientPrefill);
   BiasGeluBackward(d_pre.data(), d_bias.data(), projection.data(), pre.data(),
                    kRows, kColumns, form);
@@ -118,8 +120,7 @@ UnfusedFfn RunUnfused(const std::vector<float>& in,
 TEST_P(BiasGeluTest, MatchesTheUnfusedOps) {
   const GeluForm form = GetParam();
   constexpr int64_t kTokens = 96, kHidden = 192, kIntermediate = 768;
-  const std::vector<float> in =
-      Cast<float>(RandomVector(kTokens * kHidden, 6));
+  const std::vector<float> in = Cast<float>(RandomVector(kTokens * kHidden, 6));
   const std::vector<float> weight =
       Cast<float>(RandomVector(kIntermediate * kHidden, 7, -0.1, 0.1));
   const std::vector<float> bias = Cast<float>(RandomVector(kIntermediate, 8));
