@@ -12,8 +12,8 @@ namespace {
 // Elements per ParallelFor chunk at least (GELU's erfc and exps amortise a
 // chunk of a few thousand).
 constexpr int64_t kMinElementsPerChunk = 1 << 13;
-// Columns per task of the backward pass, each summed over every row.
-constexpr int64_t kColumnBlock = 256;
+// The backward pass's column sums live on the stack, this many at a time.
+constexpr int64_t kMaxColumnsPerPass = 2048;
 
 void ForwardRow(float* out, const float* pre, int64_t begin, int64_t end,
                 GeluForm form) {
@@ -57,23 +57,22 @@ void BiasGeluForward(T* out, T* pre, const T* product, const T* bias,
   });
 }
 
-// Over blocks of columns: each task walks every row of its columns, GELU's
+// Over columns: each thread takes a run of whole columns (at 2 threads, half
+// of every row: long contiguous pieces) and walks every row of it, GELU's
 // derivative first, then the row's values into the columns' fresh
 // accumulators, so every column is summed over the rows in order, as
-// LinearBackward's column sums do (linear.h), at any thread count.
+// LinearBackward's column sums do (linear.h), wherever the runs end.
 template <typename T>
 void BiasGeluBackward(T* d_pre, T* d_bias, const T* d_out, const T* pre,
                       int64_t rows, int64_t columns, GeluForm form) {
   CHECK_GE(rows, 0);
   CHECK_GE(columns, 0);
-  const int64_t blocks = (columns + kColumnBlock - 1) / kColumnBlock;
-  const int64_t min_blocks = std::max<int64_t>(
-      1, kMinElementsPerChunk / std::max<int64_t>(1, rows * kColumnBlock));
-  ParallelFor(0, blocks, min_blocks, [&](int64_t first, int64_t last) {
-    for (int64_t block = first; block < last; ++block) {
-      const int64_t column = block * kColumnBlock;
-      const int64_t width = std::min(kColumnBlock, columns - column);
-      T sums[kColumnBlock] = {};
+  const int64_t min_columns =
+      std::max<int64_t>(1, kMinElementsPerChunk / std::max<int64_t>(1, rows));
+  ParallelFor(0, columns, min_columns, [&](int64_t first, int64_t last) {
+    for (int64_t column = first; column < last; column += kMaxColumnsPerPass) {
+      const int64_t width = std::min(kMaxColumnsPerPass, last - column);
+      T sums[kMaxColumnsPerPass] = {};
       for (int64_t row = 0; row < rows; ++row) {
         const int64_t begin = row * columns + column;
         BackwardRow(d_pre, d_out, pre, begin, begin + width, form);

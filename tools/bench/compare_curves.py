@@ -9,9 +9,14 @@ its pre-trainings, one per variant (a seed each), with held-out evaluations
 in metrics.jsonl. For every evaluated step this prints, as a Markdown table,
 each side's held-out MLM loss over the seeds (mean and sample standard
 deviation, n seeds) and the difference of the means with Welch's standard
-error, then a last line saying whether the final step's difference is within
-two standard errors. The seeds are the noise: the sides match within noise
-when their difference is no larger than seeds already make it.
+error; then, at the last step, each seed's own difference (the two runs of a
+seed start from the same weights and see the same data, so they pair up).
+The seeds are the noise: the sides match within noise when the means differ
+by at most two standard errors and no seed's difference is larger than three
+times the first side's spread between seeds. The second test is the one
+that matters with few seeds: a run stuck at the unigram plateau in one
+precision and not the other widens the standard error enough to hide it
+from the first.
 """
 
 import argparse
@@ -91,11 +96,26 @@ def main():
               f"{mean_b - mean_a:+.4f} | {se:.4f} |")
         last = (step, mean_b - mean_a, se)
     step, difference, se = last
-    verdict = ("within noise" if abs(difference) <= 2 * se
-               else "NOT within noise")
-    print(f"\nAt step {step}: {name_b} - {name_a} = {difference:+.4f} nats, "
-          f"2 SE = {2 * se:.4f}: {verdict}.")
-
+    _, spread = mean_and_sd([first[v][step] for v in sorted(first)])
+    print(f"\nAt step {step}, seed by seed ({name_b} - {name_a}; outside noise: more than "
+          f"3 x {name_a}'s spread between seeds, 3 x {spread:.4f} = {3 * spread:.4f}):\n")
+    print(f"| seed | {name_a} | {name_b} | difference |")
+    print("|---|---|---|---|")
+    outside = []
+    for variant in sorted(first):
+        paired = second[variant][step] - first[variant][step]
+        flag = ""
+        if abs(paired) > 3 * spread:
+            outside.append(variant)
+            flag = " (outside noise)"
+        print(f"| {variant} | {first[variant][step]:.4f} | {second[variant][step]:.4f} | "
+              f"{paired:+.4f}{flag} |")
+    means_agree = abs(difference) <= 2 * se
+    verdict = "within noise" if means_agree and not outside else "NOT within noise"
+    print(f"\nMeans: {name_b} - {name_a} = {difference:+.4f} nats, 2 SE = {2 * se:.4f} "
+          f"({'within' if means_agree else 'outside'}); seeds outside noise: "
+          f"{len(outside)} of {n}{' (' + ', '.join(outside) + ')' if outside else ''}. "
+          f"Verdict: {verdict}.")
 
 if __name__ == "__main__":
     main()

@@ -223,6 +223,15 @@ def main():
     args = parser.parse_args()
     if args.dropout not in (0.0, 0.1):
         sys.exit("--dropout: the C++ benchmark has 0.1 (dropout:1) or 0")
+    if any(m in TORCH_MODES for m in args.modes) and subprocess.run(
+            ["/usr/bin/python3", "-c", "import torch"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
+        sys.exit("compare_pretraining_step: the torch_* modes need PyTorch, "
+                 "which /usr/bin/python3 cannot import: install Debian's "
+                 "python3-torch (apt-get install python3-torch; tools/setup.sh "
+                 "leaves it out, it is only for these comparisons and the "
+                 "reference fixtures), or run the C++ modes alone "
+                 "(--modes cpp_openblas cpp_onednn cpp_bf16)")
     threads = 2
     configs = configurations(args)
 
