@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <utility>
@@ -166,6 +167,16 @@ ReportRow TrivialPredictorRow(
   return row;
 }
 
+// The first of `names` that `record` has among its metrics.
+std::optional<double> FindMetric(const RunRecord& record,
+                                 std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const auto found = record.metrics.find(name);
+    if (found != record.metrics.end()) return found->second;
+  }
+  return std::nullopt;
+}
+
 // Each row's pre-training compute (ReportRow::compute) and the notes on
 // how to read it. Pre-training records that give a row its compute count
 // as used.
@@ -184,7 +195,12 @@ void FillCompute(const std::vector<const RunRecord*>& records,
         own.begin(), own.end(),
         [](const RunRecord* record) { return record->compute.has_value(); });
     if (with_compute != own.end()) {
-      row.compute = *(*with_compute)->compute;
+      const RunRecord& record = **with_compute;
+      row.compute = *record.compute;
+      row.outcome = PretrainingOutcome{
+          record.wall_seconds,
+          FindMetric(record, {"mlm_perplexity", "lm_perplexity"}),
+          FindMetric(record, {"unigram_perplexity"})};
       used.insert(*with_compute);
       table.has_compute = true;
     } else if (row.key == kNoPretrainingVariant && own.empty()) {

@@ -67,6 +67,17 @@ struct ReportColumn {
   std::string trivial_predictor;
 };
 
+// What a row's own pre-training run measured at its end: its wall time on
+// the machine that ran it and its last held-out evaluation.
+struct PretrainingOutcome {
+  double wall_seconds = 0.0;
+  // The objective's held-out LM perplexity (masked, or left/right-to-left)
+  // and the unigram baseline's over the same predictions; nullopt when the
+  // record has none.
+  std::optional<double> perplexity;
+  std::optional<double> unigram_perplexity;
+};
+
 struct ReportRow {
   std::string key;  // variant, or kTrivialPredictorRowKey
   // What ran: "BERT (L2/H128, mini)" (RowLabel); the name alone for a row
@@ -81,6 +92,8 @@ struct ReportRow {
   // another variant's checkpoint, a record without compute, and the
   // trivial-predictor row.
   std::optional<PretrainingCompute> compute;
+  // Set with compute when it comes from the row's own pre-training record.
+  std::optional<PretrainingOutcome> outcome;
 };
 
 // One variant's learning-rate sweep in one column (for the plot).

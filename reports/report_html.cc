@@ -251,13 +251,17 @@ void AppendCompute(const TableReport& table, std::string& out) {
                   "own)</caption>\n<thead>\n<tr><th scope=\"col\">Row</th>"
                   "<th scope=\"col\">Steps</th><th scope=\"col\">Tokens</th>"
                   "<th scope=\"col\">Predicted positions</th><th "
-                  "scope=\"col\">FLOPs</th></tr>\n</thead>\n<tbody>\n");
+                  "scope=\"col\">FLOPs</th><th scope=\"col\">Wall time</th>"
+                  "<th scope=\"col\">Held-out LM ppl (unigram)</th></tr>\n"
+                  "</thead>\n<tbody>\n");
   for (const ReportRow& row : table.rows) {
     if (row.trivial_predictor) continue;
     absl::StrAppend(&out, "<tr data-variant=\"", Text(row.key),
                     "\"><th scope=\"row\">", Text(row.display), "</th>");
     if (!row.compute.has_value()) {
-      absl::StrAppend(&out, "<td>—</td><td>—</td><td>—</td><td>—</td></tr>\n");
+      absl::StrAppend(&out,
+                      "<td>—</td><td>—</td><td>—</td><td>—</td><td>—</td>"
+                      "<td>—</td></tr>\n");
       continue;
     }
     const PretrainingCompute& compute = *row.compute;
@@ -265,7 +269,9 @@ void AppendCompute(const TableReport& table, std::string& out) {
         &out, "<td class=\"num\">", compute.steps, "</td><td class=\"num\">",
         FormatCount(compute.tokens), "</td><td class=\"num\">",
         FormatCount(compute.predicted_positions), "</td><td class=\"num\">",
-        FormatFlops(compute.flops), "</td></tr>\n");
+        FormatFlops(compute.flops), "</td><td class=\"num\">",
+        FormatWallTime(row.outcome), "</td><td class=\"num\">",
+        FormatHeldOut(row.outcome), "</td></tr>\n");
   }
   absl::StrAppend(&out, "</tbody>\n</table>\n");
 }
