@@ -1,10 +1,11 @@
 """experiment_target: `bazel run //<package>:<name>` for one experiment."""
 
-def experiment_target(name, experiment = None, variants = [], script = None):
-    """A runnable target for an experiment's two scale presets.
+def experiment_target(name, experiment = None, variants = [], script = None, small = False):
+    """A runnable target for an experiment's scale presets.
 
     It runs //experiments:run_experiment with <experiment>.mini.textproto
-    and <experiment>.paper.textproto; `--scale` picks the preset. The
+    and <experiment>.paper.textproto (and <experiment>.small.textproto where
+    `small`); `--scale` picks the preset. The
     embedded corpus comes in the runner's own runfiles, and the files of
     ablations/ that experiments refer to in this target's.
 
@@ -15,6 +16,7 @@ def experiment_target(name, experiment = None, variants = [], script = None):
       variants: run only these variants (--variants); default all.
       script: the shell script that starts the runner (default
         //experiments:run_experiment.sh, which just runs it).
+      small: the experiment has a small-scale preset (--scale=small).
     """
     experiment = experiment or name
     mini = experiment + ".mini.textproto"
@@ -25,16 +27,15 @@ def experiment_target(name, experiment = None, variants = [], script = None):
         "--experiment_mini=$(rootpath %s)" % mini,
         "--experiment_paper=$(rootpath %s)" % paper,
     ]
+    presets = [mini, paper]
+    if small:
+        presets.append(experiment + ".small.textproto")
+        args.append("--experiment_small=$(rootpath %s)" % presets[-1])
     if variants:
         args.append("--variants=" + ",".join(variants))
     native.sh_binary(
         name = name,
         srcs = [script or "//experiments:run_experiment.sh"],
         args = args,
-        data = [
-            runner,
-            mini,
-            paper,
-            "//ablations:textprotos",
-        ],
+        data = [runner, "//ablations:textprotos"] + presets,
     )

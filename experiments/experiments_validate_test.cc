@@ -122,7 +122,7 @@ TEST(ExperimentsValidateTest, PretrainMiniHasTheTable5Variants) {
 // (reverse-causal, right-to-left LM, ltr_no_nsp's shards) and
 // ltr_rtl_no_nsp fine-tunes the two encoders side by side.
 TEST(ExperimentsValidateTest, Table5HasTheElmoStyleRows) {
-  for (const char* scale : {"mini", "paper"}) {
+  for (const char* scale : {"mini", "small", "paper"}) {
     SCOPED_TRACE(scale);
     absl::StatusOr<Experiment> table = LoadExperiment(
         absl::StrCat("experiments/table5_ablation.", scale, ".textproto"));
@@ -152,7 +152,7 @@ TEST(ExperimentsValidateTest, Table5HasTheElmoStyleRows) {
 // takes full's model and vocabulary, so selecting it pre-trains full alone,
 // and the plan says it is not pre-trained itself.
 TEST(ExperimentsValidateTest, Table5HasTheNoPretrainingControl) {
-  for (const char* scale : {"mini", "paper"}) {
+  for (const char* scale : {"mini", "small", "paper"}) {
     SCOPED_TRACE(scale);
     absl::StatusOr<Experiment> table = LoadExperiment(
         absl::StrCat("experiments/table5_ablation.", scale, ".textproto"));
@@ -232,8 +232,9 @@ TEST(ExperimentsValidateTest, TablesTakeTheirBaseAndVariantsFromAblations) {
     if (!absl::StartsWith(name, "table")) continue;
     SCOPED_TRACE(path);
     ++tables;
-    const std::string scale =
-        absl::StrContains(name, ".mini.") ? "mini" : "paper";
+    const std::string scale = absl::StrContains(name, ".mini.")    ? "mini"
+                              : absl::StrContains(name, ".small.") ? "small"
+                                                                   : "paper";
     std::ifstream in(path);
     const std::string text((std::istreambuf_iterator<char>(in)),
                            std::istreambuf_iterator<char>());
@@ -256,7 +257,7 @@ TEST(ExperimentsValidateTest, TablesTakeTheirBaseAndVariantsFromAblations) {
       }
     }
   }
-  EXPECT_EQ(tables, 14);
+  EXPECT_EQ(tables, 15);
 }
 
 }  // namespace

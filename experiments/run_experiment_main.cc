@@ -1,9 +1,10 @@
 // Runs one of the paper's experiments (experiments/runner.h) and prints its
 // report. Each table target (`bazel run //experiments:table5_ablation`, ...)
-// is this program with the experiment's two scale presets passed in by
+// is this program with the experiment's scale presets passed in by
 // BUILD:
 //
-//   bazel run -c opt //experiments:table5_ablation -- [--scale=mini|paper]
+//   bazel run -c opt //experiments:table5_ablation --
+//   [--scale=mini|small|paper]
 //       [--data_dir=../shared/data] [--output_dir=DIR] [--threads=N]
 //       [--jobs=N]
 //   bazel run -c opt //experiments:run_experiment -- --experiment=FILE
@@ -13,14 +14,15 @@
 // the binary, found in its runfiles; --default_corpus=FILE replaces it.
 //
 // --scale=mini (the default) runs the experiment's <name>.mini.textproto,
-// sized for a 2-core CPU; --scale=paper its <name>.paper.textproto (the
-// paper's sizes and hyperparameters, for GPUs). Without --data_dir every
-// task runs its derived stand-in from the embedded corpus and the report
-// says so. Output: DIR (default <workspace>/runs/<experiment>/<scale>);
-// rerunning the same command skips finished runs and resumes an
-// interrupted pre-training. --jobs=N runs N runs at once, each as this
-// program with --run_id=<its id>; the failures are listed after the report
-// and make the exit status 1.
+// sized for a 2-core CPU; --scale=small its <name>.small.textproto (Table 5
+// only: 2.5 hours of a 2-core CPU with --data_dir); --scale=paper its
+// <name>.paper.textproto (the paper's sizes and hyperparameters, for GPUs).
+// Without --data_dir every task runs its derived stand-in from the embedded
+// corpus and the report says so. Output: DIR (default
+// <workspace>/runs/<experiment>/<scale>); rerunning the same command skips
+// finished runs and resumes an interrupted pre-training. --jobs=N runs N runs
+// at once, each as this program with --run_id=<its id>; the failures are listed
+// after the report and make the exit status 1.
 //
 // Under mpirun, with --run_id, the ranks run that one run data-parallel
 // (experiments/runner.h RunnerOptions.collective; gradient_accumulation_steps
@@ -59,7 +61,9 @@
 #include "tasks/corpus/default_corpus_path.h"
 
 ABSL_FLAG(std::string, scale, "mini",
-          "mini (a 2-core CPU) or paper (the paper's sizes, for GPUs)");
+          "mini (a 2-core CPU, 30 minutes), small (a 2-core CPU, 2.5 hours "
+          "with --data_dir; Table 5 only) or paper (the paper's sizes, for "
+          "GPUs)");
 ABSL_FLAG(std::string, data_dir, "",
           "real data in the official layouts (glue/, squad/, swag/) and the "
           "pre-training corpora an experiment's with_data_dir names (the mini "
@@ -106,6 +110,9 @@ ABSL_FLAG(std::string, experiment_mini, "",
           "set by BUILD: the mini-scale experiment file");
 ABSL_FLAG(std::string, experiment_paper, "",
           "set by BUILD: the paper-scale experiment file");
+ABSL_FLAG(std::string, experiment_small, "",
+          "set by BUILD: the small-scale experiment file, where the table has "
+          "one");
 ABSL_FLAG(std::string, default_corpus, "",
           "the corpus of format DEFAULT_CORPUS and of the derived tasks "
           "(default: the embedded one, from the binary's runfiles)");
@@ -188,14 +195,23 @@ std::string ProgramPath(const char* argv0) {
 absl::Status Run(int argc, char** argv, Collective* collective) {
   const char* argv0 = argv[0];
   const std::string scale = absl::GetFlag(FLAGS_scale);
-  if (scale != "mini" && scale != "paper") {
+  if (scale != "mini" && scale != "small" && scale != "paper") {
     return absl::InvalidArgumentError(
-        absl::StrCat("--scale=", scale, ": use mini or paper"));
+        absl::StrCat("--scale=", scale, ": use mini, small or paper"));
   }
   std::string experiment = absl::GetFlag(FLAGS_experiment);
   if (experiment.empty()) {
-    experiment = absl::GetFlag(scale == "mini" ? FLAGS_experiment_mini
-                                               : FLAGS_experiment_paper);
+    experiment = absl::GetFlag(scale == "mini"    ? FLAGS_experiment_mini
+                               : scale == "small" ? FLAGS_experiment_small
+                                                  : FLAGS_experiment_paper);
+    const std::string mini = absl::GetFlag(FLAGS_experiment_mini);
+    if (experiment.empty() && scale == "small" && !mini.empty()) {
+      const std::string file = std::filesystem::path(mini).filename();
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--scale=small: ", absl::StripSuffix(file, ".mini.textproto"),
+          " has no small preset; only Table 5 has one (bazel run -c opt "
+          "//experiments:table5_ablation -- --scale=small)"));
+    }
   }
   if (experiment.empty()) {
     return absl::InvalidArgumentError(
@@ -363,7 +379,8 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
 int main(int argc, char** argv) {
   return bertlab::RunMain(bertlab::kProgram, [&] {
     absl::SetProgramUsageMessage(
-        "[--scale=mini|paper] [--data_dir=DIR] [--output_dir=DIR]\nRuns one of "
+        "[--scale=mini|small|paper] [--data_dir=DIR] [--output_dir=DIR]\nRuns "
+        "one of "
         "the paper's experiments and writes its report (see "
         "experiments/run_experiment_main.cc).");
     absl::ParseCommandLine(argc, argv);

@@ -93,4 +93,14 @@ expect_exit 0 "$run_experiment" "${flags[@]}" --variants=scratch --dry_run \
 grep -qF "pre-training: none (random init): no_nsp's config and vocabulary, from no_nsp's pre-training" \
   "$last_stdout" || fail "scratch should take no_nsp's config: $(cat "$last_stdout")"
 grep -qF "total: 1 pre-training runs" "$last_stdout" || fail "wrong total"
+# --scale picks a table target's preset; small exists for Table 5 only, and
+# a table without one says so before any work.
+expect_exit 1 "$run_experiment" --scale=small \
+  --experiment_mini=experiments/table1_glue.mini.textproto \
+  --experiment_paper=experiments/table1_glue.paper.textproto \
+  --output_dir="$TEST_TMPDIR/small"
+expect_err "run_experiment: --scale=small: table1_glue has no small preset; only Table 5 has one"
+[ ! -e "$TEST_TMPDIR/small" ] || fail "the refused command made its output directory"
+expect_exit 1 "$run_experiment" --scale=tiny --experiment="$exp"
+expect_err "run_experiment: --scale=tiny: use mini, small or paper"
 echo PASS
