@@ -198,7 +198,6 @@ void FillCompute(const std::vector<const RunRecord*>& records,
       const RunRecord& record = **with_compute;
       row.compute = *record.compute;
       row.outcome = PretrainingOutcome{
-          record.wall_seconds,
           FindMetric(record, {"mlm_perplexity", "lm_perplexity"}),
           FindMetric(record, {"unigram_perplexity"})};
       used.insert(*with_compute);

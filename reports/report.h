@@ -67,10 +67,10 @@ struct ReportColumn {
   std::string trivial_predictor;
 };
 
-// What a row's own pre-training run measured at its end: its wall time on
-// the machine that ran it and its last held-out evaluation.
+// A row's own pre-training run's last held-out evaluation. (Not its wall
+// time: a report is a function of the runs' results, the same wherever
+// and however fast they ran; run.json keeps the timings.)
 struct PretrainingOutcome {
-  double wall_seconds = 0.0;
   // The objective's held-out LM perplexity (masked, or left/right-to-left)
   // and the unigram baseline's over the same predictions; nullopt when the
   // record has none.

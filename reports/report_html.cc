@@ -251,7 +251,7 @@ void AppendCompute(const TableReport& table, std::string& out) {
                   "own)</caption>\n<thead>\n<tr><th scope=\"col\">Row</th>"
                   "<th scope=\"col\">Steps</th><th scope=\"col\">Tokens</th>"
                   "<th scope=\"col\">Predicted positions</th><th "
-                  "scope=\"col\">FLOPs</th><th scope=\"col\">Wall time</th>"
+                  "scope=\"col\">FLOPs</th>"
                   "<th scope=\"col\">Held-out LM ppl (unigram)</th></tr>\n"
                   "</thead>\n<tbody>\n");
   for (const ReportRow& row : table.rows) {
@@ -261,7 +261,7 @@ void AppendCompute(const TableReport& table, std::string& out) {
     if (!row.compute.has_value()) {
       absl::StrAppend(&out,
                       "<td>—</td><td>—</td><td>—</td><td>—</td><td>—</td>"
-                      "<td>—</td></tr>\n");
+                      "</tr>\n");
       continue;
     }
     const PretrainingCompute& compute = *row.compute;
@@ -270,7 +270,6 @@ void AppendCompute(const TableReport& table, std::string& out) {
         FormatCount(compute.tokens), "</td><td class=\"num\">",
         FormatCount(compute.predicted_positions), "</td><td class=\"num\">",
         FormatFlops(compute.flops), "</td><td class=\"num\">",
-        FormatWallTime(row.outcome), "</td><td class=\"num\">",
         FormatHeldOut(row.outcome), "</td></tr>\n");
   }
   absl::StrAppend(&out, "</tbody>\n</table>\n");

@@ -125,25 +125,23 @@ void AppendClaimsMarkdown(const TableReport& table, std::string& out) {
 // Each row's pre-training compute, under the table.
 void AppendComputeMarkdown(const TableReport& table, std::string& out) {
   if (!table.has_compute) return;
-  absl::StrAppend(
-      &out,
-      "\nPre-training compute (rows compared at equal steps; — = "
-      "no pre-training record of the row's own):\n\n| Row | "
-      "Steps | Tokens | Predicted positions | FLOPs | Wall time | "
-      "Held-out LM ppl (unigram) |\n|---|---|---|---|---|---|---|\n");
+  absl::StrAppend(&out,
+                  "\nPre-training compute (rows compared at equal steps; — = "
+                  "no pre-training record of the row's own):\n\n| Row | "
+                  "Steps | Tokens | Predicted positions | FLOPs | "
+                  "Held-out LM ppl (unigram) |\n|---|---|---|---|---|---|\n");
   for (const ReportRow& row : table.rows) {
     if (row.trivial_predictor) continue;
     absl::StrAppend(&out, "| ", MarkdownText(row.display));
     if (!row.compute.has_value()) {
-      absl::StrAppend(&out, " | — | — | — | — | — | — |\n");
+      absl::StrAppend(&out, " | — | — | — | — | — |\n");
       continue;
     }
     const PretrainingCompute& compute = *row.compute;
     absl::StrAppend(
         &out, " | ", compute.steps, " | ", FormatCount(compute.tokens), " | ",
         FormatCount(compute.predicted_positions), " | ",
-        FormatFlops(compute.flops), " | ", FormatWallTime(row.outcome), " | ",
-        FormatHeldOut(row.outcome), " |\n");
+        FormatFlops(compute.flops), " | ", FormatHeldOut(row.outcome), " |\n");
   }
 }
 
@@ -203,7 +201,6 @@ const std::vector<std::string>& CsvColumns() {
                                    "claim_df",
                                    "claim_paper_diff",
                                    "claim_caveat",
-                                   "pretrain_wall_seconds",
                                    "pretrain_heldout_perplexity"};
   return *columns;
 }
@@ -238,11 +235,6 @@ std::string FormatCount(int64_t count) {
 
 std::string FormatFlops(double flops) {
   return flops == 0 ? "0" : absl::StrFormat("%.2e", flops);
-}
-
-std::string FormatWallTime(const std::optional<PretrainingOutcome>& outcome) {
-  if (!outcome.has_value()) return "—";
-  return absl::StrCat(FormatNumber(outcome->wall_seconds, 0), " s");
 }
 
 std::string FormatHeldOut(const std::optional<PretrainingOutcome>& outcome) {
@@ -435,10 +427,6 @@ std::string ToCsv(const Report& report) {
              row.compute.has_value() ? absl::StrCat(row.compute->tokens) : ""},
             {"pretrain_flops",
              row.compute.has_value() ? FormatFlops(row.compute->flops) : ""},
-            {"pretrain_wall_seconds",
-             row.outcome.has_value()
-                 ? FormatNumber(row.outcome->wall_seconds, 1)
-                 : ""},
             {"pretrain_heldout_perplexity",
              row.outcome.has_value() && row.outcome->perplexity.has_value()
                  ? FormatNumber(*row.outcome->perplexity, 4)
@@ -612,7 +600,6 @@ std::string ToJson(const Report& report) {
                    {"predicted_positions", row.compute->predicted_positions},
                    {"flops", row.compute->flops}};
         if (row.outcome.has_value()) {
-          compute["wall_seconds"] = row.outcome->wall_seconds;
           compute["held_out_perplexity"] = optional(row.outcome->perplexity);
           compute["unigram_perplexity"] =
               optional(row.outcome->unigram_perplexity);

@@ -45,8 +45,6 @@ std::string FormatNumber(double value, int decimals);
 std::string FormatCount(int64_t count);
 // "4.10e+14"; "0" for none (the no-pre-training row).
 std::string FormatFlops(double flops);
-// A pre-training's wall time, "103 s"; "—" without an outcome.
-std::string FormatWallTime(const std::optional<PretrainingOutcome>& outcome);
 // Its last held-out LM perplexity with the unigram baseline's in brackets,
 // "229.4 (363.1)"; "—" where the record has no perplexity.
 std::string FormatHeldOut(const std::optional<PretrainingOutcome>& outcome);
