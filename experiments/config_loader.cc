@@ -27,6 +27,7 @@
 #include "experiments/config_references.h"
 #include "experiments/config_text.h"
 #include "experiments/finetune_task_table.h"
+#include "experiments/pretraining_seeds.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "model/optim/schedule.h"
@@ -1136,6 +1137,19 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
           "");
     }
   }
+  for (int i = 0; i < experiment.variants_size(); ++i) {
+    const Variant& variant = experiment.variants(i);
+    if (variant.has_row() && !IsValidName(variant.row())) {
+      findings->Add(absl::StrCat("variants[", i, "].row"),
+                    absl::StrCat("(\"", variant.row(),
+                                 "\") must be [A-Za-z0-9_.-]+ (it names a "
+                                 "report row)"),
+                    "");
+    }
+  }
+  for (const auto& [path, text] : PretrainingSeedProblems(experiment)) {
+    findings->Add(path, text, "");
+  }
   if (experiment.has_report() &&
       !IsPaperTableName(experiment.report().table())) {
     findings->Add("report.table",
@@ -1247,6 +1261,7 @@ absl::StatusOr<Experiment> ParseExperiment(absl::string_view text,
                });
   }
   RETURN_IF_ERROR(ValidateImpl(experiment, &sources, missing_files));
+  ExpandPretrainingSeeds(&experiment);
   return experiment;
 }
 

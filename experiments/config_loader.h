@@ -54,7 +54,9 @@ absl::StatusOr<Experiment> LoadExperiment(const std::string& path,
 // field given twice, two members of a oneof and malformed values are errors.
 // Relative (path_role) fields are made relative to the directory of `source`
 // (the file the text came from; it also names the file in messages). Then runs
-// Validate and, with options.check_input_files, checks the input files.
+// Validate and, with options.check_input_files, checks the input files, and
+// expands pretraining_seeds into variants (pretraining_seeds.h): messages
+// name the variants as written, the result holds the expanded ones.
 absl::StatusOr<Experiment> ParseExperiment(absl::string_view text,
                                            absl::string_view source,
                                            const LoadOptions& options = {});

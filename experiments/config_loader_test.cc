@@ -147,6 +147,49 @@ TEST(LoadExperimentTest, ResolvesRelativeToTheSourceDirectory) {
   EXPECT_EQ(here->base().model().vocab_file(), "v.txt");
 }
 
+// Experiment.pretraining_seeds: loaded, the experiment holds a variant per
+// seed whose run has that pre-training seed (pretraining_seeds_test.cc has
+// the expansion's every case).
+TEST(LoadExperimentTest, PretrainingSeedsExpandIntoOneVariantPerSeed) {
+  const std::string text = absl::StrCat(kValid, R"pb(
+    pretraining_seeds: [ 1, 2 ]
+    variants { name: "full" }
+    variants {
+      name: "no_pretraining"
+      pretrained_from: "full"
+      random_init: true
+    }
+  )pb");
+  LoadOptions options;
+  options.check_input_files = false;
+  absl::StatusOr<Experiment> experiment =
+      ParseExperiment(text, "exp.textproto", options);
+  ASSERT_TRUE(experiment.ok()) << experiment.status();
+  const std::vector<ResolvedRun> runs = ResolveRuns(*experiment);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].name, "full.seed1");
+  EXPECT_EQ(runs[0].spec.pretraining().seed(), 1u);
+  EXPECT_EQ(runs[1].name, "full.seed2");
+  EXPECT_EQ(runs[1].spec.pretraining().seed(), 2u);
+  EXPECT_EQ(experiment->variants(1).row(), "full");
+  EXPECT_EQ(runs[2].name, "no_pretraining");
+  EXPECT_EQ(experiment->variants(2).pretrained_from(), "full.seed1");
+  EXPECT_TRUE(Validate(*experiment).ok()) << Validate(*experiment);
+
+  const absl::StatusOr<Experiment> repeated = ParseExperiment(
+      absl::StrCat(kValid,
+                   "pretraining_seeds: [ 4, 4 ]\n"
+                   "variants { name: \"full\" row: \"a/b\" }\n"),
+      "exp.textproto", options);
+  ASSERT_FALSE(repeated.ok());
+  EXPECT_THAT(repeated.status().message(),
+              HasSubstr("pretraining_seeds[1] (4) is already "
+                        "pretraining_seeds[0]; the seeds must differ"));
+  EXPECT_THAT(repeated.status().message(),
+              HasSubstr("variants[0].row (\"a/b\") must be [A-Za-z0-9_.-]+ "
+                        "(it names a report row)"));
+}
+
 TEST(LoadExperimentTest, MissingExperimentFileIsNotFound) {
   absl::StatusOr<Experiment> experiment =
       LoadExperiment(Testdata("no_such.textproto"));

@@ -1,6 +1,7 @@
 #include "experiments/run_plan.h"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,7 @@
 #include "experiments/config_text.h"
 #include "experiments/finetune_task_table.h"
 #include "experiments/pretraining_corpus.h"
+#include "experiments/pretraining_seeds.h"
 #include "model/bert/config.h"
 
 namespace bertlab {
@@ -40,19 +42,29 @@ std::string Magnitude(double value) {
 
 absl::StatusOr<std::set<std::string>> SelectedVariants(
     const Experiment& experiment, const std::vector<std::string>& requested) {
-  std::vector<std::string> names;
+  // A name selects the variants of that name or row (pretraining_seeds'
+  // "full" selects "full.seed1" and "full.seed2").
+  std::map<std::string, std::set<std::string>> names;
+  std::vector<std::string> known;  // in the experiment's order
   for (const Variant& variant : experiment.variants()) {
-    names.push_back(variant.name());
+    for (const std::string& name : {variant.name(), VariantRow(variant)}) {
+      if (names.count(name) == 0) known.push_back(name);
+      names[name].insert(variant.name());
+    }
   }
-  if (names.empty()) names.push_back("base");
+  if (names.empty()) {
+    names["base"] = {"base"};
+    known = {"base"};
+  }
   std::set<std::string> selected;
   for (const std::string& name : requested) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
+    auto it = names.find(name);
+    if (it == names.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--variants: experiment ", experiment.name(), " has no variant \"",
-          name, "\"", Suggestion(name, names, "its variants are")));
+          name, "\"", Suggestion(name, known, "its variants are")));
     }
-    selected.insert(name);
+    selected.insert(it->second.begin(), it->second.end());
   }
   return selected;
 }

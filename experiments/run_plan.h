@@ -18,7 +18,9 @@ namespace experiments {
 
 // The variants named in `requested` (a --variants flag), each checked
 // against the experiment's (an unknown name is an error with a
-// did-you-mean); an experiment without variants has the one run "base".
+// did-you-mean); a row's name (Variant.row) names all its variants, each
+// pre-training seed's; an experiment without variants has the one run
+// "base".
 absl::StatusOr<std::set<std::string>> SelectedVariants(
     const Experiment& experiment, const std::vector<std::string>& requested);
 

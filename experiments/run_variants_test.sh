@@ -93,6 +93,26 @@ expect_exit 0 "$run_experiment" "${flags[@]}" --variants=scratch --dry_run \
 grep -qF "pre-training: none (random init): no_nsp's config and vocabulary, from no_nsp's pre-training" \
   "$last_stdout" || fail "scratch should take no_nsp's config: $(cat "$last_stdout")"
 grep -qF "total: 1 pre-training runs" "$last_stdout" || fail "wrong total"
+# Experiment.pretraining_seeds: each pre-trained variant once per seed, as
+# variants <name>.seed<S> filling one report row; a row's name selects its
+# seeds; the control is not repeated. Seed 5 is the file's own, so that
+# pre-training is the one already in the cache.
+seeds_exp=$TEST_TMPDIR/seeds.textproto
+{ cat "$exp"; echo "pretraining_seeds: [5, 6]"; } > "$seeds_exp"
+seeds=$TEST_TMPDIR/seeds
+expect_exit 0 "$run_experiment" --experiment="$seeds_exp" --data_dir="$data_dir" \
+  --progress=false --report_date=2026-01-01 --cache_dir="$cache" --threads=1 \
+  --variants=no_nsp,scratch --output_dir="$seeds"
+expect_err "1 pre-training and 3 fine-tuning runs now, 1 finished earlier"
+ls -d "$seeds"/pretrain/no_nsp.seed5-* "$seeds"/pretrain/no_nsp.seed6-* > /dev/null ||
+  fail "no_nsp was not pre-trained once per seed: $(ls "$seeds/pretrain")"
+[ -z "$(ls -d "$seeds"/finetune/scratch.* 2> /dev/null)" ] ||
+  fail "the control was repeated per seed"
+grep -qF '"row": "no_nsp"' "$seeds"/finetune/no_nsp.seed6/*/*/run.json ||
+  fail "the seed's records do not name their row"
+grep -qF "n=2 seeds, 2 runs" "$last_stdout" ||
+  fail "the report does not read no_nsp over its seeds: $(cat "$last_stdout")"
+! grep -qF "seed6" "$last_stdout" || fail "a seed's variant became a row of its own"
 # --scale picks a table target's preset; small exists for Table 5 only, and
 # a table without one says so before any work.
 expect_exit 1 "$run_experiment" --scale=small \

@@ -31,6 +31,7 @@
 #include "experiments/pretraining_curve.h"
 #include "experiments/pretraining_data_prep.h"
 #include "experiments/pretraining_options.h"
+#include "experiments/pretraining_seeds.h"
 #include "experiments/run_lock.h"
 #include "experiments/run_plan.h"
 #include "experiments/slurm_launcher.h"
@@ -155,6 +156,10 @@ reports::RunRecord RecordBase(
   record.scale = options.scale;
   record.run_id = run_id;
   record.variant = variant;
+  for (const Variant& v : experiment.variants()) {
+    // One of a row's pre-training seeds (Variant.row).
+    if (v.name() == variant && VariantRow(v) != variant) record.row = v.row();
+  }
   record.variant_description = description;
   record.code_version = options.code_version;
   record.execution = execution.Record();
@@ -448,7 +453,16 @@ class Runner {
     reports::RenderOptions render;
     render.table = experiment_.report().table();
     render.scale = options_.scale;
-    render.rows = options_.variants;
+    if (!options_.variants.empty()) {
+      // The rows of the variants run (a row's name selects its seeds).
+      ASSIGN_OR_RETURN(const std::set<std::string> selected,
+                       SelectedVariants(experiment_, options_.variants));
+      std::set<std::string> rows;
+      for (const Variant& v : experiment_.variants()) {
+        if (selected.count(v.name()) > 0) rows.insert(VariantRow(v));
+      }
+      render.rows.assign(rows.begin(), rows.end());
+    }
     render.generated_at = options_.report_date;
     ASSIGN_OR_RETURN(const reports::RenderResult report,
                      reports::RenderReport(options_.output_dir,

@@ -141,7 +141,11 @@ std::string ClaimLabel(const ClaimCheck& check) {
                       " (derived stand-in: ", check.derived_task, ")");
 }
 
-std::string ClaimsMethod(bool selected) {
+std::string ClaimsMethod(bool selected, bool seeds) {
+  const char* noise =
+      seeds ? "restart noise and, for the rows pre-trained with several "
+              "seeds, pre-training seed noise"
+            : "restart noise only, not pre-training seed noise";
   return absl::StrCat(
       "Verdicts: Welch's t interval (", kClaimConfidence * 100,
       "%, two-sided) for the difference of the two cells' means over their "
@@ -150,12 +154,17 @@ std::string ClaimsMethod(bool selected) {
       " learning rate; reproduced = the interval excludes 0 on the claimed "
       "side, contradicted = it excludes 0 on the other side, inconclusive = "
       "it includes 0, too few restarts = a cell has fewer than 2 restarts. ",
-      selected ? "The learning rate was selected on the same dev scores, so "
-                 "the intervals are optimistic (restart noise only, not "
-                 "selection or pre-training seed noise)."
-               : "No learning rate was selected on dev (a grid of one per "
-                 "task), so the intervals carry restart noise only, not "
-                 "pre-training seed noise.",
+      "n = restarts. ",
+      seeds ? "A row pre-trained with several seeds enters as its seeds' "
+              "means (each over its restarts), not as its restarts, and its "
+              "n counts seeds. "
+            : "",
+      selected ? absl::StrCat("The learning rate was selected on the same dev "
+                              "scores, so the intervals are optimistic (",
+                              noise, ", not selection noise).")
+               : absl::StrCat("No learning rate was selected on dev (a grid "
+                              "of one per task), so the intervals carry ",
+                              noise, "."),
       " A paper claim whose two rows do not both beat the no-pre-training "
       "control in that column carries a caveat: its difference is not "
       "evidence about what pre-training taught.");

@@ -114,8 +114,9 @@ std::string ClaimLabel(const ClaimCheck& check);
 
 // How the verdicts are reached, for the report's reader; `selected`: some
 // cell's learning rate was chosen on dev from a grid of two or more (else
-// every rate was fixed).
-std::string ClaimsMethod(bool selected);
+// every rate was fixed); `seeds`: some row was pre-trained with several
+// seeds (its cells' values are the seeds' means, report.h).
+std::string ClaimsMethod(bool selected, bool seeds);
 
 }  // namespace reports
 }  // namespace bertlab

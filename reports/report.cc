@@ -30,12 +30,13 @@ std::string JoinTasks(const std::set<std::string>& tasks) {
   return absl::StrJoin(names, ", ");
 }
 
-// Distinct model sizes (by layers and hidden size) of `variant`'s records.
+// Distinct model sizes (by layers and hidden size) of row `variant`'s
+// records.
 std::vector<ModelSize> ModelsOf(const std::vector<const RunRecord*>& records,
                                 const std::string& variant) {
   std::map<std::pair<int64_t, int64_t>, ModelSize> sizes;
   for (const RunRecord* record : records) {
-    if (record->variant != variant || record->model.layers <= 0) continue;
+    if (record->row_key() != variant || record->model.layers <= 0) continue;
     sizes.emplace(std::make_pair(record->model.layers, record->model.hidden),
                   record->model);
   }
@@ -49,11 +50,26 @@ std::vector<ModelSize> ModelsOf(const std::vector<const RunRecord*>& records,
 void FillFromSelection(const CellSelection& selection, ReportCell& cell) {
   const LearningRatePoint& best = selection.selected();
   cell.has_value = true;
-  cell.mean = best.mean;
-  cell.std = best.std;
-  cell.values = best.values;
-  cell.median = Median(best.values);
-  cell.runs = static_cast<int>(best.values.size());
+  // A row pre-trained with several seeds: the unit is a seed, the mean of
+  // its restarts, so the spread and the claims include pre-training's.
+  std::map<std::string, std::vector<double>> by_seed;
+  for (size_t i = 0; i < best.values.size(); ++i) {
+    by_seed[best.variants[i]].push_back(best.values[i]);
+  }
+  if (by_seed.size() > 1) {
+    cell.values.clear();
+    for (const auto& [variant, values] : by_seed) {
+      cell.values.push_back(Mean(values));
+    }
+    cell.pretraining_seeds = static_cast<int>(by_seed.size());
+    cell.finetune_runs = static_cast<int>(best.values.size());
+  } else {
+    cell.values = best.values;
+  }
+  cell.mean = Mean(cell.values);
+  cell.std = SampleStd(cell.values);
+  cell.median = Median(cell.values);
+  cell.runs = static_cast<int>(cell.values.size());
   cell.learning_rate = best.learning_rate;
   for (const LearningRatePoint& point : selection.sweep) {
     cell.learning_rate_grid.push_back(point.learning_rate);
@@ -187,7 +203,7 @@ void FillCompute(const std::vector<const RunRecord*>& records,
     if (row.trivial_predictor) continue;
     std::vector<const RunRecord*> own;
     for (const RunRecord* record : records) {
-      if (!record->is_finetune() && record->variant == row.key) {
+      if (!record->is_finetune() && record->row_key() == row.key) {
         own.push_back(record);
       }
     }
@@ -195,12 +211,26 @@ void FillCompute(const std::vector<const RunRecord*>& records,
         own.begin(), own.end(),
         [](const RunRecord* record) { return record->compute.has_value(); });
     if (with_compute != own.end()) {
-      const RunRecord& record = **with_compute;
-      row.compute = *record.compute;
+      // A row's pre-training seeds cost the same; their perplexities are
+      // averaged.
+      row.compute = *(*with_compute)->compute;
+      std::vector<double> perplexities;
+      std::vector<double> unigram;
+      for (const RunRecord* record : own) {
+        if (!record->compute.has_value()) continue;
+        used.insert(record);
+        const std::optional<double> perplexity =
+            FindMetric(*record, {"mlm_perplexity", "lm_perplexity"});
+        const std::optional<double> baseline =
+            FindMetric(*record, {"unigram_perplexity"});
+        if (perplexity.has_value()) perplexities.push_back(*perplexity);
+        if (baseline.has_value()) unigram.push_back(*baseline);
+      }
       row.outcome = PretrainingOutcome{
-          FindMetric(record, {"mlm_perplexity", "lm_perplexity"}),
-          FindMetric(record, {"unigram_perplexity"})};
-      used.insert(*with_compute);
+          perplexities.empty() ? std::nullopt
+                               : std::optional<double>(Mean(perplexities)),
+          unigram.empty() ? std::nullopt
+                          : std::optional<double>(Mean(unigram))};
       table.has_compute = true;
     } else if (row.key == kNoPretrainingVariant && own.empty()) {
       row.compute = PretrainingCompute();
@@ -223,6 +253,27 @@ void FillCompute(const std::vector<const RunRecord*>& records,
         ": their pre-training records carry no compute (written before it "
         "was recorded)."));
   }
+}
+
+// The footnote on the rows pre-trained with several seeds; whether there
+// are any.
+bool NoteSeeds(TableReport& table) {
+  std::vector<std::string> rows;
+  for (const ReportRow& row : table.rows) {
+    int seeds = 0;
+    for (const ReportCell& cell : row.cells) {
+      seeds = std::max(seeds, cell.pretraining_seeds);
+    }
+    if (seeds > 0) rows.push_back(absl::StrCat(row.name, " (", seeds, ")"));
+  }
+  if (rows.empty()) return false;
+  table.footnotes.push_back(absl::StrCat(
+      "Pre-training seeds: ", absl::StrJoin(rows, ", "),
+      " were pre-trained once per seed, and each seed fine-tuned with every "
+      "restart. Their cells give the mean ± sample std and the median of "
+      "the seeds' means (n = seeds, then runs); the pre-training table gives "
+      "one pre-training's compute and the seeds' mean perplexity."));
+  return true;
 }
 
 // The footnotes on learning rates: the columns run at one fixed rate, and
@@ -450,9 +501,9 @@ absl::StatusOr<TableReport> BuildTable(
   std::set<std::string> variants;
   std::map<std::string, std::string> descriptions;
   for (const RunRecord* record : records) {
-    variants.insert(record->variant);
+    variants.insert(record->row_key());
     if (!record->variant_description.empty()) {
-      descriptions.emplace(record->variant, record->variant_description);
+      descriptions.emplace(record->row_key(), record->variant_description);
     }
   }
   std::vector<std::string> skipped_baselines;
@@ -525,7 +576,7 @@ absl::StatusOr<TableReport> BuildTable(
       cell.derived = column.derived;
       std::vector<const RunRecord*> mine;
       for (const RunRecord* record : column_records[c]) {
-        if (record->variant == row.key) mine.push_back(record);
+        if (record->row_key() == row.key) mine.push_back(record);
       }
       if (!mine.empty()) {
         cell.source_task =
@@ -618,6 +669,7 @@ absl::StatusOr<TableReport> BuildTable(
     table.rows.push_back(TrivialPredictorRow(paper, column_records, table));
   }
   FillCompute(records, used, table);
+  const bool seeds = NoteSeeds(table);
   table.claims = CheckTableClaims(paper, table);
   if (!table.claims.empty()) {
     const bool selected = std::any_of(
@@ -627,7 +679,7 @@ absl::StatusOr<TableReport> BuildTable(
                                return cell.learning_rate_grid.size() > 1;
                              });
         });
-    table.claims_method = ClaimsMethod(selected);
+    table.claims_method = ClaimsMethod(selected, seeds);
   }
 
   // Records that fill no column.
@@ -659,7 +711,7 @@ absl::StatusOr<TableReport> BuildTable(
     for (const ReportRow& row : table.rows) {
       std::vector<const RunRecord*> mine;
       for (const RunRecord* record : column_records[c]) {
-        if (record->variant == row.key) mine.push_back(record);
+        if (record->row_key() == row.key) mine.push_back(record);
       }
       if (mine.empty()) continue;
       ASSIGN_OR_RETURN(CellSelection selection,

@@ -33,14 +33,20 @@ inline constexpr char kGridEdgeMarker[] = "†";
 
 struct ReportCell {
   bool has_value = false;  // false: "n/a"
-  double mean = 0.0;
-  double std = 0.0;     // sample std; meaningful when runs > 1
-  double median = 0.0;  // of `values`; meaningful when runs > 1
-  int runs = 0;  // restarts (fine-tuning) or records (pre-training); 0 for
-                 // average and trivial-predictor cells
+  double mean = 0.0;       // of `values`
+  double std = 0.0;        // sample std of `values`; meaningful when runs > 1
+  double median = 0.0;     // of `values`; meaningful when runs > 1
+  int runs = 0;            // the number of `values`; 0 for average and
+                           // trivial-predictor cells
   // The column's metric, one per restart at the selected learning rate (one
-  // per record for pre-training cells): what claims compare.
+  // per record for pre-training cells): what claims compare. For a row
+  // pre-trained with several seeds (RunRecord::row), one per seed instead:
+  // the mean of that seed's restarts.
   std::vector<double> values;
+  // That row's number of pre-training seeds and of fine-tuning runs at the
+  // selected learning rate; both 0 when `values` are restarts.
+  int pretraining_seeds = 0;
+  int finetune_runs = 0;
   // The learning rate chosen on dev; 0 for pre-training and average cells.
   double learning_rate = 0.0;
   // Every learning rate run for this cell, ascending.
@@ -79,7 +85,9 @@ struct PretrainingOutcome {
 };
 
 struct ReportRow {
-  std::string key;  // variant, or kTrivialPredictorRowKey
+  // The records' row (RunRecord::row_key: the variant, or the row its
+  // pre-training seeds share), or kTrivialPredictorRowKey.
+  std::string key;
   // What ran: "BERT (L2/H128, mini)" (RowLabel); the name alone for a row
   // without records.
   std::string display;
@@ -92,7 +100,8 @@ struct ReportRow {
   // another variant's checkpoint, a record without compute, and the
   // trivial-predictor row.
   std::optional<PretrainingCompute> compute;
-  // Set with compute when it comes from the row's own pre-training record.
+  // Set with compute when it comes from the row's own pre-training record
+  // (the mean over its pre-training seeds' records).
   std::optional<PretrainingOutcome> outcome;
 };
 

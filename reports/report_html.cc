@@ -137,7 +137,7 @@ void AppendCell(const ReportRow& row, const ReportCell& cell,
         meta.push_back(
             absl::StrCat("median ", FormatNumber(cell.median, decimals)));
       }
-      meta.push_back(absl::StrCat("n = ", cell.runs));
+      meta.push_back(absl::StrCat("n = ", FormatCellCount(cell)));
     } else {
       meta.push_back("mean of the columns");
     }
@@ -188,7 +188,7 @@ void AppendVerdicts(const TableReport& table, std::string& out) {
         "B)</th><th scope=\"col\">Source</th><th scope=\"col\">A − B "
         "(ours)</th><th scope=\"col\">",
         FormatNumber(100 * kClaimConfidence, 0),
-        "% interval</th><th scope=\"col\">Restarts A / B</th><th "
+        "% interval</th><th scope=\"col\">n A / B</th><th "
         "scope=\"col\">A − B (paper)</th><th "
         "scope=\"col\">Verdict</th></tr>\n</thead>\n<tbody>\n");
     for (const ClaimCheck& check : table.claims) {
@@ -519,8 +519,12 @@ void AppendSpread(const TableReport& table, const SweepPanel& panel,
           &out, "<circle cx=\"", SvgNumber(x(point.values[i])), "\" cy=\"",
           SvgNumber(center + offset), "\" r=\"3.5\" fill=\"", color,
           "\" fill-opacity=\"0.7\"><title>",
-          Text(absl::StrCat(series.row_display, ", restart ", point.restarts[i],
-                            ": ", FormatNumber(point.values[i], 2))),
+          Text(absl::StrCat(series.row_display,
+                            point.variants[i] == series.row_key
+                                ? ""
+                                : absl::StrCat(" [", point.variants[i], "]"),
+                            ", restart ", point.restarts[i], ": ",
+                            FormatNumber(point.values[i], 2))),
           "</title></circle>\n");
     }
     absl::StrAppend(
@@ -576,7 +580,7 @@ std::vector<TableCurves> CollectCurves(const Report& report,
       std::vector<const RunRecord*> mine;
       for (const RunRecord& record : records) {
         if (record.kind != "pretrain" || record.table != table.paper->id ||
-            record.variant != row.key || record.eval_curve.empty() ||
+            record.row_key() != row.key || record.eval_curve.empty() ||
             (!table.scale.empty() && record.scale != table.scale)) {
           continue;
         }
@@ -589,9 +593,13 @@ std::vector<TableCurves> CollectCurves(const Report& report,
       for (const RunRecord* record : mine) {
         VariantCurve curve;
         curve.variant = row.key;
-        curve.display = mine.size() > 1 ? absl::StrCat(row.display, " [run ",
-                                                       record->run_id, "]")
-                                        : row.display;
+        // Several curves of a row: its pre-training seeds by name, else
+        // by run id.
+        curve.display =
+            mine.size() <= 1 ? row.display
+            : record->variant != row.key
+                ? absl::StrCat(row.display, " [", record->variant, "]")
+                : absl::StrCat(row.display, " [run ", record->run_id, "]");
         curve.row_index = static_cast<int>(r);
         if (record->metrics.count("mlm_perplexity") > 0) {
           curve.objective = "masked LM";

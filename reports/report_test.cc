@@ -1,6 +1,7 @@
 #include "reports/report.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_split.h"
@@ -8,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "reports/report_writers.h"
+#include "reports/statistics.h"
 #include "reports/test_records.h"
 
 namespace bertlab {
@@ -339,6 +341,85 @@ TEST(BuildReportTest, ComputePerRowAndNoPretrainingLast) {
   EXPECT_EQ(json["tables"][0]["rows"][0]["compute"]["held_out_perplexity"],
             30.0);
   EXPECT_TRUE(json["tables"][0]["rows"][3]["compute"].is_null());
+}
+
+// A row pre-trained with three seeds (RunRecord::row): each seed's
+// restarts are averaged, and the cell, its n and the claims are over those
+// means. The seeds here differ far more than their restarts do: pooled as
+// six restarts BERT would be clearly above LTR & No NSP on MRPC, but over
+// three seeds the interval includes 0.
+TEST(BuildReportTest, PretrainingSeedsAreTheUnitOfARow) {
+  std::vector<RunRecord> records;
+  FixtureRun seed;
+  seed.row = "full";
+  AddGrid(records, "full.seed1", "mrpc", {{2e-5, {80, 80.5}}, {3e-5, {50, 50}}},
+          seed);
+  AddGrid(records, "full.seed2", "mrpc", {{2e-5, {85, 85.5}}, {3e-5, {50, 51}}},
+          seed);
+  AddGrid(records, "full.seed3", "mrpc", {{2e-5, {90, 90.5}}, {3e-5, {52, 50}}},
+          seed);
+  AddGrid(records, "ltr_no_nsp", "mrpc", {{2e-5, {75, 75.5, 76}}});
+  for (const auto& [variant, perplexity] :
+       {std::make_pair("full.seed1", 30.0), std::make_pair("full.seed2", 40.0),
+        std::make_pair("full.seed3", 50.0)}) {
+    RunRecord record = PretrainRecord(
+        variant, PretrainingCompute{1000, 4096000, 614400, 1.5e15});
+    record.row = "full";
+    record.metrics["mlm_perplexity"] = perplexity;
+    records.push_back(record);
+  }
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  for (const ReportRow& row : table.rows) {
+    EXPECT_THAT(row.key, Not(HasSubstr("seed")));
+  }
+  const ReportCell& cell =
+      Row(table, "full").cells[Column(table, "mrpc:accuracy")];
+  EXPECT_EQ(cell.learning_rate, 2e-5);
+  EXPECT_THAT(cell.values, ::testing::ElementsAre(80.25, 85.25, 90.25));
+  EXPECT_DOUBLE_EQ(cell.mean, 85.25);
+  EXPECT_DOUBLE_EQ(cell.std, 5.0);
+  EXPECT_DOUBLE_EQ(cell.median, 85.25);
+  EXPECT_EQ(cell.runs, 3);
+  EXPECT_EQ(cell.pretraining_seeds, 3);
+  EXPECT_EQ(cell.finetune_runs, 6);
+  // One pre-training's compute; the seeds' mean perplexity.
+  ASSERT_TRUE(Row(table, "full").outcome.has_value());
+  EXPECT_EQ(Row(table, "full").outcome->perplexity, 40.0);
+  EXPECT_EQ(Row(table, "full").compute->steps, 1000);
+
+  const ClaimCheck* check = nullptr;
+  for (const ClaimCheck& candidate : table.claims) {
+    if (candidate.claim.row == "ltr_no_nsp" &&
+        candidate.claim.than_row == "full" &&
+        candidate.claim.column == "mrpc:accuracy") {
+      check = &candidate;
+    }
+  }
+  ASSERT_NE(check, nullptr);
+  EXPECT_EQ(check->runs, 3);
+  EXPECT_EQ(check->than_runs, 3);
+  const WelchInterval seeds =
+      WelchDifference({75, 75.5, 76}, {80.25, 85.25, 90.25}, 0.95);
+  ASSERT_TRUE(check->interval.has_value());
+  EXPECT_DOUBLE_EQ(check->interval->lower, seeds.lower);
+  EXPECT_DOUBLE_EQ(check->interval->upper, seeds.upper);
+  EXPECT_EQ(check->verdict, Verdict::kInconclusive);
+  // The same runs pooled as restarts would have said "reproduced".
+  EXPECT_LT(
+      WelchDifference({75, 75.5, 76}, {80, 80.5, 85, 85.5, 90, 90.5}, 0.95)
+          .upper,
+      0.0);
+  EXPECT_THAT(table.claims_method,
+              HasSubstr("A row pre-trained with several seeds enters as its "
+                        "seeds' means"));
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "Pre-training seeds: BERT (3) were pre-trained once per "
+                  "seed")));
+  const std::string markdown = ToMarkdown(report);
+  EXPECT_THAT(markdown, HasSubstr("85.2 ± 5.0† (med 85.2, n=3 seeds, 6 runs"));
+  EXPECT_THAT(markdown, HasSubstr("| 40.0 (300.0) |"));
 }
 
 TEST(BuildReportTest, RealDataWinsOverDerived) {

@@ -41,7 +41,7 @@ std::string MarkdownCell(const ReportCell& cell, int decimals) {
     spread.push_back(absl::StrCat("med ", FormatNumber(cell.median, decimals)));
   }
   if (cell.has_value && cell.runs > 0) {
-    spread.push_back(absl::StrCat("n=", cell.runs));
+    spread.push_back(absl::StrCat("n=", FormatCellCount(cell)));
   }
   std::vector<std::string> parts;
   if (!spread.empty()) parts.push_back(absl::StrJoin(spread, ", "));
@@ -112,7 +112,7 @@ void AppendClaimsMarkdown(const TableReport& table, std::string& out) {
         &out,
         "Claims checked against our restarts (A below/above B; A − B = "
         "difference of the cells' means):\n\n| Claim | Source | A − B (ours) "
-        "| 95% interval | Restarts A / B | A − B (paper) | Verdict "
+        "| 95% interval | n A / B | A − B (paper) | Verdict "
         "|\n|---|---|---|---|---|---|---|\n",
         rows, "\n", MarkdownText(table.claims_method), "\n\n");
   }
@@ -247,6 +247,12 @@ std::string FormatHeldOut(const std::optional<PretrainingOutcome>& outcome) {
   return text;
 }
 
+std::string FormatCellCount(const ReportCell& cell) {
+  if (cell.pretraining_seeds == 0) return absl::StrCat(cell.runs);
+  return absl::StrCat(cell.pretraining_seeds, " seeds, ", cell.finetune_runs,
+                      " runs");
+}
+
 std::string FormatNumber(double value, int decimals) {
   // A diverged run's perplexity may be astronomically large; in fixed
   // notation 1e300 would fill a table cell with 301 digits.
@@ -378,7 +384,7 @@ std::string ToMarkdown(const Report& report) {
                             [](std::string* text, double rate) {
                               absl::StrAppend(text, FormatLearningRate(rate));
                             }),
-              " | ", cell.runs, " |\n");
+              " | ", FormatCellCount(cell), " |\n");
         }
       }
     }

@@ -48,6 +48,9 @@ std::string FormatFlops(double flops);
 // Its last held-out LM perplexity with the unigram baseline's in brackets,
 // "229.4 (363.1)"; "—" where the record has no perplexity.
 std::string FormatHeldOut(const std::optional<PretrainingOutcome>& outcome);
+// What a cell's n counts: "5" (restarts, or pre-training records), or
+// "3 seeds, 15 runs" for a row pre-trained with several seeds.
+std::string FormatCellCount(const ReportCell& cell);
 // "+1.2" / "-0.3" / "0.0".
 std::string FormatDiff(double value, int decimals);
 // Escapes LaTeX's specials (\ & % $ # _ { } ~ ^) for text mode.

@@ -394,6 +394,9 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   ASSIGN_OR_RETURN(record.kind, reader.String("kind"));
   RETURN_IF_ERROR(reader.OneOf("kind", record.kind, {"pretrain", "finetune"}));
   ASSIGN_OR_RETURN(record.variant, reader.String("variant"));
+  if (const Json* value = reader.Find("row")) {
+    ASSIGN_OR_RETURN(record.row, reader.StringValue("row", *value, false));
+  }
   ASSIGN_OR_RETURN(record.variant_description,
                    reader.String("variant_description", true));
   ASSIGN_OR_RETURN(record.data_source, reader.String("data_source"));
@@ -580,6 +583,7 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
         {"hidden_size", record.model.hidden},
         {"num_attention_heads", record.model.heads}}},
   };
+  if (!record.row.empty()) json["row"] = record.row;
   if (record.is_finetune()) {
     json["task"] = record.task;
     if (!record.stands_in_for.empty()) {
@@ -683,8 +687,10 @@ absl::StatusOr<CellSelection> SelectBestLearningRate(
   }
   CellSelection cell;
   cell.primary_metric = records.front()->primary_metric;
-  // learning rate -> restart -> record
-  std::map<double, std::map<int, const RunRecord*>> grid;
+  // learning rate -> (variant, restart) -> record; several variants are
+  // one row's pre-training seeds (RunRecord::row).
+  std::map<double, std::map<std::pair<std::string, int>, const RunRecord*>>
+      grid;
   for (const RunRecord* record : records) {
     if (!record->is_finetune()) {
       return absl::InvalidArgumentError(
@@ -701,8 +707,8 @@ absl::StatusOr<CellSelection> SelectBestLearningRate(
           absl::StrCat(record->path, ": field \"metrics.", metric,
                        "\": missing, and the report's column needs it"));
     }
-    auto [slot, inserted] =
-        grid[record->learning_rate].emplace(record->restart, record);
+    auto [slot, inserted] = grid[record->learning_rate].emplace(
+        std::make_pair(record->variant, record->restart), record);
     if (!inserted) {
       return absl::InvalidArgumentError(absl::StrCat(
           record->path, " and ", slot->second->path, " are both restart ",
@@ -716,8 +722,9 @@ absl::StatusOr<CellSelection> SelectBestLearningRate(
     LearningRatePoint point;
     point.learning_rate = learning_rate;
     std::vector<double> primary;
-    for (const auto& [restart, record] : restarts) {
-      point.restarts.push_back(restart);
+    for (const auto& [key, record] : restarts) {
+      point.variants.push_back(key.first);
+      point.restarts.push_back(key.second);
       point.values.push_back(record->metrics.at(std::string(metric)));
       primary.push_back(record->metrics.at(cell.primary_metric));
     }

@@ -98,6 +98,9 @@ struct RunRecord {
   std::string run_id;
   std::string kind;  // "pretrain" | "finetune"
   std::string variant;
+  // The report row of a pre-training seed's variant ("full" of
+  // "full.seed2"; Variant.row); empty: the row is `variant`.
+  std::string row;
   std::string variant_description;
   std::string data_source;
   bool derived = false;
@@ -127,6 +130,8 @@ struct RunRecord {
   std::vector<std::string> warnings;
 
   bool is_finetune() const { return kind == "finetune"; }
+  // The report row the record fills: row, or variant when row is empty.
+  const std::string& row_key() const { return row.empty() ? variant : row; }
   // The paper task whose column this record fills: stands_in_for when set,
   // else task; "pretrain" for pre-training records.
   std::string column_task() const;
@@ -162,8 +167,11 @@ double SampleStd(const std::vector<double>& values);
 // One learning rate of a sweep.
 struct LearningRatePoint {
   double learning_rate = 0.0;
-  std::vector<int> restarts;  // ascending
-  // The column's metric, one per restart (same order as `restarts`).
+  // The runs, by variant (a row's pre-training seeds, RunRecord::row; one
+  // variant otherwise), then restart, ascending.
+  std::vector<std::string> variants;
+  std::vector<int> restarts;
+  // The column's metric, one per run (same order as `restarts`).
   std::vector<double> values;
   double mean = 0.0;            // of `values`
   double std = 0.0;             // sample std of `values`
@@ -179,9 +187,11 @@ struct CellSelection {
 };
 
 // Applies the selection rule to the fine-tuning records of one cell (one
-// variant, one task), reporting `metric`. Errors: no records, records that
-// disagree on primary_metric, a record lacking `metric` or its primary
-// metric, two records for the same (learning rate, restart).
+// row, one task), reporting `metric`: the learning rate whose runs (over
+// restarts and the row's pre-training seeds) have the best mean primary
+// metric. Errors: no records, records that disagree on primary_metric, a
+// record lacking `metric` or its primary metric, two records for the same
+// (variant, learning rate, restart).
 absl::StatusOr<CellSelection> SelectBestLearningRate(
     const std::vector<const RunRecord*>& records, absl::string_view metric);
 

@@ -14,6 +14,7 @@ namespace bertlab {
 namespace reports {
 namespace {
 
+using ::testing::ElementsAre;
 using testing::FixtureRun;
 using ::testing::HasSubstr;
 using testing::MakeRecord;
@@ -247,6 +248,17 @@ TEST(RunRecordToJsonTest, RoundTripsEveryField) {
   ASSERT_TRUE(back->trivial.has_value());
   EXPECT_EQ(back->trivial->predictor, "first 3 context tokens");
   EXPECT_EQ(back->trivial->metrics, record.trivial->metrics);
+  // Without a row the record fills its variant's; "row" is written only
+  // for a pre-training seed's variant.
+  EXPECT_EQ(back->row_key(), "full");
+  EXPECT_FALSE(json.contains("row"));
+  record.variant = "full.seed7";
+  record.row = "full";
+  absl::StatusOr<RunRecord> seeded =
+      ParseRunRecord(RunRecordToJson(record).dump(), "y/run.json");
+  ASSERT_TRUE(seeded.ok()) << seeded.status();
+  EXPECT_EQ(seeded->variant, "full.seed7");
+  EXPECT_EQ(seeded->row_key(), "full");
 }
 
 TEST(RunRecordToJsonTest, APretrainRecordRoundTripsItsCompute) {
@@ -469,6 +481,24 @@ TEST(SelectBestLearningRateTest, DuplicateRestartNamesBothFiles) {
   EXPECT_THAT(cell.status().message(),
               HasSubstr("runs/b/run.json and runs/a/run.json are both "
                         "restart 0"));
+}
+
+// One row's pre-training seeds (RunRecord::row) share restart numbers:
+// restart 0 of each seed's variant is a run of its own.
+TEST(SelectBestLearningRateTest, SeedsOfARowShareRestartNumbers) {
+  std::vector<RunRecord> records = Grid({{2e-5, {80, 82}}});
+  std::vector<RunRecord> other = Grid({{2e-5, {90, 92}}});
+  for (RunRecord& record : records) record.variant = "full.seed1";
+  for (RunRecord& record : other) record.variant = "full.seed2";
+  records.insert(records.end(), other.begin(), other.end());
+  const auto cell = SelectBestLearningRate(Pointers(records), "accuracy");
+  ASSERT_TRUE(cell.ok()) << cell.status();
+  const LearningRatePoint& point = cell->selected();
+  EXPECT_THAT(point.variants, ElementsAre("full.seed1", "full.seed1",
+                                          "full.seed2", "full.seed2"));
+  EXPECT_THAT(point.restarts, ElementsAre(0, 1, 0, 1));
+  EXPECT_THAT(point.values, ElementsAre(80, 82, 90, 92));
+  EXPECT_DOUBLE_EQ(point.mean, 86.0);
 }
 
 TEST(SelectBestLearningRateTest, MissingColumnMetricIsAnError) {

@@ -20,6 +20,7 @@ nlohmann::json RecordJson(const FixtureRun& run) {
   record.run_id = "3f2a9c";
   record.kind = run.kind;
   record.variant = run.variant;
+  record.row = run.row;
   record.variant_description = absl::StrCat("variant ", run.variant);
   record.data_source = run.derived ? "embedded default (derived from the "
                                      "World English Bible)"

@@ -21,6 +21,7 @@ struct FixtureRun {
   std::string scale = "mini";
   std::string kind = "finetune";
   std::string variant = "full";
+  std::string row;  // set only when non-empty (a pre-training seed's row)
   std::string task = "mrpc";
   bool derived = false;
   std::string stands_in_for;  // set only when non-empty
