@@ -128,6 +128,9 @@ class RunChecker {
   explicit RunChecker(const RunSpec& spec) : spec_(spec) {}
 
   std::vector<Problem> Check() {
+    if (spec_.precision() == RunSpec::PRECISION_UNSPECIFIED) {
+      Add("precision", "is PRECISION_UNSPECIFIED: set FP32 or BF16");
+    }
     CheckModel();
     CheckObjectives();
     CheckMasking();
@@ -1035,6 +1038,28 @@ void CheckConcatenateWith(const Experiment& experiment,
 // of pretrained_from (its shape and vocabulary) from random parameters, so
 // it needs that variant, one encoder, and the model and pre-training as
 // that variant has them.
+// RunSpec.precision: the process computes in one precision (the CPU GEMM
+// engine is process-wide) and an output directory records one.
+void CheckOnePrecision(const Experiment& experiment,
+                       const std::vector<ResolvedRun>& runs,
+                       Findings* findings) {
+  for (size_t r = 1; r < runs.size(); ++r) {
+    const RunSpec::Precision precision = runs[r].spec.precision();
+    if (precision == runs[0].spec.precision()) continue;
+    const bool own =
+        experiment.variants(static_cast<int>(r)).overrides().has_precision();
+    findings->Add(
+        own ? absl::StrCat("variants[", r, "].overrides.precision")
+            : "base.precision",
+        absl::StrCat("(", RunSpec::Precision_Name(precision),
+                     ") differs from that of ", runs[0].name, " (",
+                     RunSpec::Precision_Name(runs[0].spec.precision()),
+                     "): every run of an experiment has one precision; run "
+                     "the other as an experiment of its own"),
+        own ? "" : runs[r].name);
+  }
+}
+
 void CheckRandomInit(const Experiment& experiment, Findings* findings) {
   for (int i = 0; i < experiment.variants_size(); ++i) {
     const Variant& variant = experiment.variants(i);
@@ -1159,6 +1184,7 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
   }
 
   const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
+  CheckOnePrecision(experiment, runs, findings);
   CheckConcatenateWith(experiment, first_index, runs, findings);
   CheckRandomInit(experiment, findings);
   for (size_t r = 0; r < runs.size(); ++r) {

@@ -566,6 +566,30 @@ TEST(ValidationErrorTest, FinetuningOptimizerDefaultsAreOptimizerSpecs) {
   EXPECT_EQ(finetune.epsilon(), pretrain.epsilon());
 }
 
+// RunSpec.precision: one per experiment, the base's or a variant's.
+TEST(ValidationErrorTest, EveryRunHasOnePrecision) {
+  Experiment experiment = ValidExperiment();
+  experiment.mutable_base()->set_precision(RunSpec::BF16);
+  experiment.add_variants()->set_name("a");
+  experiment.add_variants()->set_name("b");
+  ASSERT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+  EXPECT_EQ(ResolveRuns(experiment)[1].spec.precision(), RunSpec::BF16);
+  experiment.mutable_variants(1)->mutable_overrides()->set_precision(
+      RunSpec::FP32);
+  EXPECT_THAT(Validate(experiment).message(),
+              HasSubstr("variants[1].overrides.precision (FP32) differs from "
+                        "that of a (BF16): every run of an experiment has one "
+                        "precision; run the other as an experiment of its "
+                        "own"));
+  // Unset, it is FP32; the zero value is refused.
+  EXPECT_EQ(ResolveRuns(ValidExperiment())[0].spec.precision(), RunSpec::FP32);
+  experiment.mutable_variants(1)->mutable_overrides()->set_precision(
+      RunSpec::PRECISION_UNSPECIFIED);
+  EXPECT_THAT(Validate(experiment).message(),
+              HasSubstr("variants[1].overrides.precision is "
+                        "PRECISION_UNSPECIFIED: set FP32 or BF16"));
+}
+
 TEST(ValidationErrorTest, PretrainedFromAndReport) {
   Experiment experiment = ValidExperiment();
   experiment.add_variants()->set_name("ltr");
@@ -1626,7 +1650,7 @@ TEST(SchemaTest, EnumsStartWithUnspecified) {
       enums.push_back(message->enum_type(i));
     }
   }
-  EXPECT_EQ(enums.size(), 7u);
+  EXPECT_EQ(enums.size(), 8u);
   for (const google::protobuf::EnumDescriptor* type : enums) {
     ASSERT_GT(type->value_count(), 0);
     EXPECT_EQ(type->value(0)->number(), 0) << type->full_name();

@@ -10,12 +10,13 @@
 ABSL_FLAG(std::string, device, "cpu",
           "where pre-training runs: cpu, or cuda in a binary built with "
           "--config=cuda (fine-tuning runs on the CPU)");
-ABSL_FLAG(std::string, precision, "fp32",
+ABSL_FLAG(std::string, precision, "",
           "training arithmetic: fp32, or bf16 (mixed precision: GEMM inputs "
           "in BF16 with FP32 sums, FP32 master weights, optimizer state, "
-          "norms, softmax and losses). On the cpu device bf16 runs every "
-          "float product, pre-training and fine-tuning, on oneDNN's bf16 "
-          "matmul (needs AVX-512; --cpu_gemm=onednn_bf16)");
+          "norms, softmax and losses); empty: the experiment's precision "
+          "(RunSpec.precision, FP32 unless set). On the cpu device bf16 runs "
+          "every float product, pre-training and fine-tuning, on oneDNN's "
+          "bf16 matmul (needs AVX-512; --cpu_gemm=onednn_bf16)");
 ABSL_FLAG(std::string, cpu_gemm, "",
           "the library of the float matrix products on the CPU: openblas, "
           "onednn (oneDNN's f32 matmul) or onednn_bf16 (oneDNN's bf16 "
@@ -26,10 +27,21 @@ ABSL_FLAG(std::string, cpu_gemm, "",
 
 namespace bertlab {
 
-absl::Status ReadDeviceFlags(std::string* device, BackendPrecision* precision) {
+absl::Status ReadDeviceFlags(experiments::RunSpec::Precision experiment,
+                             std::string* device, BackendPrecision* precision) {
   const std::string cpu_gemm = absl::GetFlag(FLAGS_cpu_gemm);
+  const std::string flag = absl::GetFlag(FLAGS_precision);
+  // What the messages call the precision: the flag, or the file's field.
+  const std::string named =
+      flag.empty()
+          ? absl::StrCat("the experiment's precision (",
+                         experiments::RunSpec::Precision_Name(experiment), ")")
+          : absl::StrCat("--precision=", flag);
   ASSIGN_OR_RETURN(const BackendPrecision parsed_precision,
-                   ParseBackendPrecision(absl::GetFlag(FLAGS_precision)));
+                   flag.empty() ? experiment == experiments::RunSpec::BF16
+                                      ? BackendPrecision::kBfloat16Mixed
+                                      : BackendPrecision::kFloat32
+                                : ParseBackendPrecision(flag));
   const std::string parsed_device = absl::GetFlag(FLAGS_device);
   const bool cpu_bf16 = parsed_device == "cpu" &&
                         parsed_precision == BackendPrecision::kBfloat16Mixed;
@@ -48,19 +60,22 @@ absl::Status ReadDeviceFlags(std::string* device, BackendPrecision* precision) {
   const bool bf16_engine = engine == CpuGemmEngine::kOneDnnBf16;
   if (cpu_bf16 && !bf16_engine) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--precision=bf16 on the cpu device computes with oneDNN's bf16 "
-        "matmul; --cpu_gemm=",
+        named,
+        " on the cpu device computes with oneDNN's bf16 matmul; "
+        "--cpu_gemm=",
         cpu_gemm, " is float32 (leave --cpu_gemm out, or give onednn_bf16)"));
   }
   if (parsed_device == "cpu" && !cpu_bf16 && bf16_engine) {
     return absl::InvalidArgumentError(
-        "--cpu_gemm=onednn_bf16 is bf16 mixed precision: give "
-        "--precision=bf16 with it");
+        absl::StrCat("--cpu_gemm=onednn_bf16 is bf16 mixed precision: give "
+                     "--precision=bf16 with it (the precision now: ",
+                     named, ")"));
   }
   if (bf16_engine && !OneDnnBf16MatmulAvailable()) {
-    return absl::FailedPreconditionError(
-        "bf16 on the CPU needs oneDNN's bf16 matmul, which this CPU does not "
-        "have (oneDNN 2.6 needs AVX-512); use --precision=fp32");
+    return absl::FailedPreconditionError(absl::StrCat(
+        named,
+        " on the CPU needs oneDNN's bf16 matmul, which this CPU does not "
+        "have (oneDNN 2.6 needs AVX-512); use --precision=fp32"));
   }
   *device = parsed_device;
   *precision = parsed_precision;

@@ -8,11 +8,14 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "experiments/experiment.pb.h"
 #include "model/train/pretraining_backend.h"
 
 namespace bertlab {
 
-// The flags' values; an error naming the flag for a bad precision or CPU
+// The flags' values, --precision defaulting to `experiment`'s (the runs'
+// RunSpec.precision, one per experiment); an error naming the flag (or the
+// experiment's field) for a bad precision or CPU
 // GEMM engine, for an engine that contradicts the precision on the cpu
 // device (bf16 is the onednn_bf16 engine there, and only it), and for bf16
 // on a CPU without oneDNN's bf16 matmul. Also sets the process-wide CPU GEMM
@@ -20,7 +23,8 @@ namespace bertlab {
 // --cpu_gemm, or by default onednn_bf16 for bf16 on the cpu device and
 // onednn (kDefaultCpuGemmEngine) otherwise; nothing is changed on an error.
 // Whether the binary has the device is checked when the backend is made.
-absl::Status ReadDeviceFlags(std::string* device, BackendPrecision* precision);
+absl::Status ReadDeviceFlags(experiments::RunSpec::Precision experiment,
+                             std::string* device, BackendPrecision* precision);
 
 }  // namespace bertlab
 

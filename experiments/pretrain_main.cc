@@ -199,7 +199,8 @@ absl::Status Run(Collective* collective) {
                    _.Prepend(config_path, ", run ", chosen->name, ": "));
   options.output_dir = ResolveUserPath(output_dir);
   options.stop_after_step = stop_after_step;
-  RETURN_IF_ERROR(ReadDeviceFlags(&options.device, &options.precision));
+  RETURN_IF_ERROR(ReadDeviceFlags(chosen->spec.precision(), &options.device,
+                                  &options.precision));
   options.progress_interval_seconds = progress_seconds;
   const std::string progress = absl::GetFlag(FLAGS_progress);
   if (progress == "auto") {

@@ -220,12 +220,14 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
   }
   RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
   experiments::RunnerOptions options;
-  RETURN_IF_ERROR(ReadDeviceFlags(&options.pretraining_device,
-                                  &options.pretraining_precision));
   const std::string experiment_path = ResolveUserPath(experiment);
   ASSIGN_OR_RETURN(options.experiment,
                    experiments::LoadExperiment(experiment_path));
   const experiments::Experiment& loaded = options.experiment;
+  // Every run has the same precision (the loader checks it).
+  RETURN_IF_ERROR(ReadDeviceFlags(
+      experiments::ResolveRuns(loaded).front().spec.precision(),
+      &options.pretraining_device, &options.pretraining_precision));
   options.variants = absl::GetFlag(FLAGS_variants);
   ASSIGN_OR_RETURN(const std::set<std::string> selected,
                    experiments::SelectedVariants(loaded, options.variants));

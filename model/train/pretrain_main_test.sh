@@ -47,6 +47,21 @@ expect_error "--cpu_gemm=openblas is float32" --shards="$work/good" \
   --precision=bf16 --cpu_gemm=openblas
 expect_error "--cpu_gemm=onednn_bf16 is bf16 mixed precision" \
   --shards="$work/good" --cpu_gemm=onednn_bf16
+# The experiment's RunSpec.precision is the default of --precision, which
+# wins when given.
+bf16_config=$work/bf16.textproto
+sed -e 's/^base {$/base {\n  precision: BF16/' \
+  -e "s#\"tiny_vocab.txt\"#\"$PWD/$vocab\"#" \
+  -e "s#\"tiny_corpus.txt\"#\"$PWD/$corpus\"#" "$config" > "$bf16_config"
+grep -q "precision: BF16" "$bf16_config" || fail "could not make the BF16 config"
+config_was=$config
+config=$bf16_config
+expect_error "the experiment's precision (BF16) on the cpu device computes with oneDNN's bf16 matmul; --cpu_gemm=openblas is float32" \
+  --shards="$work/good" --cpu_gemm=openblas
+"$pretrain" --config="$config" --shards="$work/good" --output_dir="$work/fp32" \
+  --progress=off --stop_after_step=1 --precision=fp32 --cpu_gemm=openblas \
+  2>"$work/log" || { cat "$work/log" >&2; fail "--precision=fp32 did not win"; }
+config=$config_was
 # Without --config=cuda the binary has no cuda device; with it, this machine
 # may have no GPU. Either way the run stops before writing anything.
 expect_error "cuda" --shards="$work/good" --device=cuda
