@@ -1268,6 +1268,12 @@ absl::StatusOr<Experiment> ParseExperiment(absl::string_view text,
   Experiment experiment;
   ExperimentSources sources;
   RETURN_IF_ERROR(ResolveReferences(text, source, &experiment, &sources));
+  if (!options.pretraining_seeds.empty()) {
+    experiment.clear_pretraining_seeds();
+    for (const uint64_t seed : options.pretraining_seeds) {
+      experiment.add_pretraining_seeds(seed);
+    }
+  }
 
   std::vector<Finding> missing_files;
   if (options.check_input_files) {

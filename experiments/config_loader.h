@@ -43,6 +43,9 @@ struct LoadOptions {
   // Every (path_role) = INPUT_PATH file (vocab_file, corpus_files, held-out
   // files) must exist. Off for checking an experiment away from its data.
   bool check_input_files = true;
+  // Non-empty: replaces the experiment's pretraining_seeds before it is
+  // validated and expanded (run_experiment --pretraining_seeds).
+  std::vector<uint64_t> pretraining_seeds;
 };
 
 // Reads `path` and does what ParseExperiment does. Under `bazel run`, pass a

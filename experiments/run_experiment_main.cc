@@ -41,6 +41,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -123,6 +124,12 @@ ABSL_FLAG(std::vector<std::string>, variants, {},
           "pre-training a selected variant reuses; the output goes to "
           "<workspace>/runs/<experiment>-<variants>/<scale> by default, and "
           "the pre-training cache is the tables' own");
+ABSL_FLAG(std::vector<std::string>, pretraining_seeds, {},
+          "pre-train every pre-trained variant once per seed "
+          "(comma-separated, e.g. 12345,1,2; replaces the experiment's "
+          "pretraining_seeds) and report each row over its seeds; the "
+          "output goes to <workspace>/runs/<experiment>-seeds<a>+<b>/<scale> "
+          "by default");
 ABSL_FLAG(bool, list_runs, false,
           "prepare what the run ids need (data, tasks), then print one line "
           "per run, pre-training first: its id, done or to-do, and what it "
@@ -221,8 +228,19 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
   RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
   experiments::RunnerOptions options;
   const std::string experiment_path = ResolveUserPath(experiment);
+  experiments::LoadOptions load;
+  const std::vector<std::string> seeds = absl::GetFlag(FLAGS_pretraining_seeds);
+  for (const std::string& text : seeds) {
+    uint64_t seed = 0;
+    if (!absl::SimpleAtoi(text, &seed)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--pretraining_seeds: \"", text,
+                       "\" is not a seed (a non-negative integer)"));
+    }
+    load.pretraining_seeds.push_back(seed);
+  }
   ASSIGN_OR_RETURN(options.experiment,
-                   experiments::LoadExperiment(experiment_path));
+                   experiments::LoadExperiment(experiment_path, load));
   const experiments::Experiment& loaded = options.experiment;
   // Every run has the same precision (the loader checks it).
   RETURN_IF_ERROR(ReadDeviceFlags(
@@ -256,12 +274,15 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
   const bool default_output = output_dir.empty();
   if (output_dir.empty()) {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-    // A subset of the variants gets a directory of its own, so that its
-    // report holds only its rows.
-    const std::string name =
-        selected.empty() ? loaded.name()
-                         : absl::StrCat(loaded.name(), "-",
-                                        absl::StrJoin(options.variants, "+"));
+    // A subset of the variants, or other pre-training seeds, get a
+    // directory of their own, so that its report holds only those runs.
+    std::string name = selected.empty()
+                           ? loaded.name()
+                           : absl::StrCat(loaded.name(), "-",
+                                          absl::StrJoin(options.variants, "+"));
+    if (!seeds.empty()) {
+      absl::StrAppend(&name, "-seeds", absl::StrJoin(seeds, "+"));
+    }
     // With --data_dir the pre-training corpus and the tasks differ, so the
     // records go beside, not among, those of the embedded data: one report
     // never mixes the two.

@@ -113,6 +113,14 @@ grep -qF '"row": "no_nsp"' "$seeds"/finetune/no_nsp.seed6/*/*/run.json ||
 grep -qF "n=2 seeds, 2 runs" "$last_stdout" ||
   fail "the report does not read no_nsp over its seeds: $(cat "$last_stdout")"
 ! grep -qF "seed6" "$last_stdout" || fail "a seed's variant became a row of its own"
+# --pretraining_seeds sets the list on any experiment.
+expect_exit 0 "$run_experiment" "${flags[@]}" --pretraining_seeds=5,7 \
+  --variants=no_nsp --dry_run --output_dir="$TEST_TMPDIR/dry"
+grep -qF "  no_nsp.seed7: L1 H16 A2" "$last_stdout" ||
+  fail "--pretraining_seeds did not expand no_nsp: $(cat "$last_stdout")"
+expect_exit 1 "$run_experiment" "${flags[@]}" --pretraining_seeds=5,x \
+  --output_dir="$TEST_TMPDIR/bad_seed"
+expect_err "run_experiment: --pretraining_seeds: \"x\" is not a seed (a non-negative integer)"
 # --scale picks a table target's preset; small exists for Table 5 only, and
 # a table without one says so before any work.
 expect_exit 1 "$run_experiment" --scale=small \
