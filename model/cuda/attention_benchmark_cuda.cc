@@ -150,9 +150,10 @@ void BM_Attention(benchmark::State& state, Variant variant,
   }
   const double flops = ProductFlops(shape) * (backward ? 6.0 : 2.0);
   using Counter = benchmark::Counter;
-  state.counters["TFLOP/s"] = Counter(flops / 1e12, Counter::kIsRate);
-  state.counters["seq/s"] =
-      Counter(static_cast<double>(shape.batch), Counter::kIsRate);
+  state.counters["TFLOP/s"] =
+      Counter(flops / 1e12, Counter::kIsIterationInvariantRate);
+  state.counters["seq/s"] = Counter(static_cast<double>(shape.batch),
+                                    Counter::kIsIterationInvariantRate);
 }
 
 struct Named {

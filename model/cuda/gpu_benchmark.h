@@ -92,19 +92,20 @@ void SetStepCounters(benchmark::State& state, double flops_per_step,
   const PeakSettings& peaks = BenchmarkPeaks();
   using Counter = benchmark::Counter;
   state.counters["seq/s"] =
-      Counter(static_cast<double>(batch), Counter::kIsRate);
-  state.counters["tok/s"] =
-      Counter(static_cast<double>(batch * seq_len), Counter::kIsRate);
-  state.counters["TFLOP/s"] = Counter(flops_per_step / 1e12, Counter::kIsRate);
+      Counter(static_cast<double>(batch), Counter::kIsIterationInvariantRate);
+  state.counters["tok/s"] = Counter(static_cast<double>(batch * seq_len),
+                                    Counter::kIsIterationInvariantRate);
+  state.counters["TFLOP/s"] =
+      Counter(flops_per_step / 1e12, Counter::kIsIterationInvariantRate);
   // Rate of (FLOPs per step / peak FLOP/s) = achieved / peak = MFU.
   if (std::is_same<T, float>::value) {
     state.counters["MFU_fp32"] =
         Counter(ModelFlopsUtilization(flops_per_step, peaks.fp32_tflops * 1e12),
-                Counter::kIsRate);
+                Counter::kIsIterationInvariantRate);
   }
   state.counters["MFU_bf16"] =
       Counter(ModelFlopsUtilization(flops_per_step, peaks.bf16_tflops * 1e12),
-              Counter::kIsRate);
+              Counter::kIsIterationInvariantRate);
   state.counters["act_GiB"] = GiB(activation_bytes);
 }
 

@@ -39,8 +39,11 @@ for label in $tests; do cp "$(bazel_bin "$label")" "$staging/tests/"; done
 for label in $benchmarks; do cp "$(bazel_bin "$label")" "$staging/benchmarks/"; done
 
 # The closure of shared libraries, minus CUDA's, NCCL's and the kernel's.
-for binary in "$staging"/tests/* "$staging"/benchmarks/*; do
-  ldd "$binary" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}'
+# ldd reads the binaries where Bazel built them: their rpath ($ORIGIN/...)
+# finds Bazel's own shared libraries (_solib_k8/libmodel_S...so, one per
+# cc_library of a test linked dynamically) only from there.
+for label in $tests $benchmarks; do
+  ldd "$(bazel_bin "$label")" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}'
 done | sort -u | while read -r lib; do
   name=$(basename "$lib")
   case "$name" in
@@ -51,6 +54,17 @@ done | sort -u | while read -r lib; do
     *) cp -L "$lib" "$staging/lib/$name" ;;
   esac
 done
+
+# Every library a packed binary needs is packed, or is one of those the GPU
+# machine has (the binaries failed there on a missing _solib library once).
+missing=$(for binary in "$staging"/tests/* "$staging"/benchmarks/*; do
+  LD_LIBRARY_PATH="$staging/lib:/usr/local/cuda/lib64" ldd "$binary" |
+    awk '/not found/ {print $1}' | grep -v -e '^libcuda\.' -e '^libnccl\.' -e '^libcublas' || true
+done | sort -u)
+if [[ -n "$missing" ]]; then
+  echo "error: the bundle lacks" $missing >&2
+  exit 1
+fi
 
 {
   echo "commit $(git rev-parse HEAD)$(git diff --quiet || echo ' (with uncommitted changes)')"
