@@ -26,10 +26,10 @@
 #
 # Usage: tools/gpu/bundle_data_parallel_check.sh   then, on the GPU machine
 # (device tool):
-#   run(command="tools/gpu/run_data_parallel_check.sh")
-# The bundle is not git-ignored (.gitignore names gpu_bundle.tar.xz only), so
-# it travels with the working tree as an untracked file; never commit it,
-# delete it once used (or git-ignore it and name it in the run's carry).
+#   run(command="tools/gpu/run_data_parallel_check.sh",
+#       carry=["gpu_data_parallel_bundle.tar.xz"])
+# The bundle is git-ignored (.gitignore), so it travels only when the run's
+# carry names it (one run that named only gpu_bundle.tar.xz found none).
 # DEVICE=cpu (default cuda) builds without --config=cuda: a dry run of the
 # packing and of run_data_parallel_check.sh on this machine (it passes here).
 set -euo pipefail
