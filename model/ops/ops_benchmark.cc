@@ -14,12 +14,14 @@
 // $BERTLAB_NUM_THREADS or the hardware concurrency). Times are wall-clock.
 //
 // BM_Gemm/<engine>/<product>/m:4096/n:N/k:K times Gemm<float> on each CPU
-// engine (cpu_gemm_engine.h) at the default thread count, for a Linear of
+// engine (cpu_gemm_engine.h; onednn_bf16 where the CPU has the bf16 matmul,
+// its operand rounding timed) at the default thread count, for a Linear of
 // 4096 rows (32 sequences of 128) with in_features K and out_features N:
 // forward out = in W^T (m x n x k, NT), d_in = d_out W (m x k x n, NN) and
 // d_weight += d_out^T in (n x k x m, TN, beta 1). The (N, K) pairs are
 // BERT-BASE's (768 x 768 attention output, 3072 x 768 FFN in, 768 x 3072 FFN
-// out, 2304 x 768 fused QKV) and L2_H128_A2's (128, 512, 384 for hidden 128,
+// out, 2304 x 768 fused QKV), L8_H512_A8's (512, 2048, 1536 for hidden 512,
+// intermediate 2048) and L2_H128_A2's (128, 512, 384 for hidden 128,
 // intermediate 512):
 //
 //   bazel run -c opt //model/ops:ops_benchmark -- --benchmark_filter=BM_Gemm
@@ -42,6 +44,7 @@
 #include "model/ops/cpu_gemm_engine.h"
 #include "model/ops/gelu.h"
 #include "model/ops/gemm.h"
+#include "model/ops/gemm_onednn.h"
 #include "model/ops/layer_norm.h"
 #include "model/ops/linear.h"
 
@@ -160,8 +163,9 @@ void BM_Gemm(benchmark::State& state, CpuGemmEngine engine,
 bool RegisterGemmBenchmarks() {
   constexpr int64_t kGemmRows = 4096;
   const int64_t shapes[][2] = {{768, 768},  {3072, 768}, {768, 3072},
-                               {2304, 768}, {128, 128},  {512, 128},
-                               {128, 512},  {384, 128}};
+                               {2304, 768}, {512, 512},  {2048, 512},
+                               {512, 2048}, {1536, 512}, {128, 128},
+                               {512, 128},  {128, 512},  {384, 128}};
   const struct {
     LinearProduct product;
     const char* name;
@@ -171,7 +175,12 @@ bool RegisterGemmBenchmarks() {
   for (const auto& shape : shapes) {
     for (const auto& product : products) {
       for (CpuGemmEngine engine :
-           {CpuGemmEngine::kOpenBlas, CpuGemmEngine::kOneDnn}) {
+           {CpuGemmEngine::kOpenBlas, CpuGemmEngine::kOneDnn,
+            CpuGemmEngine::kOneDnnBf16}) {
+        if (engine == CpuGemmEngine::kOneDnnBf16 &&
+            !OneDnnBf16MatmulAvailable()) {
+          continue;
+        }
         const std::string name = absl::StrCat(
             "BM_Gemm/", CpuGemmEngineName(engine), "/", product.name,
             "/m:", kGemmRows, "/n:", shape[0], "/k:", shape[1]);
