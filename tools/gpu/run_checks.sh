@@ -14,7 +14,9 @@
 # SANITIZE_TESTS (tests rerun under compute-sanitizer's racecheck and
 # synccheck when the machine has it; default flash_attention_parity_test,
 # whose intra-warp shared-memory ordering no host emulation can check; empty
-# to skip), SANITIZE_TIMEOUT (s per run, 240).
+# to skip), SANITIZE_TIMEOUT (s per run, 240), SANITIZE_FILTER (the tests'
+# --gtest_filter under the sanitizer; default leaves out the death tests,
+# which re-run the binary under the sanitizer and launch no kernel).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${OUT:-$PWD/gpu_checks_out}"
@@ -90,7 +92,8 @@ for name in ${SANITIZE_TESTS-flash_attention_parity_test}; do
   fi
   for tool in racecheck synccheck; do
     run_one "$name ($tool)" "${SANITIZE_TIMEOUT:-240}" "$sanitizer" --tool "$tool" \
-      --error-exitcode 1 "${launcher[@]}" "$work/tests/$name" --gtest_color=no
+      --error-exitcode 1 "${launcher[@]}" "$work/tests/$name" --gtest_color=no \
+      --gtest_filter="${SANITIZE_FILTER:--*FailsLoudly*}"
   done
 done
 

@@ -196,7 +196,11 @@ if [[ "${HANG_CHECK:-1}" == 1 ]]; then
   hung="$runs/hung"
   (
     export BERTLAB_NCCL_TIMEOUT_SECONDS=20
-    run 2 "$hung" --testing_step_delay_ms=200 --rank_timeout_seconds=3
+    # The step delay is the CPU backend's (pretrain_main.cc); elsewhere the
+    # config's 400 steps, a checkpoint every 4, outlast the stop by seconds.
+    delay=()
+    [[ "$device" == cpu ]] && delay=(--testing_step_delay_ms=200)
+    run 2 "$hung" "${delay[@]}" --rank_timeout_seconds=3
   ) &
   job=$!
   for _ in $(seq 600); do
