@@ -24,6 +24,9 @@
 // Time is wall-clock; the CPU column is the whole process's CPU time (both
 // threads). Counters:
 //   tokens/s  batch * T tokens per step;
+//   GFLOP/s   the encoder's training FLOPs (model/bert/flops.h: 6 N + 12 L T H
+//             per token; the pooler and classifier are not counted) per
+//             second; GFLOP/step the same per step;
 //   RSS_MiB   the process's peak resident set so far (getrusage), which only
 //             means "this configuration's peak" when the process runs one
 //             configuration;
@@ -54,6 +57,7 @@
 #include "common/philox.h"
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
+#include "model/bert/flops.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_finetuning.h"
 #include "model/finetune_heads.h"
@@ -146,6 +150,11 @@ void BM_FinetuningStep(benchmark::State& state, CpuGemmEngine engine,
   state.counters["tokens/s"] =
       benchmark::Counter(static_cast<double>(batch * kSeqLen),
                          benchmark::Counter::kIsIterationInvariantRate);
+  const double step_flops =
+      TrainingFlopsPerStep(*config, batch, kSeqLen, /*predictions=*/0);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      step_flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/step"] = step_flops * 1e-9;
   state.counters["RSS_MiB"] = PeakRssMiB();
   state.counters["loss"] = loss;
   SetCpuGemmEngine(kDefaultCpuGemmEngine);

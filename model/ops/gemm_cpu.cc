@@ -172,12 +172,17 @@ void CallOrSplit(GemmCall<T, In> call, Transpose transpose_a,
               beta, c, ldc);
 }
 
-// Rounds a stored operand (rows, cols; leading dimension ld) into `packed`,
-// split over the pool by rows when it is large.
+// Rounds a stored operand (rows, cols; leading dimension ld) into the front
+// of `packed`, split over the pool by rows when it is large. `packed` only
+// grows: resizing it down and up again between products would zero-fill the
+// regrown part each time (a profile of a BF16 step found that memset at
+// about 1% of the step).
 void RoundOperand(int64_t rows, int64_t cols, const float* source, int64_t ld,
                   std::vector<uint16_t>* packed) {
   constexpr int64_t kMinElementsPerChunk = 1 << 16;
-  packed->resize(rows * cols);
+  if (static_cast<int64_t>(packed->size()) < rows * cols) {
+    packed->resize(rows * cols);
+  }
   uint16_t* destination = packed->data();
   ParallelFor(0, rows, std::max<int64_t>(1, kMinElementsPerChunk / cols),
               [&](int64_t first, int64_t last) {

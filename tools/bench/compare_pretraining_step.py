@@ -2,8 +2,10 @@
 """Runs //model:pretraining_step_benchmark (OpenBLAS FP32, oneDNN FP32, oneDNN
 BF16) and tools/reference/bench_pytorch.py (float32, bfloat16) on the same
 configurations, alternating between them, and prints Markdown tables. Called
-by compare_pretraining_step.sh (which builds the C++ benchmark first); see
-tools/bench/README.md.
+by compare_pretraining_step.sh (which builds the C++ benchmarks first); see
+tools/bench/README.md. With --step classification it times the fine-tuning
+classifier's step instead: //model:finetuning_step_benchmark against
+bench_pytorch.py --step classification (sequence length 128, dropout 0.1).
 
 Every measurement runs in a fresh process, so its peak RSS (ru_maxrss of
 that child, from os.wait4) is the configuration's own. Each configuration is
@@ -100,16 +102,28 @@ def run_child(command):
             max(0.0, others) / (wall * os.cpu_count()))
 
 
-def cpp_name(head, size, batch, seq_len, dropout):
-    """The C++ benchmark's name (model/pretraining_step_benchmark.cc):
-    sequence length 128 has no /seq: part."""
+def cpp_head(head, step):
+    """A mode's C++ benchmark head for `step`: model/finetuning_step_benchmark.cc
+    names its engines as the pre-training benchmark does, FinetuningStep for
+    PretrainingStep."""
+    if step == "classification":
+        return head.replace("PretrainingStep", "FinetuningStep")
+    return head
+
+
+def cpp_name(head, size, batch, seq_len, dropout, step="pretraining"):
+    """The C++ benchmark's name (model/pretraining_step_benchmark.cc:
+    sequence length 128 has no /seq: part; model/finetuning_step_benchmark.cc
+    has neither part)."""
+    if step == "classification":
+        return "%s/%s/batch:%d" % (cpp_head(head, step), size, batch)
     seq = "" if seq_len == 128 else "/seq:%d" % seq_len
     return "%s/%s/batch:%d%s/dropout:%d" % (head, size, batch, seq,
                                             dropout > 0)
 
 
-def run_cpp(binary, head, size, batch, seq_len, dropout, min_time):
-    name = cpp_name(head, size, batch, seq_len, dropout)
+def run_cpp(binary, head, size, batch, seq_len, dropout, min_time, step):
+    name = cpp_name(head, size, batch, seq_len, dropout, step)
     output, rss, others = run_child([
         binary, "--benchmark_filter=^%s/" % name,
         "--benchmark_format=json", "--benchmark_min_time=%g" % min_time])
@@ -125,10 +139,11 @@ def run_cpp(binary, head, size, batch, seq_len, dropout, min_time):
 
 
 def run_pytorch(dtype, size, batch, seq_len, dropout, threads, min_time,
-                omp_wait_policy):
+                omp_wait_policy, step):
     output, rss, others = run_child([
         "/usr/bin/python3", PYTORCH_BENCH, "--child", "--sizes", size,
-        "--batches", str(batch), "--seq_len", str(seq_len), "--dtype", dtype,
+        "--batches", str(batch), "--seq_len", str(seq_len), "--step", step,
+        "--dtype", dtype,
         "--dropout", str(dropout), "--threads", str(threads), "--warmup", "1",
         "--min_time", str(min_time), "--min_iterations", "2",
         "--omp_wait_policy", omp_wait_policy])
@@ -184,16 +199,26 @@ def configurations(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cpp_benchmark", required=True,
-                        help="path of the built pretraining_step_benchmark")
+                        help="path of the built pretraining_step_benchmark "
+                        "(its matmul peaks are read in both --step kinds)")
+    parser.add_argument("--cpp_finetuning_benchmark",
+                        help="path of the built finetuning_step_benchmark "
+                        "(needed by --step classification)")
+    parser.add_argument("--step", default="pretraining",
+                        choices=["pretraining", "classification"],
+                        help="the step timed: BertForPreTraining's, or the "
+                        "fine-tuning classifier's (3 labels on the pooled "
+                        "[CLS]; sequence length 128, dropout 0.1)")
     parser.add_argument("--modes", nargs="+", default=list(MODES),
                         choices=list(MODES),
                         help="what to run (default: all five); the BF16 "
                         "modes drop out on a CPU without a bf16 matmul")
     parser.add_argument("--sizes", nargs="+", default=SIZES, choices=SIZES)
     parser.add_argument("--batches", nargs="+", type=int, default=[8, 32])
-    parser.add_argument("--seq512", nargs="*", default=["base:8"],
+    parser.add_argument("--seq512", nargs="*", default=None,
                         help="size:batch pairs also run at sequence length "
-                        "512 (the C++ benchmark has base:8); none: only 128")
+                        "512 (the C++ benchmark has base:8, the default for "
+                        "--step pretraining); none: only 128")
     parser.add_argument("--skip", nargs="*", default=[],
                         help="size:batch (at 128) or size:batch:seq to leave "
                         "out, e.g. base:32 base:8:512")
@@ -223,6 +248,17 @@ def main():
     args = parser.parse_args()
     if args.dropout not in (0.0, 0.1):
         sys.exit("--dropout: the C++ benchmark has 0.1 (dropout:1) or 0")
+    if args.step == "classification":
+        if args.seq512:
+            sys.exit("--seq512: the fine-tuning benchmark runs at 128 only")
+        if args.dropout != 0.1:
+            sys.exit("--dropout: the fine-tuning benchmark has 0.1 only")
+        if not args.cpp_finetuning_benchmark:
+            sys.exit("--step classification needs "
+                     "--cpp_finetuning_benchmark (compare_pretraining_step.sh "
+                     "passes it)")
+    if args.seq512 is None:
+        args.seq512 = ["base:8"] if args.step == "pretraining" else []
     if any(m in TORCH_MODES for m in args.modes) and subprocess.run(
             ["/usr/bin/python3", "-c", "import torch"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode:
@@ -234,12 +270,14 @@ def main():
                  "(--modes cpp_openblas cpp_onednn cpp_bf16)")
     threads = 2
     configs = configurations(args)
+    step_binary = (args.cpp_finetuning_benchmark
+                   if args.step == "classification" else args.cpp_benchmark)
 
-    listed = subprocess.run([args.cpp_benchmark, "--benchmark_list_tests"],
+    listed = subprocess.run([step_binary, "--benchmark_list_tests"],
                             stdout=subprocess.PIPE, check=True,
                             universal_newlines=True).stdout.split()
     listed_heads = {name.split("/")[0] for name in listed}
-    has_bf16 = "BM_PretrainingStepOneDnnBf16" in listed_heads
+    has_bf16 = cpp_head(MODES["cpp_bf16"][1], args.step) in listed_heads
     modes = [m for m in MODES if m in args.modes and
              (has_bf16 or m not in BF16_MODES)]
     if not has_bf16:
@@ -248,8 +286,9 @@ def main():
     cpp_modes = [m for m in modes if MODES[m][1]]
     for size, batch, seq_len in configs:
         for mode in cpp_modes:
-            name = cpp_name(MODES[mode][1], size, batch, seq_len, args.dropout)
-            if not any(n.startswith(name + "/") for n in listed):
+            name = cpp_name(MODES[mode][1], size, batch, seq_len, args.dropout,
+                            args.step)
+            if not any(n == name or n.startswith(name + "/") for n in listed):
                 sys.exit("compare_pretraining_step: the C++ benchmark has no "
                          "%s (see --seq512, --skip)" % name)
 
@@ -267,10 +306,10 @@ def main():
     def measure(mode, size, batch, seq_len):
         _, head, dtype, _ = MODES[mode]
         if head:
-            return run_cpp(args.cpp_benchmark, head, size, batch, seq_len,
-                           args.dropout, args.min_time)
+            return run_cpp(step_binary, head, size, batch, seq_len,
+                           args.dropout, args.min_time, args.step)
         return run_pytorch(dtype, size, batch, seq_len, args.dropout, threads,
-                           args.min_time, args.omp_wait_policy)
+                           args.min_time, args.omp_wait_policy, args.step)
 
     results = []  # (size, batch, seq_len, {mode: best row})
     turn = 0
@@ -326,12 +365,16 @@ def main():
 
     torch_version = next((best[m]["torch"] for _, _, _, best in results
                           for m in TORCH_MODES if m in best), "?")
-    print("Forward + backward of BertForPreTraining (MLM on 20 positions per "
-          "sequence at sequence length 128, 76 at 512, + NSP), %d threads, "
-          "dropout %g; best of %d rounds per mode, the modes alternating; "
-          "%s; PyTorch %s with OMP_WAIT_POLICY=%s." % (
-              threads, args.dropout, args.rounds, platform.node() or "host",
-              torch_version, args.omp_wait_policy))
+    what = ("BertForPreTraining (MLM on 20 positions per sequence at "
+            "sequence length 128, 76 at 512, + NSP)"
+            if args.step == "pretraining" else
+            "the fine-tuning classifier (BertForFinetuning: 3 labels on the "
+            "pooled [CLS], sequence length 128; GFLOP/s count the encoder)")
+    print("Forward + backward of %s, %d threads, dropout %g; best of %d "
+          "rounds per mode, the modes alternating; %s; PyTorch %s with "
+          "OMP_WAIT_POLICY=%s." % (
+              what, threads, args.dropout, args.rounds,
+              platform.node() or "host", torch_version, args.omp_wait_policy))
     print("C++ FP32 OpenBLAS / oneDNN = the openblas / onednn GEMM engines; "
           "C++ BF16 = the onednn_bf16 engine (GEMM inputs rounded to bf16, "
           "FP32 sums and everything else FP32); PyTorch BF16 = the whole "

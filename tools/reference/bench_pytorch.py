@@ -3,7 +3,8 @@
 BertForPreTraining training step (forward + backward of masked LM + next
 sentence), timed on the CPU in float32 or bfloat16, so bertlab's C++ can be
 compared with PyTorch on the same machine
-(tools/bench/compare_pretraining_step.sh does that).
+(tools/bench/compare_pretraining_step.sh does that). With --step
+classification, the twin of //model:finetuning_step_benchmark instead (below).
 
   /usr/bin/python3 tools/reference/bench_pytorch.py                # all configs
   /usr/bin/python3 tools/reference/bench_pytorch.py --sizes base --batches 8
@@ -24,6 +25,11 @@ The work per step is the C++ benchmark's (model/pretraining_step_benchmark.cc):
     0 removes the dropout modules;
   * one step = model.zero_grad(set_to_none=True), forward, loss.backward()
     (no optimizer update);
+  * --step classification (sequence length 128 only) replaces both heads by
+    the fine-tuning classifier of model/finetuning_step_benchmark.cc: the
+    pooled [CLS] vector, dropout, a (hidden, 3) dense layer, cross-entropy
+    with random labels of 3 (MNLI's); its GFLOP/s count the encoder only
+    (model/bert/flops.h), as the C++ benchmark's do;
   * torch.set_num_threads(--threads) (default 2); OpenBLAS, which PyTorch's
     Debian build calls for float GEMMs, follows OPENBLAS_NUM_THREADS, set to
     the same value before torch is imported;
@@ -86,18 +92,25 @@ TYPE_VOCAB = 2
 MASK_VALUE = -10000.0
 
 
-def step_flops(size, batch, seq_len):
-    """docs/PAPER.md 5e, as the C++ benchmark counts them."""
+NUM_LABELS = 3  # --step classification: MNLI's, as the C++ benchmark
+STEPS = ("pretraining", "classification")
+
+
+def step_flops(size, batch, seq_len, step="pretraining"):
+    """docs/PAPER.md 5e, as the C++ benchmarks count them (the
+    classification step: the encoder only)."""
     layers, hidden, _ = SIZES[size]
     intermediate = 4 * hidden
     matmul_params = layers * (4 * hidden * hidden + 2 * hidden * intermediate)
     per_token = 6 * matmul_params + 12 * layers * seq_len * hidden
+    if step == "classification":
+        return batch * seq_len * per_token
     per_prediction = 6 * (hidden * hidden + hidden * VOCAB)
     return (batch * seq_len * per_token +
             batch * PREDICTIONS_PER_SEQUENCE[seq_len] * per_prediction)
 
 
-def build_model(torch, size, dropout):
+def build_model(torch, size, dropout, step="pretraining"):
     from torch import nn
     from torch.nn import functional as F
 
@@ -157,12 +170,39 @@ def build_model(torch, size, dropout):
             f = self.output_dense(F.gelu(self.intermediate(h)))
             return self.output_norm(h + self.output_dropout(f))
 
-    class Model(nn.Module):
+    class Encoder(nn.Module):
+        """Embeddings, layers and pooler: what both steps share."""
         def __init__(self):
             super().__init__()
             self.embeddings = Embeddings()
             self.layers = nn.ModuleList([Layer() for _ in range(layers)])
             self.pooler = nn.Linear(hidden, hidden)
+
+        def encode(self, input_ids, token_type_ids, attention_mask):
+            """The last layer's output and the pooled [CLS] vector."""
+            x = self.embeddings(input_ids, token_type_ids)
+            additive_mask = ((1.0 - attention_mask[:, None, None, :].to(
+                x.dtype)) * MASK_VALUE)
+            for layer in self.layers:
+                x = layer(x, additive_mask)
+            return x, torch.tanh(self.pooler(x[:, 0]))
+
+    class Classifier(Encoder):
+        """The fine-tuning classifier on the pooled [CLS] vector."""
+        def __init__(self):
+            super().__init__()
+            self.classifier_dropout = maybe_dropout()
+            self.classifier = nn.Linear(hidden, NUM_LABELS)
+
+        def forward(self, input_ids, token_type_ids, attention_mask, labels):
+            _, pooled = self.encode(input_ids, token_type_ids, attention_mask)
+            return F.cross_entropy(
+                self.classifier(self.classifier_dropout(pooled)), labels)
+
+    class Model(Encoder):
+        """BertForPreTraining: the MLM and next-sentence heads."""
+        def __init__(self):
+            super().__init__()
             self.transform = nn.Linear(hidden, hidden)
             self.transform_norm = nn.LayerNorm(hidden, eps=eps)
             self.decoder_bias = nn.Parameter(torch.zeros(VOCAB))
@@ -170,12 +210,7 @@ def build_model(torch, size, dropout):
 
         def forward(self, input_ids, token_type_ids, attention_mask,
                     positions, labels, next_sentence_labels):
-            x = self.embeddings(input_ids, token_type_ids)
-            additive_mask = ((1.0 - attention_mask[:, None, None, :].to(
-                x.dtype)) * MASK_VALUE)
-            for layer in self.layers:
-                x = layer(x, additive_mask)
-            pooled = torch.tanh(self.pooler(x[:, 0]))
+            x, pooled = self.encode(input_ids, token_type_ids, attention_mask)
             gathered = x.reshape(-1, hidden)[positions]
             transformed = self.transform_norm(F.gelu(self.transform(gathered)))
             logits = (transformed @ self.embeddings.word_embeddings.weight.t()
@@ -185,7 +220,7 @@ def build_model(torch, size, dropout):
                 self.seq_relationship(pooled), next_sentence_labels)
             return masked_lm_loss + next_sentence_loss
 
-    model = Model()
+    model = Classifier() if step == "classification" else Model()
     with torch.no_grad():
         for name, p in model.named_parameters():
             if "norm" in name.lower():
@@ -197,14 +232,17 @@ def build_model(torch, size, dropout):
     return model.train()
 
 
-def make_inputs(torch, batch, seq_len, seed=1234):
+def make_inputs(torch, batch, seq_len, seed=1234, step="pretraining"):
     gen = torch.Generator().manual_seed(seed)
     n = batch * seq_len
-    predictions = PREDICTIONS_PER_SEQUENCE[seq_len]
     input_ids = torch.randint(0, VOCAB, (batch, seq_len), generator=gen)
     token_type_ids = torch.zeros(batch, seq_len, dtype=torch.int64)
     token_type_ids[:, seq_len // 2:] = 1
     attention_mask = torch.ones(batch, seq_len, dtype=torch.int64)
+    if step == "classification":
+        labels = torch.randint(0, NUM_LABELS, (batch,), generator=gen)
+        return input_ids, token_type_ids, attention_mask, labels
+    predictions = PREDICTIONS_PER_SEQUENCE[seq_len]
     positions = []
     for b in range(batch):
         picked = 1 + torch.randperm(seq_len - 1, generator=gen)
@@ -226,10 +264,10 @@ def run_child(args):
     import torch
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    model = build_model(torch, args.sizes[0], args.dropout)
+    model = build_model(torch, args.sizes[0], args.dropout, args.step)
     if args.dtype == "bfloat16":
         model = model.to(torch.bfloat16)
-    inputs = make_inputs(torch, args.batches[0], args.seq_len)
+    inputs = make_inputs(torch, args.batches[0], args.seq_len, step=args.step)
 
     def step():
         model.zero_grad(set_to_none=True)
@@ -252,7 +290,10 @@ def run_child(args):
         "size": args.sizes[0],
         "batch": args.batches[0],
         "seq_len": args.seq_len,
-        "predictions_per_sequence": PREDICTIONS_PER_SEQUENCE[args.seq_len],
+        "step": args.step,
+        "predictions_per_sequence": (
+            0 if args.step == "classification"
+            else PREDICTIONS_PER_SEQUENCE[args.seq_len]),
         "dtype": args.dtype,
         "dropout": args.dropout,
         "threads": torch.get_num_threads(),
@@ -260,7 +301,8 @@ def run_child(args):
         "seconds_per_step": elapsed / iterations,
         "tokens_per_second": tokens * iterations / elapsed,
         "gflops_per_second":
-            step_flops(args.sizes[0], args.batches[0], args.seq_len)
+            step_flops(args.sizes[0], args.batches[0], args.seq_len,
+                       args.step)
             * iterations
             / elapsed * 1e-9,
         "loss": loss,
@@ -276,6 +318,7 @@ def run_parent(args):
             command = [sys.executable, os.path.abspath(__file__), "--child",
                        "--sizes", size, "--batches", str(batch),
                        "--seq_len", str(args.seq_len),
+                       "--step", args.step,
                        "--dtype", args.dtype,
                        "--dropout", str(args.dropout),
                        "--threads", str(args.threads),
@@ -315,6 +358,9 @@ def main():
                         choices=sorted(PREDICTIONS_PER_SEQUENCE),
                         help="sequence length; the masked LM predictions per "
                         "sequence follow it (20 at 128, 76 at 512)")
+    parser.add_argument("--step", default="pretraining", choices=STEPS,
+                        help="the step timed: BertForPreTraining's, or the "
+                        "fine-tuning classifier's (see the top of the file)")
     parser.add_argument("--dtype", default="float32",
                         choices=["float32", "bfloat16"],
                         help="bfloat16: the whole model cast with "
@@ -333,6 +379,9 @@ def main():
     parser.add_argument("--child", action="store_true",
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.step == "classification" and args.seq_len != 128:
+        parser.error("--step classification: --seq_len must be 128 (the C++ "
+                     "fine-tuning benchmark's)")
     if args.child:
         run_child(args)
     else:
