@@ -93,6 +93,12 @@ std::string PrecisionName(BackendPrecision precision) {
 // runs side by side on a share of the threads each. The engine appears (in
 // ids and JSON) only when it is not OpenBLAS, the engine of every run before
 // the setting existed.
+// What execution.json says of the fine-tuning run ids: "per_cell" since
+// they stopped covering the task's whole grid (learning_rates, restarts). A
+// directory without it holds ids of the grid kind, which this runner would
+// rerun under new ids beside the old records.
+constexpr char kExecutionRunIds[] = "per_cell";
+
 struct Execution {
   int threads = 1;
   std::string cpu_gemm = "openblas";
@@ -102,7 +108,8 @@ struct Execution {
   bool OpenBlasCpuGemm() const { return cpu_gemm == "openblas"; }
   nlohmann::json Json() const {
     nlohmann::json json = {{"pretraining_device", pretraining_device},
-                           {"pretraining_precision", pretraining_precision}};
+                           {"pretraining_precision", pretraining_precision},
+                           {"finetune_run_ids", kExecutionRunIds}};
     if (!OpenBlasCpuGemm()) json["cpu_gemm"] = cpu_gemm;
     return json;
   }
@@ -302,6 +309,29 @@ absl::Status CheckExecution(const std::string& output_dir,
         "), so this one cannot continue it: its runs would "
         "get new ids beside the old ones; give another --output_dir, or move "
         "the old runs away"));
+  }
+  if (recorded.is_object() && !recorded.contains("finetune_run_ids")) {
+    nlohmann::json upgraded = recorded;
+    upgraded["finetune_run_ids"] = kExecutionRunIds;
+    if (upgraded == execution.Json()) {
+      // Made the same way by a runner whose fine-tuning ids covered the
+      // whole grid: its pre-training runs are still valid, its fine-tuning
+      // records are not.
+      const std::string finetune = Join(output_dir, "finetune");
+      if (HoldsRunRecords(finetune)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            output_dir,
+            " was made by a runner whose fine-tuning run ids covered each "
+            "task's whole learning-rate grid and restarts (",
+            path,
+            " has no \"finetune_run_ids\"), so its fine-tuning runs would run "
+            "again under new ids beside the old records: move ",
+            finetune,
+            " away and rerun (the pre-trainings are kept), or give another "
+            "--output_dir"));
+      }
+      return WriteFileAtomically(path, upgraded.dump(2) + "\n");
+    }
   }
   std::string before = "settings it cannot read";
   if (recorded.is_object() &&
@@ -930,12 +960,18 @@ class Runner {
       const std::map<std::string, std::string>& hashes,
       const std::string& data_hash_text, double lr, int restart, bool bilstm) {
     const uint64_t seed = spec.seed() + restart;
+    // The id covers this cell, not the task's grid: its own rate and
+    // restart are hashed below, so adding a rate or restarts to a task keeps
+    // the cells already run (kExecutionRunIds).
+    FinetuneTaskSpec cell_spec = spec;
+    cell_spec.clear_learning_rates();
+    cell_spec.clear_restarts();
     // Fine-tuning runs on the CPU; the pre-training run's id carries its
     // device and precision.
     const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
         "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
-        ProtoText(spec), "optimizer {\n", ProtoText(optimizer), "}\n", "lr ",
-        LearningRateText(lr), "\nrestart ", restart, "\nseed ", seed,
+        ProtoText(cell_spec), "optimizer {\n", ProtoText(optimizer), "}\n",
+        "lr ", LearningRateText(lr), "\nrestart ", restart, "\nseed ", seed,
         "\nbilstm ", bilstm, "\n",
         rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
         data_hash_text, execution_.CpuGemmIdText())));

@@ -17,8 +17,10 @@
 // (model/train/pretrainer.h PretrainingRunIdentity: the configuration it
 // trains, its shards' fingerprints with the vocabulary by content, the
 // corpus's hash, the evaluation settings); a fine-tuning run's is its task
-// spec, learning rate, restart, the hashes of the task files and the
-// pre-training run's id (two, for the LTR & RTL row). Both add how the run
+// spec without the grid (learning_rates, restarts), its own learning rate and
+// restart, the hashes of the task files and the pre-training run's id (two,
+// for the LTR & RTL row), so adding rates or restarts to a task runs only the
+// new cells. Both add how the run
 // executes: the CPU GEMM engine and pre-training's device and precision.
 // The thread count is not in it: a run's bits do not depend on it
 // (model/ops/gemm cuts large products into fixed blocks). The code
@@ -31,7 +33,10 @@
 //                                         precision of every run here; a
 //                                         command with others is refused
 //                                         (their runs would be new runs
-//                                         beside these)
+//                                         beside these); "finetune_run_ids":
+//                                         "per_cell" (a directory without it
+//                                         has ids that covered the grid: its
+//                                         fine-tuning records are refused)
 //   <output_dir>/pretrain/<variant>-<id>/ run.json
 //   <output_dir>/finetune/<variant>/<task>/lr<lr>-r<restart>-<id>/
 //                                         run.json (MNLI: mnli_m/run.json

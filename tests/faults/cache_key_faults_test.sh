@@ -107,4 +107,37 @@ mv "$vocab.new" "$vocab"
 expect_err "2 pre-training and 2 fine-tuning runs now, 0 finished earlier"
 [ -z "$(comm -12 <(pretrain_ids "$TEST_TMPDIR/vocab_a") <(pretrain_ids "$TEST_TMPDIR/vocab_b"))" ] ||
   fail "a changed vocab_file kept the pre-training run ids"
+
+# A fine-tuning run's id is its cell's, not its task's grid: adding a
+# learning rate and a restart to the task runs only the new cells in the
+# same output directory, and the report takes old and new together. (When
+# the grid was in the id, every cell ran again and the report then refused
+# the duplicates.)
+sed -e "s|learning_rates: \[1e-3\]|learning_rates: [1e-3, 3e-3] restarts: 2|" \
+    -e "s|corpus_files: \"corpus.txt\"|corpus_files: \"$PWD/tests/faults/testdata/corpus.txt\"|" \
+    "$experiment" > "$TEST_TMPDIR/grown.textproto"
+grep -q "restarts: 2" "$TEST_TMPDIR/grown.textproto" || fail "the grid was not grown"
+"$run_experiment" "${flags[@]}" --experiment="$TEST_TMPDIR/grown.textproto" \
+  --threads=1 --output_dir="$one" > /dev/null 2> "$err"
+expect_err "0 pre-training and 6 fine-tuning runs now, 4 finished earlier"
+[ "$(find "$one/finetune" -name run.json | wc -l)" -eq 8 ] ||
+  fail "expected 8 fine-tuning records after growing the grid"
+
+# A directory of the runner whose ids covered the grid: its execution.json
+# lacks "finetune_run_ids". With fine-tuning records it is refused before
+# any work; with pre-training records only, it is taken over.
+grid=$TEST_TMPDIR/grid_ids
+mkdir -p "$grid"
+cp -r "$one/pretrain" "$one/finetune" "$grid/"
+echo '{"pretraining_device": "cpu", "pretraining_precision": "fp32", "cpu_gemm": "onednn"}' \
+  > "$grid/execution.json"
+expect_exit 1 "$run_experiment" "${flags[@]}" --threads=1 --output_dir="$grid"
+expect_err "run_experiment: $grid was made by a runner whose fine-tuning run ids covered each task's whole learning-rate grid and restarts"
+expect_err "move $grid/finetune away and rerun (the pre-trainings are kept)"
+rm -r "$grid/finetune"
+"$run_experiment" "${flags[@]}" --threads=1 --output_dir="$grid" > /dev/null \
+  2> "$err"
+expect_err "0 pre-training and 2 fine-tuning runs now, 2 finished earlier"
+grep -q '"finetune_run_ids": "per_cell"' "$grid/execution.json" ||
+  fail "$grid/execution.json was not brought up to date"
 echo "PASS"
