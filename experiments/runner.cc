@@ -84,6 +84,12 @@ std::string PrecisionName(BackendPrecision precision) {
   return precision == BackendPrecision::kBfloat16Mixed ? "bf16" : "fp32";
 }
 
+// What execution.json says of the fine-tuning run ids: "per_cell" since
+// they stopped covering the task's whole grid (learning_rates, restarts). A
+// directory without it holds ids of the grid kind, which this runner would
+// rerun under new ids beside the old records.
+constexpr char kExecutionRunIds[] = "per_cell";
+
 // How the runs execute, beside what they are: a run's bits depend on the
 // CPU GEMM engine (model/ops/cpu_gemm_engine.h), and pre-training's on its
 // device and precision, so these are part of every run id, written into
@@ -93,12 +99,6 @@ std::string PrecisionName(BackendPrecision precision) {
 // runs side by side on a share of the threads each. The engine appears (in
 // ids and JSON) only when it is not OpenBLAS, the engine of every run before
 // the setting existed.
-// What execution.json says of the fine-tuning run ids: "per_cell" since
-// they stopped covering the task's whole grid (learning_rates, restarts). A
-// directory without it holds ids of the grid kind, which this runner would
-// rerun under new ids beside the old records.
-constexpr char kExecutionRunIds[] = "per_cell";
-
 struct Execution {
   int threads = 1;
   std::string cpu_gemm = "openblas";
