@@ -464,6 +464,7 @@ absl::StatusOr<SquadMetrics> EvaluateSquadV1(
     auto prediction = predictions.find(question.qid);
     if (prediction == predictions.end()) {
       metrics.missing_predictions.push_back(question.qid);
+      metrics.per_question.push_back({question.qid, 0.0, 0.0});
       continue;
     }
     if (question.answer_texts.empty()) {
@@ -481,6 +482,8 @@ absl::StatusOr<SquadMetrics> EvaluateSquadV1(
     }
     exact_match += best_exact;
     f1 += best_f1;
+    metrics.per_question.push_back(
+        {question.qid, static_cast<double>(best_exact), best_f1});
   }
   if (total == 0) {
     return absl::InvalidArgumentError("the data set has no questions");
@@ -579,6 +582,10 @@ absl::StatusOr<SquadMetrics> EvaluateSquadV2(
   };
   double exact_sum, f1_sum;
   RETURN_IF_ERROR(sums(scored_qids, &exact_sum, &f1_sum));
+  for (const std::string& qid : scored_qids) {
+    metrics.per_question.push_back(
+        {qid, exact_thresh.at(qid), f1_thresh.at(qid)});
+  }
   metrics.total = static_cast<int64_t>(scored_qids.size());
   metrics.exact = Percent(exact_sum, metrics.total);
   metrics.f1 = Percent(f1_sum, metrics.total);

@@ -117,8 +117,19 @@ struct SquadBestThreshold {
   bool threshold_is_integer = false;
 };
 
+// One question's scores as the official script adds them up (max over the
+// gold answers, after the v2.0 no-answer threshold), as fractions in [0, 1].
+struct SquadQuestionScore {
+  std::string qid;
+  double exact = 0.0;
+  double f1 = 0.0;
+};
+
 struct SquadMetrics {
   bool is_v2 = false;
+  // Every scored question, in data set order: exact and f1 are 100 x the
+  // means of these (v1.1: a question without a prediction scores 0).
+  std::vector<SquadQuestionScore> per_question;
   // v1.1: exact_match and f1. v2.0: exact, f1 and total.
   double exact = 0.0;
   double f1 = 0.0;

@@ -135,6 +135,35 @@ TEST(EvaluateTest, V2FixtureMatchesReference) {
             "  \"NoAns_total\": 4\n}");
 }
 
+// The per-question scores are what the totals add up: their means give
+// exact and f1 (what the report's bootstrap resamples), a missing v1.1
+// prediction scores 0, and v2.0's follow the na_prob threshold.
+TEST(EvaluateTest, PerQuestionScoresAddUpToTheTotals) {
+  for (const bool v2 : {false, true}) {
+    const std::string name = v2 ? "squad_v2_fixture" : "squad_v1_fixture";
+    auto gold = ParseSquadGold(ReadTestdata(name + ".json"), name);
+    ASSERT_TRUE(gold.ok()) << gold.status();
+    auto predictions =
+        ParseSquadPredictions(ReadTestdata(name + "_predictions.json"), "p");
+    ASSERT_TRUE(predictions.ok()) << predictions.status();
+    auto metrics = EvaluateSquad(*gold, *predictions, nullptr, {});
+    ASSERT_TRUE(metrics.ok()) << metrics.status();
+    ASSERT_EQ(static_cast<int64_t>(metrics->per_question.size()),
+              v2 ? metrics->total : int64_t(gold->questions.size()));
+    double exact = 0, f1 = 0;
+    for (const SquadQuestionScore& score : metrics->per_question) {
+      exact += score.exact;
+      f1 += score.f1;
+      if (score.qid == "q7" && !v2) {
+        EXPECT_EQ(score.f1, 0.0);  // no prediction
+      }
+    }
+    const double n = static_cast<double>(metrics->per_question.size());
+    EXPECT_NEAR(100 * exact / n, metrics->exact, 1e-9) << name;
+    EXPECT_NEAR(100 * f1 / n, metrics->f1, 1e-9) << name;
+  }
+}
+
 TEST(EvaluateTest, IntegerThresholdPrintsAsInteger) {
   auto gold = ParseSquadGold(
       R"({"version": "v2.0", "data": [{"paragraphs": [{"qas": [

@@ -161,8 +161,13 @@ class GlueTask : public FinetuneTask {
                        tuner->PredictClassification(set.examples));
       std::vector<GluePrediction> predictions;
       GlueScores scores;
+      reports::DevExamples examples;
+      for (const auto& example : set.examples)
+        examples.ids.push_back(example.guid);
       if (spec_->is_regression) {
-        std::vector<double> gold, predicted;
+        examples.kind = reports::DevExampleKind::kScores;
+        std::vector<double>& gold = examples.gold_scores;
+        std::vector<double>& predicted = examples.predicted_scores;
         for (size_t i = 0; i < set.examples.size(); ++i) {
           gold.push_back(set.examples[i].score);
           predicted.push_back(logits[i]);
@@ -173,7 +178,9 @@ class GlueTask : public FinetuneTask {
         }
         scores = ScoreGlueRegression(*spec_, gold, predicted);
       } else {
-        std::vector<int32_t> gold, predicted;
+        examples.kind = reports::DevExampleKind::kLabels;
+        std::vector<int32_t>& gold = examples.gold_labels;
+        std::vector<int32_t>& predicted = examples.predicted_labels;
         for (size_t i = 0; i < set.examples.size(); ++i) {
           const float* row = logits.data() + i * labels;
           const int32_t best =
@@ -193,6 +200,7 @@ class GlueTask : public FinetuneTask {
       TaskMetrics metrics;
       metrics.task = info_->dev_set_keys[d];
       metrics.metrics = InRecordUnits(scores);
+      metrics.examples = std::move(examples);
       results.push_back(std::move(metrics));
     }
     for (size_t t = 0; t < test_.size(); ++t) {
@@ -485,6 +493,21 @@ class SquadTask : public FinetuneTask {
     }
     RETURN_IF_ERROR(WriteSquadPredictionsFile(
         Join(output_dir, "predictions.json"), predictions));
+    // Per question, as the official script scores the predictions just
+    // written (v2.0: at the chosen threshold).
+    ASSIGN_OR_RETURN(const SquadMetrics written,
+                     EvaluateSquad(gold, ToSquadPredictionMap(predictions),
+                                   nullptr, SquadEvalOptions()));
+    const SquadPredictionMap texts = ToSquadPredictionMap(predictions);
+    metrics.examples.kind = reports::DevExampleKind::kSpans;
+    for (const SquadQuestionScore& score : written.per_question) {
+      metrics.examples.ids.push_back(score.qid);
+      metrics.examples.exact_match.push_back(score.exact);
+      metrics.examples.f1.push_back(score.f1);
+      const auto text = texts.find(score.qid);
+      metrics.examples.predictions.push_back(
+          text == texts.end() ? std::string() : text->second);
+    }
     return std::vector<TaskMetrics>{metrics};
   }
 
@@ -580,18 +603,22 @@ class SwagTask : public FinetuneTask {
     ASSIGN_OR_RETURN(const std::vector<float> scores,
                      tuner->PredictMultipleChoice(dev_));
     std::vector<int32_t> predicted;
+    TaskMetrics metrics;
+    metrics.examples.kind = reports::DevExampleKind::kLabels;
     std::string lines = "guid\tprediction\tlabel\n";
     for (size_t i = 0; i < dev_.size(); ++i) {
       const float* row = scores.data() + i * kSwagNumChoices;
       const int best =
           static_cast<int>(std::max_element(row, row + kSwagNumChoices) - row);
       predicted.push_back(best);
+      metrics.examples.ids.push_back(dev_[i].guid);
+      metrics.examples.gold_labels.push_back(dev_[i].label);
+      metrics.examples.predicted_labels.push_back(best);
       absl::StrAppend(&lines, dev_[i].guid, "\t", best, "\t", dev_[i].label,
                       "\n");
     }
     RETURN_IF_ERROR(
         WriteFileAtomically(Join(output_dir, "dev_predictions.tsv"), lines));
-    TaskMetrics metrics;
     metrics.task = info_->dev_set_keys.front();
     metrics.metrics["accuracy"] = AccuracyPercent(predicted);
     return std::vector<TaskMetrics>{metrics};

@@ -37,6 +37,7 @@
 #include "experiments/finetune_task_table.h"
 #include "model/bert_for_finetuning.h"
 #include "model/train/finetuner.h"
+#include "reports/dev_examples.h"
 #include "tasks/full_tokenizer.h"
 
 namespace bertlab {
@@ -50,9 +51,12 @@ struct TaskSources {
 };
 
 // Dev metrics of one reported task key ("mrpc", or "mnli_m" and "mnli_mm").
+// `examples`: the dev set's predictions scored example by example, which
+// the runner writes beside the record (reports/dev_examples.h).
 struct TaskMetrics {
   std::string task;
   std::map<std::string, double> metrics;
+  reports::DevExamples examples;
 };
 
 // The task's trivial predictor (tasks/finetune/trivial_baseline.h, fitted on

@@ -41,6 +41,7 @@
 #include "model/train/finetuner.h"
 #include "model/train/pretrainer.h"
 #include "nlohmann/json.hpp"
+#include "reports/dev_examples.h"
 #include "reports/render.h"
 #include "reports/run_records.h"
 #include "tasks/default_tasks/default_tasks.h"
@@ -1094,6 +1095,8 @@ class Runner {
       CHECK_EQ((*trivial)[i].task, result.task) << label;
       record.trivial = reports::TrivialBaseline{(*trivial)[i].predictor,
                                                 (*trivial)[i].metrics};
+      record.training = reports::FinetuneTraining{
+          tuner->stats().first_step_loss, tuner->stats().lowest_step_loss};
       std::string summary;
       for (const auto& [name, value] : result.metrics) {
         absl::StrAppend(&summary, summary.empty() ? "" : ", ", name, " ",
@@ -1103,6 +1106,10 @@ class Runner {
           "fine-tuned ", label, " (", result.task, "): ", summary,
           absl::StrFormat(" in %.0f s, %.0f tokens/s", tuner->stats().seconds,
                           tuner->stats().tokens_per_second)));
+      // Before run.json, which marks the run finished.
+      RETURN_IF_ERROR(WriteFileAtomically(
+          Join(record_dirs[i], reports::kDevExamplesFileName),
+          reports::DevExamplesTsv(result.examples)));
       RETURN_IF_ERROR(WriteRecord(record_dirs[i], record));
     }
     ++summary_.finetune_runs;

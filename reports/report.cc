@@ -47,7 +47,8 @@ std::vector<ModelSize> ModelsOf(const std::vector<const RunRecord*>& records,
 
 // The cell of one selection: its best learning rate's restarts and where
 // that rate lies in the grid.
-void FillFromSelection(const CellSelection& selection, ReportCell& cell) {
+void FillFromSelection(const CellSelection& selection,
+                       const std::string& metric, ReportCell& cell) {
   const LearningRatePoint& best = selection.selected();
   cell.has_value = true;
   // A row pre-trained with several seeds: the unit is a seed, the mean of
@@ -71,6 +72,19 @@ void FillFromSelection(const CellSelection& selection, ReportCell& cell) {
   cell.median = Median(cell.values);
   cell.runs = static_cast<int>(cell.values.size());
   cell.learning_rate = best.learning_rate;
+  for (const RunRecord* record : best.records) {
+    ClaimRun run;
+    // "full.seed2" of row "full": seed "seed2"; "" for a row of one seed.
+    if (!record->row.empty() && record->variant.size() > record->row.size()) {
+      run.seed = record->variant.substr(record->row.size() + 1);
+    }
+    run.value = record->metrics.at(metric);
+    run.examples = record->dev_examples.get();
+    run.collapsed = RunCollapsed(*record);
+    run.source = record->path;
+    cell.collapsed += run.collapsed;
+    cell.selected_runs.push_back(std::move(run));
+  }
   for (const LearningRatePoint& point : selection.sweep) {
     cell.learning_rate_grid.push_back(point.learning_rate);
   }
@@ -255,9 +269,8 @@ void FillCompute(const std::vector<const RunRecord*>& records,
   }
 }
 
-// The footnote on the rows pre-trained with several seeds; whether there
-// are any.
-bool NoteSeeds(TableReport& table) {
+// The footnote on the rows pre-trained with several seeds.
+void NoteSeeds(TableReport& table) {
   std::vector<std::string> rows;
   for (const ReportRow& row : table.rows) {
     int seeds = 0;
@@ -266,14 +279,49 @@ bool NoteSeeds(TableReport& table) {
     }
     if (seeds > 0) rows.push_back(absl::StrCat(row.name, " (", seeds, ")"));
   }
-  if (rows.empty()) return false;
+  if (rows.empty()) return;
   table.footnotes.push_back(absl::StrCat(
       "Pre-training seeds: ", absl::StrJoin(rows, ", "),
       " were pre-trained once per seed, and each seed fine-tuned with every "
       "restart. Their cells give the mean ± sample std and the median of "
       "the seeds' means (n = seeds, then runs); the pre-training table gives "
       "one pre-training's compute and the seeds' mean perplexity."));
-  return true;
+}
+
+// The footnote on collapsed fine-tuning runs (RunCollapsed), cell by cell;
+// a cell where most runs collapsed says so.
+void NoteCollapsed(TableReport& table) {
+  std::vector<std::string> cells;
+  bool most = false;
+  for (const ReportRow& row : table.rows) {
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      const ReportCell& cell = row.cells[c];
+      if (cell.collapsed == 0) continue;
+      const int runs = static_cast<int>(cell.selected_runs.size());
+      const bool majority = 2 * cell.collapsed > runs;
+      most |= majority;
+      std::vector<double> kept;
+      for (const ClaimRun& run : cell.selected_runs) {
+        if (!run.collapsed) kept.push_back(run.value);
+      }
+      cells.push_back(absl::StrCat(
+          row.name, " / ", table.columns[c].paper.display, " ", cell.collapsed,
+          " of ", runs, majority ? " (most)" : "",
+          kept.empty()
+              ? std::string(", none left")
+              : absl::StrFormat(", mean without them %.1f", Mean(kept))));
+    }
+  }
+  if (cells.empty()) return;
+  table.footnotes.push_back(absl::StrCat(
+      "Collapsed runs (dev predictions all the same, or a training loss that "
+      "never fell below its first step's): ",
+      absl::StrJoin(cells, "; "),
+      ". They are in the cells' means; each "
+      "claim touching them is also given without them.",
+      most ? " Where most runs of a cell collapsed, its mean describes "
+             "collapsed models, not what the encoder can learn."
+           : ""));
 }
 
 // The footnotes on learning rates: the columns run at one fixed rate, and
@@ -326,10 +374,10 @@ void NoteGridEdges(TableReport& table) {
 }
 
 // The paper's claims about the table, and ours beyond it when a
-// no-pretraining row exists, each judged from the two cells it compares;
-// claims about a row the table does not show are left out.
-std::vector<ClaimCheck> CheckTableClaims(const PaperTable& paper,
-                                         const TableReport& table) {
+// no-pretraining row exists, each judged from the two cells it compares
+// (claims.h); claims about a row the table does not show are left out.
+absl::StatusOr<std::vector<ClaimCheck>> CheckTableClaims(
+    const PaperTable& paper, const TableReport& table) {
   std::vector<Claim> claims = PaperClaims(paper.id);
   const auto find_row = [&](const std::string& key) -> const ReportRow* {
     for (const ReportRow& row : table.rows) {
@@ -337,7 +385,12 @@ std::vector<ClaimCheck> CheckTableClaims(const PaperTable& paper,
     }
     return nullptr;
   };
-  if (find_row(kNoPretrainingVariant) != nullptr) {
+  const ReportRow* control = find_row(kNoPretrainingVariant);
+  const bool control_was_run =
+      control != nullptr &&
+      std::any_of(control->cells.begin(), control->cells.end(),
+                  [](const ReportCell& cell) { return cell.has_value; });
+  if (control != nullptr) {
     std::vector<std::string> pretrained;
     for (const ReportRow& row : table.rows) {
       if (!row.trivial_predictor && row.key != kNoPretrainingVariant) {
@@ -369,10 +422,19 @@ std::vector<ClaimCheck> CheckTableClaims(const PaperTable& paper,
       if (column < 0) return side;  // a column the table does not measure
       const ReportCell& cell = find_row(key)->cells[column];
       side.measured = cell.has_value;
-      side.values = cell.values;
+      side.runs = cell.selected_runs;
       return side;
     };
-    ClaimCheck check = CheckClaim(claim, side(claim.row), side(claim.than_row));
+    const ClaimSide row_side = side(claim.row);
+    ExampleMetric metric = nullptr;
+    if (!row_side.runs.empty() && row_side.runs.front().examples != nullptr) {
+      const absl::StatusOr<ExampleMetric> found =
+          FindExampleMetric(row_side.runs.front().examples->kind,
+                            table.columns[column].paper.metric);
+      if (found.ok()) metric = *found;
+    }
+    ASSIGN_OR_RETURN(ClaimCheck check,
+                     CheckClaim(claim, row_side, side(claim.than_row), metric));
     const int paper_column = FindColumn(paper, claim.column);
     const std::string column_display =
         paper_column < 0 ? claim.column : paper.columns[paper_column].display;
@@ -393,34 +455,17 @@ std::vector<ClaimCheck> CheckTableClaims(const PaperTable& paper,
       check.paper_difference = *paper_row - *paper_than_row;
     }
     // A beyond-the-paper claim on a column nobody measured is noise.
-    if (claim.beyond_paper && check.verdict == Verdict::kNotMeasured) {
+    if (claim.beyond_paper() && check.verdict == Verdict::kNotMeasured) {
       continue;
     }
     checks.push_back(std::move(check));
   }
-  // The paper's claims compare two pre-trainings; where the control was run,
-  // say when either row fails to beat it in that column.
-  for (ClaimCheck& check : checks) {
-    if (check.claim.beyond_paper || check.verdict == Verdict::kNotMeasured) {
-      continue;
-    }
-    std::vector<std::string> below;
-    for (const std::string& key : {check.claim.row, check.claim.than_row}) {
-      for (const ClaimCheck& control : checks) {
-        if (control.claim.beyond_paper && control.claim.row == key &&
-            control.claim.than_row == kNoPretrainingVariant &&
-            control.claim.column == check.claim.column &&
-            control.verdict != Verdict::kReproduced) {
-          below.push_back(find_row(key)->name);
-        }
-      }
-    }
-    if (!below.empty()) {
-      check.caveat = absl::StrCat(
-          absl::StrJoin(below, " and "), below.size() > 1 ? " are" : " is",
-          " not above ", find_row(kNoPretrainingVariant)->name, " here");
-    }
-  }
+  JudgeClaims(
+      [&](const std::string& key) {
+        const ReportRow* row = find_row(key);
+        return row == nullptr ? key : row->name;
+      },
+      control_was_run, checks);
   return checks;
 }
 
@@ -607,7 +652,7 @@ absl::StatusOr<TableReport> BuildTable(
                          SelectBestLearningRate(mine, column.paper.metric),
                          _.Prepend(paper.id, ", row \"", row.key, "\", column ",
                                    column.paper.display, ": "));
-        FillFromSelection(selection, cell);
+        FillFromSelection(selection, column.paper.metric, cell);
       }
       // A derived stand-in is another task: no difference from the paper.
       if (cell.has_value && cell.paper.has_value() && !column.derived) {
@@ -669,8 +714,8 @@ absl::StatusOr<TableReport> BuildTable(
     table.rows.push_back(TrivialPredictorRow(paper, column_records, table));
   }
   FillCompute(records, used, table);
-  const bool seeds = NoteSeeds(table);
-  table.claims = CheckTableClaims(paper, table);
+  NoteSeeds(table);
+  ASSIGN_OR_RETURN(table.claims, CheckTableClaims(paper, table));
   if (!table.claims.empty()) {
     const bool selected = std::any_of(
         table.rows.begin(), table.rows.end(), [](const ReportRow& row) {
@@ -679,8 +724,21 @@ absl::StatusOr<TableReport> BuildTable(
                                return cell.learning_rate_grid.size() > 1;
                              });
         });
-    table.claims_method = ClaimsMethod(selected, seeds);
+    bool one_seed = false;
+    bool examples = true;
+    int paper_family = 0, control_family = 0;
+    for (const ClaimCheck& check : table.claims) {
+      if (!check.difference.has_value()) continue;
+      one_seed |= check.seeds == 1 || check.than_seeds == 1;
+      examples &=
+          check.bootstrap.has_value() && check.bootstrap->examples_resampled;
+      (check.claim.beyond_paper() ? control_family : paper_family) =
+          check.family_size;
+    }
+    table.claims_method = ClaimsMethod(selected, one_seed, examples,
+                                       paper_family, control_family);
   }
+  NoteCollapsed(table);
 
   // Records that fill no column.
   std::map<std::string, int> ignored;

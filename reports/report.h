@@ -47,6 +47,10 @@ struct ReportCell {
   // selected learning rate; both 0 when `values` are restarts.
   int pretraining_seeds = 0;
   int finetune_runs = 0;
+  // Fine-tuning cells: every run at the selected learning rate (what the
+  // claims resample), and how many of them collapsed (RunCollapsed).
+  std::vector<ClaimRun> selected_runs;
+  int collapsed = 0;
   // The learning rate chosen on dev; 0 for pre-training and average cells.
   double learning_rate = 0.0;
   // Every learning rate run for this cell, ascending.

@@ -171,7 +171,7 @@ void AppendVerdicts(const TableReport& table, std::string& out) {
   std::vector<std::string> summary;
   for (const Verdict verdict :
        {Verdict::kReproduced, Verdict::kContradicted, Verdict::kInconclusive,
-        Verdict::kTooFewRestarts, Verdict::kNotMeasured}) {
+        Verdict::kNotTestable, Verdict::kTooFewRuns, Verdict::kNotMeasured}) {
     const auto it = counts.find(VerdictName(verdict));
     if (it != counts.end()) {
       summary.push_back(absl::StrCat(it->second, " ", it->first));
@@ -181,53 +181,53 @@ void AppendVerdicts(const TableReport& table, std::string& out) {
                   "-verdicts\">\n<h3>Verdicts on the paper's claims</h3>\n",
                   "<p class=\"summary\">", table.claims.size(),
                   " claim(s): ", Text(absl::StrJoin(summary, ", ")), ".</p>\n");
-  if (not_measured.size() < table.claims.size()) {
-    absl::StrAppend(
-        &out, "<table class=\"claims\" id=\"", Text(id),
-        "-claims\">\n<thead>\n<tr><th scope=\"col\">Claim (A below/above "
-        "B)</th><th scope=\"col\">Source</th><th scope=\"col\">A − B "
-        "(ours)</th><th scope=\"col\">",
-        FormatNumber(100 * kClaimConfidence, 0),
-        "% interval</th><th scope=\"col\">n A / B</th><th "
-        "scope=\"col\">A − B (paper)</th><th "
-        "scope=\"col\">Verdict</th></tr>\n</thead>\n<tbody>\n");
+  for (const bool beyond_paper : {false, true}) {
+    std::string rows;
     for (const ClaimCheck& check : table.claims) {
-      if (check.verdict == Verdict::kNotMeasured) continue;
+      if (check.verdict == Verdict::kNotMeasured ||
+          check.claim.beyond_paper() != beyond_paper) {
+        continue;
+      }
       int decimals = 1;
       for (const ReportColumn& column : table.columns) {
         if (column.paper.key == check.claim.column) {
           decimals = column.paper.decimals;
         }
       }
-      const std::string verdict = VerdictName(check.verdict);
-      std::string verdict_class = verdict;
+      const std::vector<std::string> cells = ClaimCells(check, decimals);
+      std::string verdict_class = cells[3];
       std::replace(verdict_class.begin(), verdict_class.end(), ' ', '-');
       absl::StrAppend(
-          &out, "<tr class=\"claim ", verdict_class, "\"><td>",
-          Text(ClaimLabel(check)), "</td><td>", Text(check.claim.source),
-          "</td><td class=\"num\">",
-          check.difference.has_value() ? FormatDiff(*check.difference, decimals)
-                                       : "—",
-          "</td><td class=\"num\">",
-          check.interval.has_value()
-              ? absl::StrCat("[", FormatNumber(check.interval->lower, decimals),
-                             ", ",
-                             FormatNumber(check.interval->upper, decimals), "]")
-              : "—",
-          "</td><td class=\"num\">", check.runs, " / ", check.than_runs,
-          "</td><td class=\"num\">",
-          check.paper_difference.has_value()
-              ? FormatDiff(*check.paper_difference, decimals)
-              : "–",
-          "</td><td><span class=\"verdict ", verdict_class, "\">",
-          Text(verdict), "</span>",
-          check.caveat.empty()
-              ? ""
-              : absl::StrCat(" <span class=\"caveat\">(caveat: ",
-                             Text(check.caveat), ")</span>"),
-          "</td></tr>\n");
+          &rows, "<tr class=\"claim ", verdict_class, "\"><td>", Text(cells[0]),
+          beyond_paper ? ""
+                       : absl::StrCat(" <span class=\"meta\">",
+                                      Text(check.claim.source), "</span>"),
+          "</td>");
+      for (size_t i = 1; i < cells.size(); ++i) {
+        absl::StrAppend(
+            &rows,
+            i == 3 ? absl::StrCat("<td><span class=\"verdict ", verdict_class,
+                                  "\">", Text(cells[i]), "</span></td>")
+                   : absl::StrCat(i == cells.size() - 1 ? "<td class=\"note\">"
+                                                        : "<td class=\"num\">",
+                                  Text(cells[i]), "</td>"));
+      }
+      absl::StrAppend(&rows, "</tr>\n");
     }
-    absl::StrAppend(&out, "</tbody>\n</table>\n");
+    if (rows.empty()) continue;
+    absl::StrAppend(&out, "<h4>",
+                    beyond_paper ? "Beyond the paper: each pre-trained row "
+                                   "above the no-pre-training control (the "
+                                   "gate of the paper's claims)"
+                                 : "The paper's claims",
+                    "</h4>\n<table class=\"claims\" id=\"", Text(id),
+                    beyond_paper ? "-control-claims" : "-claims",
+                    "\">\n<thead>\n<tr>");
+    for (const char* header : kClaimHeaders) {
+      absl::StrAppend(&out, "<th scope=\"col\">", Text(header), "</th>");
+    }
+    absl::StrAppend(&out, "</tr>\n</thead>\n<tbody>\n", rows,
+                    "</tbody>\n</table>\n");
   }
   if (!not_measured.empty()) {
     absl::StrAppend(&out,

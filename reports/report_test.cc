@@ -345,9 +345,8 @@ TEST(BuildReportTest, ComputePerRowAndNoPretrainingLast) {
 
 // A row pre-trained with three seeds (RunRecord::row): each seed's
 // restarts are averaged, and the cell, its n and the claims are over those
-// means. The seeds here differ far more than their restarts do: pooled as
-// six restarts BERT would be clearly above LTR & No NSP on MRPC, but over
-// three seeds the interval includes 0.
+// means. The seeds here differ far more than their restarts do, so the
+// bootstrap over seeds is wider than over the same runs pooled as restarts.
 TEST(BuildReportTest, PretrainingSeedsAreTheUnitOfARow) {
   std::vector<RunRecord> records;
   FixtureRun seed;
@@ -398,21 +397,29 @@ TEST(BuildReportTest, PretrainingSeedsAreTheUnitOfARow) {
   }
   ASSERT_NE(check, nullptr);
   EXPECT_EQ(check->runs, 3);
-  EXPECT_EQ(check->than_runs, 3);
-  const WelchInterval seeds =
-      WelchDifference({75, 75.5, 76}, {80.25, 85.25, 90.25}, 0.95);
-  ASSERT_TRUE(check->interval.has_value());
-  EXPECT_DOUBLE_EQ(check->interval->lower, seeds.lower);
-  EXPECT_DOUBLE_EQ(check->interval->upper, seeds.upper);
-  EXPECT_EQ(check->verdict, Verdict::kInconclusive);
-  // The same runs pooled as restarts would have said "reproduced".
-  EXPECT_LT(
-      WelchDifference({75, 75.5, 76}, {80, 80.5, 85, 85.5, 90, 90.5}, 0.95)
-          .upper,
-      0.0);
-  EXPECT_THAT(table.claims_method,
-              HasSubstr("A row pre-trained with several seeds enters as its "
-                        "seeds' means"));
+  EXPECT_EQ(check->seeds, 1);
+  EXPECT_EQ(check->than_runs, 6);
+  EXPECT_EQ(check->than_seeds, 3);
+  ASSERT_TRUE(check->bootstrap.has_value());
+  EXPECT_EQ(check->bootstrap->seeds_b, 3);
+  EXPECT_FALSE(check->bootstrap->paired_seeds);
+  EXPECT_DOUBLE_EQ(check->bootstrap->difference, 75.5 - 85.25);
+  // The same six runs as restarts of one checkpoint: the seeds' spread is
+  // then hidden among restarts, and the standard error is smaller.
+  ClaimSide pooled = {true, {}};
+  for (ClaimRun run :
+       Row(table, "full").cells[Column(table, "mrpc:accuracy")].selected_runs) {
+    run.seed = "";
+    pooled.runs.push_back(run);
+  }
+  const ClaimSide ltr = {true, Row(table, "ltr_no_nsp")
+                                   .cells[Column(table, "mrpc:accuracy")]
+                                   .selected_runs};
+  absl::StatusOr<ClaimCheck> as_restarts =
+      CheckClaim(check->claim, ltr, pooled, nullptr);
+  ASSERT_TRUE(as_restarts.ok()) << as_restarts.status();
+  EXPECT_LT(as_restarts->bootstrap->standard_error,
+            check->bootstrap->standard_error);
   EXPECT_THAT(table.footnotes,
               ::testing::Contains(HasSubstr(
                   "Pre-training seeds: BERT (3) were pre-trained once per "
@@ -420,6 +427,35 @@ TEST(BuildReportTest, PretrainingSeedsAreTheUnitOfARow) {
   const std::string markdown = ToMarkdown(report);
   EXPECT_THAT(markdown, HasSubstr("85.2 ± 5.0† (med 85.2, n=3 seeds, 6 runs"));
   EXPECT_THAT(markdown, HasSubstr("| 40.0 (300.0) |"));
+}
+
+// A run whose loss never fell below its first step's, and one that
+// predicts one class for every dev example, are collapsed: the note counts
+// them per cell and gives the mean without them.
+TEST(BuildReportTest, CollapsedRunsAreCountedPerCell) {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80, 81, 68}}});
+  records[0].training = FinetuneTraining{0.7, 0.3};
+  records[1].training = FinetuneTraining{0.7, 0.7};  // never fell
+  DevExamples constant;
+  constant.kind = DevExampleKind::kLabels;
+  constant.ids = {"a", "b", "c"};
+  constant.gold_labels = {1, 0, 1};
+  constant.predicted_labels = {1, 1, 1};
+  records[2].dev_examples = std::make_shared<const DevExamples>(constant);
+  EXPECT_FALSE(RunCollapsed(records[0]));
+  EXPECT_TRUE(RunCollapsed(records[1]));
+  EXPECT_TRUE(RunCollapsed(records[2]));
+  const TableReport table = Build(records).tables[0];
+  const ReportCell& cell =
+      Row(table, "full").cells[Column(table, "mrpc:accuracy")];
+  EXPECT_EQ(cell.collapsed, 2);
+  EXPECT_DOUBLE_EQ(cell.mean, (80 + 81 + 68) / 3.0);  // all runs
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "BERT / MRPC (Acc) 2 of 3 (most), mean without them 80.0")));
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr("its mean describes collapsed")));
 }
 
 TEST(BuildReportTest, RealDataWinsOverDerived) {
@@ -612,7 +648,7 @@ TEST(WritersTest, CsvQuoting) {
       absl::StrSplit(csv, '\n', absl::SkipEmpty());
   ASSERT_GT(lines.size(), 1u);
   const size_t width = ParseCsvLine(lines[0]).size();
-  EXPECT_EQ(width, 34u);
+  EXPECT_EQ(width, 42u);
   bool found = false;
   for (const std::string& line : lines) {
     const std::vector<std::string> fields = ParseCsvLine(line);

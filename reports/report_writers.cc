@@ -79,42 +79,42 @@ std::string FormatLearningRate(double learning_rate) {
   return absl::StrFormat("%g", learning_rate);
 }
 
-// The claims and their verdicts: the first thing a reader of a table sees.
+// The claims and their verdicts: the first thing a reader of a table sees;
+// the paper's claims, then those against the control that gate them.
 void AppendClaimsMarkdown(const TableReport& table, std::string& out) {
   std::vector<std::string> not_measured;
-  std::string rows;
+  std::string paper_rows, control_rows;
   for (const ClaimCheck& check : table.claims) {
     if (check.verdict == Verdict::kNotMeasured) {
       not_measured.push_back(MarkdownText(ClaimLabel(check)));
       continue;
     }
-    const int decimals = ColumnDecimals(table, check.claim.column);
-    const std::string interval =
-        check.interval.has_value()
-            ? absl::StrCat("[", FormatNumber(check.interval->lower, decimals),
-                           ", ", FormatNumber(check.interval->upper, decimals),
-                           "]")
-            : "—";
-    absl::StrAppend(
-        &rows, "| ", MarkdownText(ClaimLabel(check)), " | ", check.claim.source,
-        " | ", FormatDiff(*check.difference, decimals), " | ", interval, " | ",
-        check.runs, " / ", check.than_runs, " | ",
-        check.paper_difference.has_value()
-            ? FormatDiff(*check.paper_difference, decimals)
-            : "–",
-        " | **", VerdictName(check.verdict), "**",
-        check.caveat.empty() ? ""
-                             : absl::StrCat(" (caveat: ", check.caveat, ")"),
-        " |\n");
+    std::vector<std::string> cells =
+        ClaimCells(check, ColumnDecimals(table, check.claim.column));
+    for (std::string& cell : cells) cell = MarkdownText(cell);
+    cells[3] = absl::StrCat("**", cells[3], "**");
+    if (!check.claim.beyond_paper()) {
+      cells[0] = absl::StrCat(cells[0], " — ", check.claim.source);
+    }
+    absl::StrAppend(check.claim.beyond_paper() ? &control_rows : &paper_rows,
+                    "| ", absl::StrJoin(cells, " | "), " |\n");
   }
-  if (!rows.empty()) {
-    absl::StrAppend(
-        &out,
-        "Claims checked against our restarts (A below/above B; A − B = "
-        "difference of the cells' means):\n\n| Claim | Source | A − B (ours) "
-        "| 95% interval | n A / B | A − B (paper) | Verdict "
-        "|\n|---|---|---|---|---|---|---|\n",
-        rows, "\n", MarkdownText(table.claims_method), "\n\n");
+  std::string header =
+      absl::StrCat("| ", absl::StrJoin(kClaimHeaders, " | "), " |\n|");
+  for (size_t i = 0; i < std::size(kClaimHeaders); ++i) header += "---|";
+  header += "\n";
+  if (!paper_rows.empty()) {
+    absl::StrAppend(&out, "The paper's claims:\n\n", header, paper_rows, "\n");
+  }
+  if (!control_rows.empty()) {
+    absl::StrAppend(&out,
+                    "Beyond the paper: each pre-trained row above the "
+                    "no-pre-training control (the gate of the paper's "
+                    "claims):\n\n",
+                    header, control_rows, "\n");
+  }
+  if (!paper_rows.empty() || !control_rows.empty()) {
+    absl::StrAppend(&out, MarkdownText(table.claims_method), "\n\n");
   }
   if (!not_measured.empty()) {
     absl::StrAppend(&out, "Claims not measured (a cell without runs): ",
@@ -198,9 +198,17 @@ const std::vector<std::string>& CsvColumns() {
                                    "claim_diff",
                                    "claim_ci_low",
                                    "claim_ci_high",
-                                   "claim_df",
+                                   "claim_se",
+                                   "claim_p",
+                                   "claim_holm_p",
+                                   "claim_mde",
+                                   "claim_equivalence_bound",
+                                   "claim_seeds",
+                                   "claim_than_seeds",
+                                   "claim_collapsed",
+                                   "claim_than_collapsed",
                                    "claim_paper_diff",
-                                   "claim_caveat",
+                                   "claim_not_testable_reason",
                                    "pretrain_heldout_perplexity"};
   return *columns;
 }
@@ -272,6 +280,71 @@ std::string FormatDiff(double value, int decimals) {
     text.insert(0, "+");
   }
   return text;
+}
+
+std::vector<std::string> ClaimCells(const ClaimCheck& check, int decimals) {
+  const auto interval = [&](const MultiBootstrapResult& result) {
+    return absl::StrCat(FormatDiff(result.difference, decimals), " [",
+                        FormatNumber(result.lower95, decimals), ", ",
+                        FormatNumber(result.upper95, decimals), "]");
+  };
+  const auto n = [](int seeds, int runs) {
+    return absl::StrCat(seeds, " × ", runs);
+  };
+  std::vector<std::string> notes;
+  if (!check.not_testable_reason.empty()) {
+    notes.push_back(check.not_testable_reason);
+  }
+  if (check.collapsed + check.than_collapsed > 0) {
+    notes.push_back(absl::StrCat(
+        "collapsed runs ", check.collapsed, " / ", check.than_collapsed,
+        check.without_collapsed.has_value()
+            ? absl::StrCat("; without them ",
+                           interval(*check.without_collapsed))
+            : "; no run left without them"));
+  }
+  if (check.bootstrap.has_value() && !check.bootstrap->examples_resampled) {
+    notes.push_back("dev examples not resampled");
+  }
+  const int fewest_seeds = std::min(check.seeds, check.than_seeds);
+  const int most_seeds = std::max(check.seeds, check.than_seeds);
+  if (most_seeds > 1 && most_seeds < kFewPretrainingSeeds) {
+    notes.push_back(absl::StrCat(
+        "only ", most_seeds,
+        " pre-training seeds: the bootstrap's seed draw is coarse and its "
+        "interval narrower than it should be"));
+  } else if (fewest_seeds == 1 && most_seeds == 1 &&
+             check.bootstrap.has_value()) {
+    notes.push_back("one checkpoint per row");
+  }
+  if (check.equivalence_bound.has_value() &&
+      check.paper_difference.has_value() &&
+      *check.equivalence_bound < std::abs(*check.paper_difference)) {
+    notes.push_back("an effect as large as the paper's is ruled out");
+  }
+  return {
+      ClaimLabel(check),
+      check.bootstrap.has_value()    ? interval(*check.bootstrap)
+      : check.difference.has_value() ? FormatDiff(*check.difference, decimals)
+                                     : "—",
+      check.paper_difference.has_value()
+          ? FormatDiff(*check.paper_difference, decimals)
+          : "–",
+      VerdictName(check.verdict),
+      absl::StrCat(n(check.seeds, check.runs), " / ",
+                   n(check.than_seeds, check.than_runs)),
+      check.detectable_effect.has_value()
+          ? FormatNumber(*check.detectable_effect, decimals)
+          : "—",
+      check.equivalence_bound.has_value()
+          ? FormatNumber(*check.equivalence_bound, decimals)
+          : "—",
+      !check.holm_p_value.has_value() ? std::string("—")
+      : *check.holm_p_value < 0.001
+          ? std::string("<0.001")
+          : absl::StrFormat("%.3f", *check.holm_p_value),
+      absl::StrJoin(notes, "; "),
+  };
 }
 
 std::string EscapeLatex(absl::string_view text) {
@@ -452,10 +525,18 @@ std::string ToCsv(const Report& report) {
           {"claim_source", check.claim.source},
           {"than_row_key", check.claim.than_row},
           {"verdict", VerdictName(check.verdict)},
-          {"claim_caveat", check.caveat},
+          {"claim_not_testable_reason", check.not_testable_reason},
           {"claim_runs", absl::StrCat(check.runs)},
           {"claim_than_runs", absl::StrCat(check.than_runs)},
+          {"claim_seeds", absl::StrCat(check.seeds)},
+          {"claim_than_seeds", absl::StrCat(check.than_seeds)},
+          {"claim_collapsed", absl::StrCat(check.collapsed)},
+          {"claim_than_collapsed", absl::StrCat(check.than_collapsed)},
           {"claim_diff", optional(check.difference)},
+          {"claim_p", optional(check.p_value)},
+          {"claim_holm_p", optional(check.holm_p_value)},
+          {"claim_mde", optional(check.detectable_effect)},
+          {"claim_equivalence_bound", optional(check.equivalence_bound)},
           {"claim_paper_diff", optional(check.paper_difference)},
       };
       for (const ReportColumn& column : table.columns) {
@@ -465,10 +546,10 @@ std::string ToCsv(const Report& report) {
         line["metric"] = column.paper.metric;
         line["derived"] = flag(column.derived);
       }
-      if (check.interval.has_value()) {
-        line["claim_ci_low"] = FormatNumber(check.interval->lower, 4);
-        line["claim_ci_high"] = FormatNumber(check.interval->upper, 4);
-        line["claim_df"] = FormatNumber(check.interval->degrees_of_freedom, 2);
+      if (check.bootstrap.has_value()) {
+        line["claim_ci_low"] = FormatNumber(check.bootstrap->lower95, 4);
+        line["claim_ci_high"] = FormatNumber(check.bootstrap->upper95, 4);
+        line["claim_se"] = FormatNumber(check.bootstrap->standard_error, 4);
       }
       out += CsvLine(line);
     }
@@ -565,6 +646,7 @@ std::string ToJson(const Report& report) {
                          {"task", column.paper.task},
                          {"metric", column.paper.metric},
                          {"display", column.paper.display},
+                         {"decimals", column.paper.decimals},
                          {"header", column.header},
                          {"paper_split", column.paper.paper_split},
                          {"has_runs", column.has_runs},
@@ -640,14 +722,27 @@ std::string ToJson(const Report& report) {
     }
     Json claims = Json::array();
     for (const ClaimCheck& check : table.claims) {
-      Json interval = nullptr;
-      if (check.interval.has_value()) {
-        interval = {{"lower", check.interval->lower},
-                    {"upper", check.interval->upper},
-                    {"degrees_of_freedom", check.interval->degrees_of_freedom},
-                    {"standard_error", check.interval->standard_error},
-                    {"confidence", check.interval->confidence}};
-      }
+      const auto bootstrap_json =
+          [](const std::optional<MultiBootstrapResult>& result) -> Json {
+        if (!result.has_value()) return nullptr;
+        return {{"difference", result->difference},
+                {"lower95", result->lower95},
+                {"upper95", result->upper95},
+                {"lower90", result->lower90},
+                {"upper90", result->upper90},
+                {"standard_error", result->standard_error},
+                {"share_at_or_below_zero", result->share_at_or_below_zero},
+                {"share_at_or_above_zero", result->share_at_or_above_zero},
+                {"rounds", result->rounds},
+                {"random_seed", result->seed},
+                {"paired_seeds", result->paired_seeds},
+                {"examples_resampled", result->examples_resampled},
+                {"examples", result->examples},
+                {"seeds", result->seeds_a},
+                {"than_seeds", result->seeds_b},
+                {"runs", result->runs_a},
+                {"than_runs", result->runs_b}};
+      };
       claims.push_back(
           {{"row", check.claim.row},
            {"direction", check.claim.direction == ClaimDirection::kBelow
@@ -656,16 +751,26 @@ std::string ToJson(const Report& report) {
            {"than_row", check.claim.than_row},
            {"column", check.claim.column},
            {"source", check.claim.source},
-           {"beyond_paper", check.claim.beyond_paper},
+           {"beyond_paper", check.claim.beyond_paper()},
            {"statement", check.statement},
            {"label", ClaimLabel(check)},
            {"derived_task", check.derived_task},
            {"verdict", VerdictName(check.verdict)},
-           {"caveat", check.caveat},
+           {"not_testable_reason", check.not_testable_reason},
+           {"seeds", check.seeds},
+           {"than_seeds", check.than_seeds},
            {"runs", check.runs},
            {"than_runs", check.than_runs},
+           {"collapsed", check.collapsed},
+           {"than_collapsed", check.than_collapsed},
            {"difference", optional(check.difference)},
-           {"interval", interval},
+           {"bootstrap", bootstrap_json(check.bootstrap)},
+           {"without_collapsed", bootstrap_json(check.without_collapsed)},
+           {"p_value", optional(check.p_value)},
+           {"holm_p_value", optional(check.holm_p_value)},
+           {"family_size", check.family_size},
+           {"detectable_effect", optional(check.detectable_effect)},
+           {"equivalence_bound", optional(check.equivalence_bound)},
            {"paper_difference", optional(check.paper_difference)}});
     }
     tables.push_back({{"id", table.paper->id},

@@ -53,6 +53,18 @@ std::string FormatHeldOut(const std::optional<PretrainingOutcome>& outcome);
 std::string FormatCellCount(const ReportCell& cell);
 // "+1.2" / "-0.3" / "0.0".
 std::string FormatDiff(double value, int decimals);
+// A claim as the report's claims tables show it (Markdown and HTML), in
+// kClaimHeaders' order: what a reader needs first, then why.
+inline constexpr const char* kClaimHeaders[] = {"Claim (A below/above B)",
+                                                "A − B ours [95%]",
+                                                "A − B paper",
+                                                "Verdict",
+                                                "n A / B (seeds × runs)",
+                                                "MDE",
+                                                "No effect larger than",
+                                                "Holm p",
+                                                "Notes"};
+std::vector<std::string> ClaimCells(const ClaimCheck& check, int decimals);
 // Escapes LaTeX's specials (\ & % $ # _ { } ~ ^) for text mode.
 std::string EscapeLatex(absl::string_view text);
 // One CSV field (RFC 4180): quoted when it holds , " CR or LF.

@@ -222,6 +222,28 @@ absl::Status ParseCompute(const Json& json, const std::string& path,
   return reader.Finish();
 }
 
+absl::Status ParseTraining(const Json& json, const std::string& path,
+                           FinetuneTraining& training) {
+  ObjectReader reader(json, path, "training.");
+  for (auto [field, target] :
+       {std::pair<const char*, double*>{"first_step_loss",
+                                        &training.first_step_loss},
+        {"lowest_step_loss", &training.lowest_step_loss}}) {
+    ASSIGN_OR_RETURN(*target, reader.Number(field));
+    if (!(*target >= 0) || !std::isfinite(*target)) {
+      return reader.Error(
+          field, absl::StrCat("must be a finite loss >= 0, got ", *target));
+    }
+  }
+  if (training.lowest_step_loss > training.first_step_loss) {
+    return reader.Error(
+        "lowest_step_loss",
+        absl::StrCat(training.lowest_step_loss, " is above first_step_loss ",
+                     training.first_step_loss, ", which it includes"));
+  }
+  return reader.Finish();
+}
+
 // "finetune full/mrpc lr 2e-05 restart 0 (run 3f2a9c0d)": which record of a
 // file a message is about.
 std::string DescribeRecord(const RunRecord& record) {
@@ -495,6 +517,15 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
     ASSIGN_OR_RETURN(const Json* compute, reader.Object("compute"));
     RETURN_IF_ERROR(ParseCompute(*compute, file, record.compute.emplace()));
   }
+  if (reader.Has("training")) {
+    if (!finetune) {
+      return reader.Error("training",
+                          "only fine-tuning records have it (kind is "
+                          "\"pretrain\")");
+    }
+    ASSIGN_OR_RETURN(const Json* training, reader.Object("training"));
+    RETURN_IF_ERROR(ParseTraining(*training, file, record.training.emplace()));
+  }
   if (const Json* curve = reader.Find("eval_curve")) {
     if (finetune) {
       return reader.Error("eval_curve",
@@ -605,6 +636,11 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
         {"predicted_positions", record.compute->predicted_positions},
         {"flops", record.compute->flops}};
   }
+  if (record.training.has_value()) {
+    json["training"] = {
+        {"first_step_loss", record.training->first_step_loss},
+        {"lowest_step_loss", record.training->lowest_step_loss}};
+  }
   if (!record.eval_curve.empty()) {
     nlohmann::json curve = nlohmann::json::array();
     for (const EvalPoint& point : record.eval_curve) {
@@ -660,9 +696,30 @@ absl::StatusOr<std::vector<RunRecord>> LoadRunRecords(
   for (const std::string& path : paths) {
     ASSIGN_OR_RETURN(const std::string text, ReadFileToString(path));
     ASSIGN_OR_RETURN(RunRecord record, ParseRunRecord(text, path));
+    if (record.is_finetune()) {
+      const std::string examples_path =
+          (fs::path(path).parent_path() / kDevExamplesFileName).string();
+      if (fs::is_regular_file(examples_path, error)) {
+        ASSIGN_OR_RETURN(const std::string examples_text,
+                         ReadFileToString(examples_path));
+        ASSIGN_OR_RETURN(DevExamples examples,
+                         ParseDevExamples(examples_text, examples_path));
+        record.dev_examples =
+            std::make_shared<const DevExamples>(std::move(examples));
+      }
+    }
     records.push_back(std::move(record));
   }
   return records;
+}
+
+bool RunCollapsed(const RunRecord& record) {
+  if (record.dev_examples != nullptr &&
+      PredictionsAreConstant(*record.dev_examples)) {
+    return true;
+  }
+  return record.training.has_value() &&
+         record.training->lowest_step_loss >= record.training->first_step_loss;
 }
 
 double Mean(const std::vector<double>& values) {
@@ -725,6 +782,7 @@ absl::StatusOr<CellSelection> SelectBestLearningRate(
     for (const auto& [key, record] : restarts) {
       point.variants.push_back(key.first);
       point.restarts.push_back(key.second);
+      point.records.push_back(record);
       point.values.push_back(record->metrics.at(std::string(metric)));
       primary.push_back(record->metrics.at(cell.primary_metric));
     }

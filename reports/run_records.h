@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "absl/strings/string_view.h"
 #include "model/bert/model_size.h"
 #include "nlohmann/json.hpp"
+#include "reports/dev_examples.h"
 
 namespace bertlab {
 namespace reports {
@@ -88,6 +90,14 @@ struct EvalPoint {
   double accuracy = 0.0;
 };
 
+// How a fine-tuning run's training loss moved (absent in records of
+// runners before it): a run whose loss never fell below its first step's
+// learned nothing (reports count it as collapsed).
+struct FinetuneTraining {
+  double first_step_loss = 0.0;
+  double lowest_step_loss = 0.0;  // over every step, the first included
+};
+
 struct RunRecord {
   std::string path;  // the file it was read from (for messages)
 
@@ -113,6 +123,7 @@ struct RunRecord {
   int64_t seed = 0;
   std::string primary_metric;
   std::optional<TrivialBaseline> trivial;
+  std::optional<FinetuneTraining> training;
 
   std::map<std::string, double> metrics;
   double wall_seconds = 0.0;
@@ -128,6 +139,10 @@ struct RunRecord {
   std::vector<EvalPoint> eval_curve;
   // What reading the data found (skipped examples, ...); may be empty.
   std::vector<std::string> warnings;
+  // Fine-tuning records: the dev_examples.tsv beside run.json
+  // (dev_examples.h), read by LoadRunRecords; null when there is none
+  // (records of runners before it).
+  std::shared_ptr<const DevExamples> dev_examples;
 
   bool is_finetune() const { return kind == "finetune"; }
   // The report row the record fills: row, or variant when row is empty.
@@ -149,16 +164,23 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
 // The record as run.json holds it: the inverse of ParseRunRecord (the path
 // is not written; optional parts are written when set: stands_in_for when
 // non-empty, trivial, execution and compute when present, warnings and
-// eval_curve when any). The runner writes
+// training when present, eval_curve when any). The runner writes
 // every record through this, so the schema's writer is this one function.
 nlohmann::json RunRecordToJson(const RunRecord& record);
 
 // Reads every file named run.json below `runs_dir` (any depth; symlinked
-// directories are not followed), sorted by path. NotFound when `runs_dir`
+// directories are not followed), sorted by path, and beside each
+// fine-tuning record its dev_examples.tsv where there is one (a malformed
+// one is an error, as a malformed record is). NotFound when `runs_dir`
 // does not exist or holds no run.json (the message says where it looked);
 // the first malformed record fails the whole load.
 absl::StatusOr<std::vector<RunRecord>> LoadRunRecords(
     const std::string& runs_dir);
+
+// A fine-tuning run that learned nothing: its dev predictions are all the
+// same (dev_examples.h), or its training loss never fell below the first
+// step's. False where the record has neither to tell.
+bool RunCollapsed(const RunRecord& record);
 
 double Mean(const std::vector<double>& values);
 // Sample standard deviation (n - 1); 0 for fewer than two values.
@@ -171,6 +193,7 @@ struct LearningRatePoint {
   // variant otherwise), then restart, ascending.
   std::vector<std::string> variants;
   std::vector<int> restarts;
+  std::vector<const RunRecord*> records;  // same order
   // The column's metric, one per run (same order as `restarts`).
   std::vector<double> values;
   double mean = 0.0;            // of `values`

@@ -394,6 +394,57 @@ TEST(LoadRunRecordsTest, MalformedFileFailsWithItsPath) {
                                "number, got null"));
 }
 
+// dev_examples.tsv beside a fine-tuning run.json is read with it; a
+// malformed one fails the load with its path and line, like a record.
+TEST(LoadRunRecordsTest, ReadsDevExamplesBesideTheRecord) {
+  const std::string dir = FreshDir("examples");
+  FixtureRun run;
+  const std::string path = WriteRecord(dir, run);
+  run.restart = 1;
+  WriteRecord(dir, run);  // no dev_examples.tsv: a record of an older runner
+  const std::string examples =
+      std::filesystem::path(path).parent_path() / kDevExamplesFileName;
+  ASSERT_TRUE(WriteFileAtomically(examples,
+                                  "example_id\tgold_label\tpredicted_label\n"
+                                  "a\t1\t1\nb\t0\t1\n")
+                  .ok());
+  auto records = LoadRunRecords(dir);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 2u);
+  ASSERT_NE((*records)[0].dev_examples, nullptr);
+  EXPECT_EQ((*records)[0].dev_examples->predicted_labels,
+            (std::vector<int32_t>{1, 1}));
+  EXPECT_EQ((*records)[1].dev_examples, nullptr);
+  ASSERT_TRUE(WriteFileAtomically(
+                  examples, "example_id\tgold_label\tpredicted_label\na\t1\n")
+                  .ok());
+  records = LoadRunRecords(dir);
+  ASSERT_FALSE(records.ok());
+  EXPECT_THAT(records.status().message(),
+              HasSubstr(examples + ":2: expected 3 tab-separated fields"));
+}
+
+// The training block is fine-tuning's, written and read back as it is.
+TEST(ParseRunRecordTest, TrainingLossesRoundTrip) {
+  RunRecord record = MakeRecord(FixtureRun());
+  record.training = FinetuneTraining{0.69, 0.21};
+  const auto back = ParseRunRecord(RunRecordToJson(record).dump(), "t.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->training.has_value());
+  EXPECT_EQ(back->training->first_step_loss, 0.69);
+  EXPECT_EQ(back->training->lowest_step_loss, 0.21);
+  nlohmann::json json = RunRecordToJson(record);
+  json["training"]["lowest_step_loss"] = 0.9;
+  EXPECT_THAT(ParseRunRecord(json.dump(), "t.json").status().message(),
+              HasSubstr("0.9 is above first_step_loss 0.69"));
+  FixtureRun pretrain;
+  pretrain.kind = "pretrain";
+  json = RecordJson(pretrain);
+  json["training"] = {{"first_step_loss", 1}, {"lowest_step_loss", 1}};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "p.json").status().message(),
+              HasSubstr("only fine-tuning records have it"));
+}
+
 TEST(LoadRunRecordsTest, EmptyOrMissingDirectorySaysWhereItLooked) {
   const std::string dir = FreshDir("empty");
   auto records = LoadRunRecords(dir);

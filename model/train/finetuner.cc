@@ -641,6 +641,8 @@ absl::Status Finetuner::Train(const TrainingSet& set) {
           options_.label, loss, norm, step, total_steps));
     }
     adam.Step(LearningRateAt(schedule, step), grads.data(), params_.data());
+    if (step == 0) stats_.first_step_loss = stats_.lowest_step_loss = loss;
+    stats_.lowest_step_loss = std::min(stats_.lowest_step_loss, loss);
     epoch_loss += loss;
     ++epoch_steps;
     const bool epoch_end =

@@ -148,6 +148,8 @@ struct FinetuneStats {
   double seconds = 0;                // training only
   double tokens_per_second = 0;      // padded tokens of the steps / seconds
   std::vector<double> epoch_losses;  // mean loss per (whole or part) epoch
+  double first_step_loss = 0;        // the first step's mean loss
+  double lowest_step_loss = 0;       // the lowest step's, the first included
 };
 
 namespace finetuner_internal {
