@@ -45,7 +45,7 @@ def check_host_cu_sources(package, files):
     if sorted(files) != listed:
         fail("%s: the .cu files %s differ from model/cuda/host/host_sources.bzl's %s: add or remove them there, so the host CUDA build compiles every one" % (package, sorted(files), listed))
 
-def host_cuda_test(name, deps, size = "medium"):
+def host_cuda_test(name, deps, size = "medium", shard_count = None):
     """host_<name>: the GPU test //model/cuda:<name>.cc linked against the host CUDA build.
 
     Args:
@@ -53,10 +53,12 @@ def host_cuda_test(name, deps, size = "medium"):
       deps: its deps other than the CUDA libraries (which :host_cuda replaces)
         and gtest_main.
       size: the test size.
+      shard_count: how many shards its test cases are spread over (None: one).
     """
     native.cc_test(
         name = "host_" + name,
         size = size,
+        shard_count = shard_count,
         srcs = ["//model/cuda:%s.cc" % name],
         copts = HOST_CUDA_COPTS,
         deps = [":host_cuda", "@gtest//:gtest_main"] + deps,
