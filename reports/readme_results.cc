@@ -7,7 +7,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/status_macros.h"
@@ -21,10 +20,6 @@ using Json = nlohmann::json;
 
 constexpr char kBeginMarker[] = "<!-- results ";
 constexpr char kEndMarker[] = "<!-- /results -->";
-
-std::string Cell(absl::string_view text) {
-  return absl::StrReplaceAll(text, {{"|", "\\|"}, {"\n", " "}});
-}
 
 // One table's paper claims as a Markdown table, then the claims without
 // measurements on one line.
@@ -59,17 +54,18 @@ absl::StatusOr<std::string> TableBlock(const Json& table) {
     const Json& paper = claim.at("paper_difference");
     const std::string source = claim.at("source").get<std::string>();
     absl::StrAppend(
-        &rows, "| ", Cell(label),
+        &rows, "| ", MarkdownText(label),
         absl::StartsWith(source, "secondary") ? " (secondary)" : "", " | ",
         ours, " | ",
         paper.is_null() ? "–" : FormatDiff(paper.get<double>(), places), " | ",
         verdict, " | ", claim.at("seeds").get<int>(), " × ",
         claim.at("runs").get<int>(), " / ", claim.at("than_seeds").get<int>(),
         " × ", claim.at("than_runs").get<int>(), " | ",
-        Cell(claim.at("not_testable_reason").get<std::string>()), " |\n");
+        MarkdownText(claim.at("not_testable_reason").get<std::string>()),
+        " |\n");
   }
   std::string out =
-      absl::StrCat("**", Cell(table.at("caption").get<std::string>()),
+      absl::StrCat("**", MarkdownText(table.at("caption").get<std::string>()),
                    "** (scale ", table.at("scale").get<std::string>(), ")\n\n");
   if (!rows.empty()) {
     absl::StrAppend(&out,

@@ -65,10 +65,6 @@ int ColumnDecimals(const TableReport& table, const std::string& key) {
   return 1;
 }
 
-std::string MarkdownText(absl::string_view text) {
-  return absl::StrReplaceAll(text, {{"|", "\\|"}, {"\n", " "}});
-}
-
 std::string TableTitle(const TableReport& table) {
   return absl::StrCat(
       table.paper->caption,
@@ -345,6 +341,10 @@ std::vector<std::string> ClaimCells(const ClaimCheck& check, int decimals) {
           : absl::StrFormat("%.3f", *check.holm_p_value),
       absl::StrJoin(notes, "; "),
   };
+}
+
+std::string MarkdownText(absl::string_view text) {
+  return absl::StrReplaceAll(text, {{"|", "\\|"}, {"\n", " "}});
 }
 
 std::string EscapeLatex(absl::string_view text) {

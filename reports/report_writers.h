@@ -65,6 +65,8 @@ inline constexpr const char* kClaimHeaders[] = {"Claim (A below/above B)",
                                                 "Holm p",
                                                 "Notes"};
 std::vector<std::string> ClaimCells(const ClaimCheck& check, int decimals);
+// Text for a Markdown table cell: "|" escaped, line breaks as spaces.
+std::string MarkdownText(absl::string_view text);
 // Escapes LaTeX's specials (\ & % $ # _ { } ~ ^) for text mode.
 std::string EscapeLatex(absl::string_view text);
 // One CSV field (RFC 4180): quoted when it holds , " CR or LF.
