@@ -117,13 +117,13 @@ std::vector<FinetuneTaskInfo> MakeTable() {
   // (Spearman, a regression).
   table.push_back(Derived(
       mrpc, FinetuneTaskSpec::WEB_PAIR, "web_pair",
-      "WEB-NEXT (derived, MRPC layout)", "pair",
+      "WEB-ORDER (derived, MRPC layout)", "pair",
       {FinetuneTaskSpec::MNLI, FinetuneTaskSpec::QQP, FinetuneTaskSpec::QNLI,
        FinetuneTaskSpec::SST2, FinetuneTaskSpec::MRPC, FinetuneTaskSpec::RTE,
        FinetuneTaskSpec::WNLI}));
   table.push_back(
       Derived(squad1, FinetuneTaskSpec::WEB_SQUAD, "web_squad",
-              "WEB-CLOZE (derived, SQuAD v1.1 layout)", "squad",
+              "WEB-NEXT-CLOZE (derived, SQuAD v1.1 layout)", "squad",
               {FinetuneTaskSpec::SQUAD1, FinetuneTaskSpec::SQUAD2}));
   table.push_back(Derived(swag, FinetuneTaskSpec::WEB_SWAG, "web_swag",
                           "WEB-SWAG (derived, SWAG layout)", "swag",

@@ -16,9 +16,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "common/directory.h"
 #include "common/file.h"
@@ -314,6 +317,15 @@ struct SplitSide {
   int64_t words = 0;
 };
 
+int64_t CountWords(const Document& document) {
+  WordCounter counter;
+  for (const std::string& sentence : document.sentences) {
+    counter.Add(sentence);
+    counter.EndLine();
+  }
+  return counter.words();
+}
+
 absl::Status AppendDocument(const Document& document, SplitSide* side) {
   WordCounter counter;
   for (const std::string& sentence : document.sentences) {
@@ -347,7 +359,8 @@ struct SourceStream {
 // source.
 absl::Status SplitCorpus(const std::vector<CorpusSource>& sources,
                          double held_out_fraction, uint64_t seed,
-                         SplitSide* train, SplitSide* held_out) {
+                         const ContaminationFilter* leave_out, SplitSide* train,
+                         SplitSide* held_out, SplitSide* left_out) {
   std::vector<SourceStream> streams(sources.size());
   for (size_t s = 0; s < sources.size(); ++s) {
     ASSIGN_OR_RETURN(streams[s].reader,
@@ -395,7 +408,12 @@ absl::Status SplitCorpus(const std::vector<CorpusSource>& sources,
     const bool out =
         held_out_fraction > 0 &&
         static_cast<double>(SplitMix64(seed ^ SplitMix64(i))) < threshold;
-    RETURN_IF_ERROR(AppendDocument(stream.next, out ? held_out : train));
+    if (leave_out != nullptr && leave_out->Contaminates(stream.next)) {
+      ++left_out->documents;
+      left_out->words += CountWords(stream.next);
+    } else {
+      RETURN_IF_ERROR(AppendDocument(stream.next, out ? held_out : train));
+    }
     int64_t text_bytes = 1;
     for (const std::string& sentence : stream.next.sentences) {
       text_bytes += static_cast<int64_t>(sentence.size()) + 1;
@@ -415,6 +433,7 @@ absl::Status SplitCorpus(const std::vector<CorpusSource>& sources,
 absl::Status SplitIntoFiles(const PretrainingData& data,
                             const std::vector<CorpusSource>& sources,
                             const std::vector<std::string>& held_out_files,
+                            const ContaminationFilter* leave_out,
                             const std::string& corpus_dir, bool verbose) {
   ASSIGN_OR_RETURN(
       StreamedFile train,
@@ -422,14 +441,20 @@ absl::Status SplitIntoFiles(const PretrainingData& data,
   ASSIGN_OR_RETURN(
       StreamedFile held_out,
       StreamedFile::Create((fs::path(corpus_dir) / "held_out.txt").string()));
-  SplitSide train_side{&train}, held_out_side{&held_out};
+  SplitSide train_side{&train}, held_out_side{&held_out}, left_out_side;
   RETURN_IF_ERROR(SplitCorpus(
       sources, data.has_held_out_fraction() ? data.held_out_fraction() : 0.0,
-      data.seed(), &train_side, &held_out_side));
+      data.seed(), leave_out, &train_side, &held_out_side, &left_out_side));
   if (!held_out_files.empty()) {
-    RETURN_IF_ERROR(
-        SplitCorpus({CorpusSource{sources.at(0).format, held_out_files}}, 0.0,
-                    data.seed(), &held_out_side, nullptr));
+    RETURN_IF_ERROR(SplitCorpus(
+        {CorpusSource{sources.at(0).format, held_out_files}}, 0.0, data.seed(),
+        leave_out, &held_out_side, nullptr, &left_out_side));
+  }
+  if (verbose && left_out_side.documents > 0) {
+    std::cerr << absl::StrFormat(
+        "data: left out %d documents (%s words) that share a sentence with "
+        "the fine-tuning tasks' text\n",
+        left_out_side.documents, WithThousands(left_out_side.words));
   }
   if (verbose) {
     std::cerr << absl::StrFormat(
@@ -448,6 +473,9 @@ absl::Status SplitIntoFiles(const PretrainingData& data,
         " training and ", held_out_side.documents,
         " held-out documents; both need at least one"));
   }
+  RETURN_IF_ERROR(WriteFileAtomically(
+      (fs::path(corpus_dir) / "left_out.txt").string(),
+      absl::StrCat(left_out_side.documents, " ", left_out_side.words, "\n")));
   RETURN_IF_ERROR(train.Commit());
   return held_out.Commit();
 }
@@ -485,6 +513,27 @@ absl::Status WriteShards(const InstanceConfig& config,
     std::cerr << absl::StrFormat(
         "data: %d instances (%s, max_seq_length %d) in %s\n", stats.instances,
         LanguageModelName(config.objective), config.max_seq_length, dir);
+  }
+  return absl::OkStatus();
+}
+
+// What left_out.txt says; a corpus prepared before the file existed left
+// nothing out.
+absl::Status ReadLeftOut(const std::string& corpus_dir,
+                         PreparedData* prepared) {
+  const std::string path = (fs::path(corpus_dir) / "left_out.txt").string();
+  ASSIGN_OR_RETURN(const bool exists, PathExists(path));
+  if (!exists) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const std::string text, ReadFileToString(path));
+  const std::vector<absl::string_view> fields =
+      absl::StrSplit(absl::StripAsciiWhitespace(text), ' ');
+  if (fields.size() != 2 ||
+      !absl::SimpleAtoi(fields[0], &prepared->left_out_documents) ||
+      !absl::SimpleAtoi(fields[1], &prepared->left_out_words)) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": expected \"<documents> <words>\", found \"",
+                     absl::CEscape(text), "\"; delete ", corpus_dir,
+                     " to prepare it again"));
   }
   return absl::OkStatus();
 }
@@ -533,9 +582,12 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
 
   // The corpus key: format, contents, held-out choice, seed; for several
   // sources, each one's format and contents in order, and the interleave.
-  const std::string choice =
-      absl::StrCat(";seed=", data.seed(),
-                   ";held_out_fraction=", data.held_out_fraction(), ";");
+  const std::string leave_out_key =
+      options.leave_out != nullptr ? options.leave_out->Key() : "";
+  const std::string choice = absl::StrCat(
+      ";seed=", data.seed(), ";held_out_fraction=", data.held_out_fraction(),
+      leave_out_key.empty() ? "" : absl::StrCat(";leave_out=", leave_out_key),
+      ";");
   uint64_t key = sources.size() == 1
                      ? Fnv1a64(absl::StrCat("format=", sources[0].format,
                                             choice, "corpus:"))
@@ -572,8 +624,10 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
                 << " into " << corpus_dir << "\n";
     }
     RETURN_IF_ERROR(CreateDirectories(corpus_dir));
-    const absl::Status split = SplitIntoFiles(data, sources, held_out_files,
-                                              corpus_dir, options.verbose);
+    const absl::Status split =
+        SplitIntoFiles(data, sources, held_out_files,
+                       leave_out_key.empty() ? nullptr : options.leave_out,
+                       corpus_dir, options.verbose);
     if (!split.ok()) {
       // The partial files are gone; so goes the directory, when empty.
       std::error_code ignored;
@@ -592,6 +646,7 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
                                           &prepared.held_out_words));
     prepared.corpus_hash = absl::StrCat("fnv1a64:", Fnv1a64Hex(hash));
   }
+  RETURN_IF_ERROR(ReadLeftOut(corpus_dir, &prepared));
   // A corpus split earlier (for an experiment without the minimum).
   RETURN_IF_ERROR(
       CheckCorpusWords(data, prepared.train_words + prepared.held_out_words));

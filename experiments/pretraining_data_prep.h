@@ -10,9 +10,10 @@
 // reusing a stale one:
 //
 //   corpus-<K>/                K: format, the corpus files' contents (of
-//     train.txt, held_out.txt  each source in order), the held-out choice
-//                              and the data seed;
-//     DONE                     the documents, one sentence per line
+//     train.txt, held_out.txt  each source in order), the held-out choice,
+//     DONE                     the data seed and the leave-out filter's key;
+//                              the documents, one sentence per line
+//     left_out.txt             "<documents> <words>" the filter left out
 //     vocab-<size>-<case>.txt  a trained vocabulary
 //     shards-<S>/train/, held_out/, DONE
 //                              S: the phase's instance config, the
@@ -33,6 +34,13 @@
 // the same time, and the mix is a pure function of the data seed and the
 // sources' contents (which the key hashes). One source is read in its order
 // and keyed as before sources existed.
+//
+// Decontamination: with DataPrepOptions.leave_out, a document any of whose
+// sentences the filter holds (tasks/corpus/contamination_filter.h: the text
+// fine-tuning evaluates on) goes to neither side; it still counts as
+// document i of the stream, so the held-out draw of the others does not
+// move. The filter's key is part of the corpus key (an empty filter leaves
+// the key as it was without one).
 //
 // Held-out documents: document i (0-based, corpus order: the mixed stream's
 // for several sources) is held out when the SplitMix64 of (seed, i) falls
@@ -65,6 +73,7 @@
 
 #include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
+#include "tasks/corpus/contamination_filter.h"
 
 namespace bertlab {
 namespace experiments {
@@ -85,6 +94,9 @@ struct DataPrepOptions {
   // shard size changes only where the same instances are cut into files.
   int64_t max_block_bytes = 0;
   int64_t instances_per_shard = 0;
+  // Sentences pre-training must not see (see the header); null or empty:
+  // none. Not owned; must outlive the call.
+  const ContaminationFilter* leave_out = nullptr;
 };
 
 struct PreparedData {
@@ -99,6 +111,10 @@ struct PreparedData {
   // Their words: maximal runs of bytes other than ASCII whitespace.
   int64_t train_words = 0;
   int64_t held_out_words = 0;
+  // Documents of the corpus left out by DataPrepOptions.leave_out (read from
+  // the prepared corpus's left_out.txt, so a reused preparation knows it).
+  int64_t left_out_documents = 0;
+  int64_t left_out_words = 0;
 };
 
 // For a resolved, validated RunSpec whose corpus is effective

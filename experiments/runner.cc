@@ -25,6 +25,7 @@
 #include "common/sha256.h"
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
+#include "experiments/evaluation_text.h"
 #include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
 #include "experiments/pretraining_corpus.h"
@@ -44,6 +45,7 @@
 #include "reports/dev_examples.h"
 #include "reports/render.h"
 #include "reports/run_records.h"
+#include "tasks/corpus/contamination_filter.h"
 #include "tasks/default_tasks/default_tasks.h"
 #include "tasks/full_tokenizer.h"
 
@@ -422,7 +424,8 @@ class Runner {
     }
     sources_.data_dir = options_.data_dir;
     sources_.default_tasks_dir =
-        Join(options_.output_dir, "data/default_tasks");
+        Join(options_.output_dir,
+             absl::StrCat("data/default_tasks-v", kDefaultTasksVersion));
     sources_.scratch_dir = Join(options_.output_dir, "data/tasks");
 
     if (mode_ != Mode::kOne) {
@@ -651,11 +654,45 @@ class Runner {
     return experiment_.variants(static_cast<int>(index)).description();
   }
 
+  // What pre-training on `data` must leave out (issue 38): the derived
+  // tasks' text when it reads the embedded corpus, and the evaluation text
+  // under --data_dir (GLUE dev and test, SQuAD) when it reads files. Each
+  // part is read once per runner.
+  absl::StatusOr<const ContaminationFilter*> LeaveOut(
+      const PretrainingData& data) {
+    bool embedded = false, files = false;
+    for (const CorpusSource& source : CorpusSources(data)) {
+      (source.format == PretrainingData::DEFAULT_CORPUS ? embedded : files) =
+          true;
+    }
+    const bool evaluation = files && !options_.data_dir.empty();
+    const int key = (embedded ? 1 : 0) | (evaluation ? 2 : 0);
+    auto found = leave_out_.find(key);
+    if (found != leave_out_.end()) return &found->second;
+    ContaminationFilter filter;
+    if (embedded) {
+      ASSIGN_OR_RETURN(const std::vector<Document> documents,
+                       ReadReferenceFormatDocuments(options_.default_corpus));
+      filter.Merge(DefaultTasksText(documents, DefaultTasksOptions()));
+    }
+    if (evaluation) {
+      ASSIGN_OR_RETURN(const EvaluationText text,
+                       ReadEvaluationText(options_.data_dir));
+      Say(absl::StrCat("pre-training leaves out text of ", text.files,
+                       " evaluation files under ", options_.data_dir));
+      filter.Merge(text.filter);
+    }
+    return &leave_out_.emplace(key, std::move(filter)).first->second;
+  }
+
   absl::Status Pretrain(const ResolvedRun& run) {
     DataPrepOptions prep;
     prep.root = Join(options_.cache_dir, "data");
     prep.default_corpus = options_.default_corpus;
     prep.verbose = options_.progress;
+    // Not prefixed by the variant: a file under --data_dir that does not
+    // parse is the data's fault, named by its file:line:column.
+    ASSIGN_OR_RETURN(prep.leave_out, LeaveOut(run.spec.pretraining().data()));
     ASSIGN_OR_RETURN(const PreparedData data,
                      PreparePretrainingData(run.spec, prep),
                      _.Prepend("variant ", run.name, ": "));
@@ -792,6 +829,12 @@ class Runner {
     record.kind = "pretrain";
     record.derived = false;
     record.data_source = DescribeCorpus(run.spec.pretraining().data());
+    if (data.left_out_documents > 0) {
+      absl::StrAppend(&record.data_source, "; ", data.left_out_documents,
+                      " documents (", data.left_out_words,
+                      " words) left out: they share a sentence with the "
+                      "fine-tuning tasks' text");
+    }
     RETURN_IF_ERROR(ReadPretrainingResult(result_json, result_path, &record));
     ASSIGN_OR_RETURN(
         record.eval_curve,
@@ -1128,6 +1171,7 @@ class Runner {
   Execution execution_;
   std::vector<ResolvedRun> runs_;
   TaskSources sources_;
+  std::map<int, ContaminationFilter> leave_out_;  // LeaveOut's, by its key
   std::map<std::string, Pretrained> pretrained_;
   std::map<std::string, std::unique_ptr<FinetuneTask>> tasks_;
   std::vector<std::unique_ptr<FullTokenizer>> tokenizers_;

@@ -47,8 +47,9 @@
 //   <cache_dir>/data/                     prepared pre-training data
 //   <cache_dir>/pretrain/<id>/            metrics.jsonl, checkpoints/,
 //                                         result.json (written last)
-//   <cache_dir>/default_tasks/, tasks/    the derived default tasks, SQuAD
-//                                         files split by article
+//   <output_dir>/data/default_tasks-v<N>/ the derived default tasks (N:
+//                                         kDefaultTasksVersion, their design)
+//   <output_dir>/data/tasks/              SQuAD files split by article
 //
 // The cache is shared between experiments: a pre-training run with the same
 // id (the same model and pre-training spec on the same corpus, e.g. the

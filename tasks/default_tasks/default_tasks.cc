@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "common/check.h"
 #include "common/file.h"
+#include "common/fnv1a.h"
 #include "common/philox.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -73,6 +74,8 @@ const char* SplitName(DefaultTaskSplit split) {
       return "dev";
     case DefaultTaskSplit::kTest:
       return "test";
+    case DefaultTaskSplit::kPretraining:
+      return "pre-training";
   }
   return "?";
 }
@@ -184,14 +187,32 @@ struct PairRow {
   std::string text2;
 };
 
+// An opaque sentence id for the pair files: a hash of the seed and the
+// global sentence number, so that ids say nothing of order (consecutive ids
+// would give the label away).
+int64_t OpaqueSentenceId(uint64_t seed, int64_t sentence_number) {
+  constexpr int64_t kIdRange = 1000000000;
+  const uint64_t hash = Fnv1a64(absl::StrCat(sentence_number),
+                                Fnv1a64(absl::StrCat("pair id ", seed, ":")));
+  return static_cast<int64_t>(hash % kIdRange);
+}
+
 absl::StatusOr<std::vector<PairRow>> MakePairRows(const Corpus& corpus,
                                                   DefaultTaskSplit split,
                                                   int count, uint64_t seed) {
   const std::vector<int64_t> documents = corpus.DocumentsOf(split);
-  std::vector<Position> candidates = NextSentenceCandidates(corpus, documents);
+  std::vector<Position> candidates;
+  // Two sentences whose order can be told: their texts differ.
+  for (const Position& position : NextSentenceCandidates(corpus, documents)) {
+    const std::vector<std::string>& sentences =
+        corpus.documents[position.document];
+    if (sentences[position.sentence] != sentences[position.sentence + 1]) {
+      candidates.push_back(position);
+    }
+  }
   if (static_cast<int64_t>(candidates.size()) < count) {
     return TooFew("pair", split, static_cast<int64_t>(candidates.size()),
-                  "sentences with a next sentence", count);
+                  "pairs of distinct consecutive sentences", count);
   }
   Draws draws(seed, StreamTask::kPair, split);
   draws.SampleToFront(count, &candidates);
@@ -201,21 +222,14 @@ absl::StatusOr<std::vector<PairRow>> MakePairRows(const Corpus& corpus,
     const Position first = candidates[i];
     const std::vector<std::string>& sentences =
         corpus.documents[first.document];
+    int64_t a = first.sentence, b = first.sentence + 1;
     PairRow row;
     row.label = draws.Below(2) == 0 ? 1 : 0;
-    row.id1 = corpus.SentenceNumber(first.document, first.sentence);
-    row.text1 = sentences[first.sentence];
-    Position second{first.document, first.sentence + 1};
-    if (row.label == 0) {
-      ASSIGN_OR_RETURN(second,
-                       RandomOtherSentence(corpus, documents, first.document,
-                                           {sentences[first.sentence],
-                                            sentences[first.sentence + 1]},
-                                           &draws),
-                       _.Prepend("pair ", SplitName(split), ": "));
-    }
-    row.id2 = corpus.SentenceNumber(second.document, second.sentence);
-    row.text2 = corpus.documents[second.document][second.sentence];
+    if (row.label == 0) std::swap(a, b);
+    row.id1 = OpaqueSentenceId(seed, corpus.SentenceNumber(first.document, a));
+    row.id2 = OpaqueSentenceId(seed, corpus.SentenceNumber(first.document, b));
+    row.text1 = sentences[a];
+    row.text2 = sentences[b];
     rows.push_back(std::move(row));
   }
   return rows;
@@ -353,7 +367,28 @@ std::vector<Span> NameSpans(absl::string_view sentence) {
   return spans;
 }
 
-// Lowercase words of 5+ letters, not the first word.
+// English function words of 5+ letters: asking for one is asking about
+// grammar, which a next-sentence cloze should not (a fixed list, so the
+// files stay a function of the corpus and the seed).
+bool IsFunctionWord(absl::string_view word) {
+  static const char* const kWords[] = {
+      "about",      "above",  "after",     "again",   "against",  "among",
+      "before",     "behind", "being",     "below",   "beside",   "between",
+      "beyond",     "cannot", "could",     "every",   "herself",  "himself",
+      "itself",     "might",  "myself",    "never",   "other",    "others",
+      "ourselves",  "shall",  "should",    "since",   "their",    "theirs",
+      "themselves", "there",  "therefore", "these",   "thing",    "things",
+      "those",      "though", "through",   "toward",  "towards",  "under",
+      "unless",     "until",  "where",     "whether", "which",    "while",
+      "whose",      "within", "without",   "would",   "yourself", "yourselves"};
+  for (const char* function_word : kWords) {
+    if (word == function_word) return true;
+  }
+  return false;
+}
+
+// Lowercase words of 5+ letters that are not function words, not the first
+// word.
 std::vector<Span> ContentWordSpans(absl::string_view sentence) {
   const std::vector<Word> words = SplitWords(sentence);
   std::vector<Span> spans;
@@ -361,7 +396,7 @@ std::vector<Span> ContentWordSpans(absl::string_view sentence) {
     const absl::string_view core =
         sentence.substr(words[j].begin, words[j].core_end - words[j].begin);
     if (core.size() >= 5 && AllAsciiLetters(core) && core[0] >= 'a' &&
-        core[0] <= 'z') {
+        core[0] <= 'z' && !IsFunctionWord(core)) {
       spans.push_back({words[j].begin, words[j].core_end});
     }
   }
@@ -407,70 +442,121 @@ struct SpanQuestion {
   int64_t answer_start = 0;  // code points
 };
 
+// Whether the character that starts at byte `at` of `text` is part of a
+// word: an ASCII letter or digit, or a non-ASCII character other than the
+// General Punctuation block (U+2000-U+206F: curly quotes, dashes), which is
+// E2 80 xx or E2 81 xx in UTF-8.
+bool WordCharAt(absl::string_view text, size_t at) {
+  const unsigned char c = static_cast<unsigned char>(text[at]);
+  if (c < 0x80) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9');
+  }
+  return !(c == 0xE2 && at + 1 < text.size() &&
+           (static_cast<unsigned char>(text[at + 1]) == 0x80 ||
+            static_cast<unsigned char>(text[at + 1]) == 0x81));
+}
+
+// Whether the character that ends just before byte `end` is part of a word.
+bool WordCharBefore(absl::string_view text, size_t end) {
+  size_t at = end - 1;
+  while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) {
+    --at;
+  }
+  return WordCharAt(text, at);
+}
+
+// The byte offset of the first occurrence of `word` in `text` as a whole
+// word (no word character on either side), or npos.
+size_t FindWholeWord(absl::string_view text, absl::string_view word) {
+  for (size_t at = text.find(word); at != absl::string_view::npos;
+       at = text.find(word, at + 1)) {
+    const size_t end = at + word.size();
+    if ((at == 0 || !WordCharBefore(text, at)) &&
+        (end == text.size() || !WordCharAt(text, end))) {
+      return at;
+    }
+  }
+  return absl::string_view::npos;
+}
+
+// The spans of `sentence` that can be asked about given `context`: names
+// (else content words) that occur in the context as whole words and only
+// once in the sentence, so that the answer has to come from the context.
+std::vector<Span> AskableSpans(absl::string_view sentence,
+                               absl::string_view context) {
+  for (const auto& spans_of : {NameSpans, ContentWordSpans}) {
+    std::vector<Span> askable;
+    for (const Span& span : spans_of(sentence)) {
+      const absl::string_view text =
+          sentence.substr(span.begin, span.end - span.begin);
+      const size_t first = FindWholeWord(sentence, text);
+      const bool once = first == span.begin &&
+                        FindWholeWord(sentence.substr(span.end), text) ==
+                            absl::string_view::npos;
+      if (once && FindWholeWord(context, text) != absl::string_view::npos) {
+        askable.push_back(span);
+      }
+    }
+    if (!askable.empty()) return askable;
+  }
+  return {};
+}
+
+// Each question is a sentence that follows its context: the
+// `passage_sentences` sentences before it in its chapter. One name (else
+// content word) of it that the context also holds is replaced by "what";
+// the answer is that word's first occurrence in the context.
 absl::StatusOr<std::vector<SpanQuestion>> MakeSpanQuestions(
     const Corpus& corpus, DefaultTaskSplit split, int count,
     int passage_sentences, uint64_t seed) {
-  // Passages: consecutive runs of passage_sentences (the last one of a
-  // document may be shorter, but holds at least 2).
-  std::vector<Position> passages;
+  std::vector<Position> candidates;  // question sentences
   for (int64_t d : corpus.DocumentsOf(split)) {
     const int64_t size = static_cast<int64_t>(corpus.documents[d].size());
-    for (int64_t s = 0; s + 1 < size; s += passage_sentences) {
-      passages.push_back({d, s});
+    for (int64_t s = passage_sentences; s < size; ++s) {
+      candidates.push_back({d, s});
     }
   }
   Draws draws(seed, StreamTask::kSpan, split);
-  draws.SampleToFront(static_cast<int64_t>(passages.size()), &passages);
+  draws.SampleToFront(static_cast<int64_t>(candidates.size()), &candidates);
   std::vector<SpanQuestion> questions;
-  for (const Position& passage : passages) {
+  for (const Position& candidate : candidates) {
     if (static_cast<int>(questions.size()) == count) break;
     const std::vector<std::string>& sentences =
-        corpus.documents[passage.document];
-    const int64_t end =
-        std::min<int64_t>(passage.sentence + passage_sentences,
-                          static_cast<int64_t>(sentences.size()));
-    // (sentence, span) candidates: names, else content words.
-    std::vector<std::pair<int64_t, Span>> names;
-    std::vector<std::pair<int64_t, Span>> words;
-    for (int64_t s = passage.sentence; s < end; ++s) {
-      for (const Span& span : NameSpans(sentences[s]))
-        names.push_back({s, span});
-      for (const Span& span : ContentWordSpans(sentences[s])) {
-        words.push_back({s, span});
-      }
-    }
-    const std::vector<std::pair<int64_t, Span>>& candidates =
-        names.empty() ? words : names;
-    if (candidates.empty()) continue;
-    const auto& [s, span] =
-        candidates[draws.Below(static_cast<int64_t>(candidates.size()))];
+        corpus.documents[candidate.document];
+    const absl::string_view sentence = sentences[candidate.sentence];
     SpanQuestion question;
-    question.document = passage.document;
-    question.first_sentence = passage.sentence;
-    question.question_sentence = s;
-    size_t sentence_offset = 0;
-    for (int64_t t = passage.sentence; t < end; ++t) {
-      if (t > passage.sentence) question.context += " ";
-      if (t == s) sentence_offset = question.context.size();
+    question.document = candidate.document;
+    question.first_sentence = candidate.sentence - passage_sentences;
+    question.question_sentence = candidate.sentence;
+    bool copied = false;  // the question's sentence is also in its context
+    for (int64_t t = question.first_sentence; t < candidate.sentence; ++t) {
+      if (t > question.first_sentence) question.context += " ";
       question.context += sentences[t];
+      copied = copied || sentences[t] == sentence;
     }
-    question.answer = sentences[s].substr(span.begin, span.end - span.begin);
+    if (copied) continue;
+    const std::vector<Span> spans = AskableSpans(sentence, question.context);
+    if (spans.empty()) continue;
+    const Span span = spans[draws.Below(static_cast<int64_t>(spans.size()))];
+    question.answer =
+        std::string(sentence.substr(span.begin, span.end - span.begin));
+    const size_t at = FindWholeWord(question.context, question.answer);
     question.answer_start =
-        CodePoints(absl::string_view(question.context)
-                       .substr(0, sentence_offset + span.begin));
-    question.question = ClozeQuestion(sentences[s], span);
+        CodePoints(absl::string_view(question.context).substr(0, at));
+    question.question = ClozeQuestion(sentence, span);
     questions.push_back(std::move(question));
   }
   if (static_cast<int>(questions.size()) < count) {
     return TooFew("squad", split, static_cast<int64_t>(questions.size()),
-                  "passages with a span to ask about", count);
+                  "sentences with a word of their context to ask about", count);
   }
   // Grouped by document in corpus order, as the official files group
   // questions by article.
   std::sort(questions.begin(), questions.end(),
             [](const SpanQuestion& a, const SpanQuestion& b) {
-              return std::make_pair(a.document, a.first_sentence) <
-                     std::make_pair(b.document, b.first_sentence);
+              return std::make_pair(a.document, a.question_sentence) <
+                     std::make_pair(b.document, b.question_sentence);
             });
   return questions;
 }
@@ -581,26 +667,31 @@ std::string CommonReadme(const DefaultTasksOptions& options) {
            "them are not comparable to any published number."),
       Wrap(absl::StrCat(
           "Split: chapters in blocks of ", options.documents_per_block,
-          " consecutive chapters, the blocks dealt to train / dev / test by a "
-          "seeded shuffle (dev fraction ",
-          options.dev_fraction, ", test fraction ", options.test_fraction,
-          "). Every split's examples, random sentences included, come only "
-          "from its own chapters. Seed ",
+          " consecutive chapters, the blocks dealt by a seeded shuffle to "
+          "dev (fraction ",
+          options.dev_fraction, "), test (", options.test_fraction,
+          "), train (", options.train_fraction,
+          ") and pre-training (the rest). Every split's examples, random "
+          "sentences included, come only from its own chapters, and "
+          "bertlab's pre-training on the embedded corpus leaves out every "
+          "chapter that shares a sentence of four or more words with a task "
+          "chapter. Seed ",
           options.seed,
           "; the same corpus and options give byte-identical files.")));
 }
 
 std::string PairReadme(const DefaultTasksOptions& options) {
   return absl::StrCat(
-      Wrap("WEB-NEXT: sentence-pair classification in the GLUE MRPC "
+      Wrap("WEB-ORDER: sentence-pair classification in the GLUE MRPC "
            "layout."),
       CommonReadme(options),
-      Wrap("Quality 1: #2 String is the sentence that follows #1 String in "
-           "its chapter. Quality 0: #2 String is a random sentence of "
-           "another chapter of the same split (never the true next "
-           "sentence's text). About half are 1 (a fair coin per example). "
-           "#1 ID and #2 ID are global sentence numbers (0-based, in corpus "
-           "order). Metrics as for MRPC: F1 of class 1, and accuracy."),
+      Wrap("Two consecutive sentences of a chapter with different texts. "
+           "Quality 1: in their order. Quality 0: swapped (#1 String is the "
+           "later sentence). About half are 1 (a fair coin per example). "
+           "Both classes hold the same words, so word overlap cannot tell "
+           "them apart. #1 ID and #2 ID are opaque numbers (a hash of the "
+           "seed and the sentence's position) that carry no order. Metrics "
+           "as for MRPC: F1 of class 1, and accuracy."),
       Wrap(absl::StrCat(
           "Files: train.tsv (", options.pair_train_examples,
           " rows), dev.tsv (", options.pair_dev_examples, " rows), test.tsv (",
@@ -612,18 +703,21 @@ std::string PairReadme(const DefaultTasksOptions& options) {
 
 std::string SquadReadme(const DefaultTasksOptions& options) {
   return absl::StrCat(
-      Wrap("WEB-CLOZE: extractive question answering in the SQuAD v1.1 "
-           "JSON layout."),
+      Wrap("WEB-NEXT-CLOZE: extractive question answering in the SQuAD "
+           "v1.1 JSON layout, after the Children's Book Test."),
       CommonReadme(options),
       Wrap(absl::StrCat(
           "Context: ", options.span_passage_sentences,
           " consecutive sentences of a chapter joined by a space. Question: "
-          "one of them with a span replaced by \"what\" and its end "
-          "punctuation by \"?\". The span is a run of 1-3 capitalised words "
-          "that does not start the sentence or a clause (a name) when the "
-          "passage has one, else a lowercase word of 5 or more letters. "
-          "Answer: that span; answer_start counts Unicode code points, as in "
-          "the official files. One question (and one answer) per passage; "
+          "the sentence that follows them, with one word that the context "
+          "also holds replaced by \"what\" and its end punctuation by "
+          "\"?\". The word is a run of 1-3 capitalised words that does not "
+          "start the sentence or a clause (a name) when the sentence has one "
+          "that the context holds, else a lowercase word of 5 or more "
+          "letters; it occurs once in the sentence. A sentence that repeats "
+          "one of its context is never asked. Answer: the word's first "
+          "occurrence in the context; answer_start counts Unicode code "
+          "points, as in the official files. One question per sentence; "
           "ids are web-<chapter>-<sentence in chapter>; one article per "
           "chapter.")),
       Wrap(absl::StrCat("Files: train-v1.1.json (", options.span_train_examples,
@@ -651,9 +745,10 @@ std::string SwagReadme(const DefaultTasksOptions& options) {
 std::string TopReadme(const DefaultTasksOptions& options) {
   return absl::StrCat(
       "bertlab's embedded default tasks\n\n", CommonReadme(options),
-      "pair/   WEB-NEXT, GLUE MRPC layout (train.tsv, dev.tsv, test.tsv,\n"
+      "pair/   WEB-ORDER, GLUE MRPC layout (train.tsv, dev.tsv, test.tsv,\n"
       "        test_labels.tsv)\n"
-      "squad/  WEB-CLOZE, SQuAD v1.1 JSON (train-v1.1.json, dev-v1.1.json)\n"
+      "squad/  WEB-NEXT-CLOZE, SQuAD v1.1 JSON (train-v1.1.json,\n"
+      "        dev-v1.1.json)\n"
       "swag/   WEB-SWAG, SWAG CSV (train.csv, val.csv)\n\n"
       "Each directory's README.txt says how its task was made.\n");
 }
@@ -666,13 +761,22 @@ absl::Status ValidateDefaultTasksOptions(const DefaultTasksOptions& options) {
         absl::StrCat("documents_per_block = ", options.documents_per_block,
                      "; it must be at least 1"));
   }
-  const double fractions[] = {options.dev_fraction, options.test_fraction};
-  const char* fraction_names[] = {"dev_fraction", "test_fraction"};
-  for (int i = 0; i < 2; ++i) {
-    if (!(fractions[i] > 0.0 && fractions[i] < 0.5)) {
+  const double fractions[] = {options.train_fraction, options.dev_fraction,
+                              options.test_fraction};
+  const char* fraction_names[] = {"train_fraction", "dev_fraction",
+                                  "test_fraction"};
+  for (int i = 0; i < 3; ++i) {
+    if (!(fractions[i] > 0.0 && fractions[i] < 1.0)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          fraction_names[i], " = ", fractions[i], "; it must be in (0, 0.5)"));
+          fraction_names[i], " = ", fractions[i], "; it must be in (0, 1)"));
     }
+  }
+  const double tasks =
+      options.train_fraction + options.dev_fraction + options.test_fraction;
+  if (!(tasks < 1.0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "train_fraction + dev_fraction + test_fraction = ", tasks,
+        "; it must be below 1, to leave documents for pre-training"));
   }
   const std::pair<const char*, int> counts[] = {
       {"pair_train_examples", options.pair_train_examples},
@@ -708,17 +812,20 @@ std::vector<DefaultTaskSplit> AssignDocumentSplits(
   };
   const int64_t dev_blocks = blocks_for(options.dev_fraction);
   const int64_t test_blocks = blocks_for(options.test_fraction);
+  const int64_t train_blocks = blocks_for(options.train_fraction);
   std::vector<int64_t> order(num_blocks);
   for (int64_t b = 0; b < num_blocks; ++b) order[b] = b;
   Draws draws(options.seed, StreamTask::kSplit, DefaultTaskSplit::kTrain);
   draws.SampleToFront(num_blocks, &order);
   std::vector<DefaultTaskSplit> block_split(num_blocks,
-                                            DefaultTaskSplit::kTrain);
+                                            DefaultTaskSplit::kPretraining);
   for (int64_t i = 0; i < num_blocks; ++i) {
     if (i < dev_blocks) {
       block_split[order[i]] = DefaultTaskSplit::kDev;
     } else if (i < dev_blocks + test_blocks) {
       block_split[order[i]] = DefaultTaskSplit::kTest;
+    } else if (i < dev_blocks + test_blocks + train_blocks) {
+      block_split[order[i]] = DefaultTaskSplit::kTrain;
     }
   }
   std::vector<DefaultTaskSplit> splits(num_documents);
@@ -726,6 +833,20 @@ std::vector<DefaultTaskSplit> AssignDocumentSplits(
     splits[d] = block_split[d / per_block];
   }
   return splits;
+}
+
+ContaminationFilter DefaultTasksText(const std::vector<Document>& documents,
+                                     const DefaultTasksOptions& options) {
+  const std::vector<DefaultTaskSplit> splits =
+      AssignDocumentSplits(static_cast<int64_t>(documents.size()), options);
+  ContaminationFilter filter;
+  for (size_t d = 0; d < documents.size(); ++d) {
+    if (splits[d] == DefaultTaskSplit::kPretraining) continue;
+    for (const std::string& sentence : documents[d].sentences) {
+      filter.Add(sentence);  // as pre-training reads it
+    }
+  }
+  return filter;
 }
 
 absl::StatusOr<std::vector<DefaultTaskFile>> BuildDefaultTaskFiles(

@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/file.h"
 #include "gmock/gmock.h"
@@ -144,10 +145,12 @@ TEST(DefaultTasksTest, SplitsAreBlocksOfConsecutiveDocuments) {
     EXPECT_EQ(splits[d], splits[d - d % 3]) << d;
     if (d % 3 == 0) ++blocks[splits[d]];
   }
-  // 34 blocks: round(3.4) = 3 dev, 3 test.
+  // 34 blocks: round(3.4) = 3 dev, round(1.7) = 2 test, round(8.5) = 9
+  // train, and the other 20 for pre-training.
   EXPECT_EQ(blocks[DefaultTaskSplit::kDev], 3);
-  EXPECT_EQ(blocks[DefaultTaskSplit::kTest], 3);
-  EXPECT_EQ(blocks[DefaultTaskSplit::kTrain], 28);
+  EXPECT_EQ(blocks[DefaultTaskSplit::kTest], 2);
+  EXPECT_EQ(blocks[DefaultTaskSplit::kTrain], 9);
+  EXPECT_EQ(blocks[DefaultTaskSplit::kPretraining], 20);
   EXPECT_EQ(AssignDocumentSplits(100, options), splits);
 }
 
@@ -163,9 +166,14 @@ TEST(DefaultTasksTest, ErrorsNameTheProblem) {
               HasSubstr("fewer than the 100000 examples asked for"));
 
   DefaultTasksOptions bad = TinyOptions();
-  bad.dev_fraction = 0.7;
+  bad.dev_fraction = 1.5;
   EXPECT_THAT(BuildDefaultTaskFiles(documents, bad).status().message(),
-              HasSubstr("dev_fraction = 0.7; it must be in (0, 0.5)"));
+              HasSubstr("dev_fraction = 1.5; it must be in (0, 1)"));
+  bad.dev_fraction = 0.7;
+  EXPECT_THAT(
+      BuildDefaultTaskFiles(documents, bad).status().message(),
+      HasSubstr("train_fraction + dev_fraction + test_fraction = 1; it must "
+                "be below 1, to leave documents for pre-training"));
   bad = TinyOptions();
   bad.swag_val_examples = 0;
   EXPECT_THAT(BuildDefaultTaskFiles(documents, bad).status().message(),
@@ -237,13 +245,15 @@ std::vector<DefaultTaskSplit> DefaultCorpusTasksTest::splits_;
 TEST_F(DefaultCorpusTasksTest, SplitsHoldWholeChapters) {
   std::map<DefaultTaskSplit, int> counts;
   for (DefaultTaskSplit split : splits_) ++counts[split];
-  // 1,388 chapters in 139 blocks: 14 dev, 14 test.
+  // 1,388 chapters in 139 blocks: 14 dev, 7 test, 35 train, the rest (of
+  // which the last, short block of 8) for pre-training.
   EXPECT_EQ(counts[DefaultTaskSplit::kDev], 140);
-  EXPECT_EQ(counts[DefaultTaskSplit::kTest], 140);
-  EXPECT_EQ(counts[DefaultTaskSplit::kTrain], 1388 - 280);
+  EXPECT_EQ(counts[DefaultTaskSplit::kTest], 70);
+  EXPECT_EQ(counts[DefaultTaskSplit::kTrain], 350);
+  EXPECT_EQ(counts[DefaultTaskSplit::kPretraining], 1388 - 560);
 }
 
-TEST_F(DefaultCorpusTasksTest, PairTsvIsMrpcLayoutAndFromItsSplit) {
+TEST_F(DefaultCorpusTasksTest, PairTsvIsMrpcLayoutAndSentenceOrder) {
   const std::vector<std::pair<std::string, DefaultTaskSplit>> files = {
       {"pair/train.tsv", DefaultTaskSplit::kTrain},
       {"pair/dev.tsv", DefaultTaskSplit::kDev},
@@ -256,13 +266,22 @@ TEST_F(DefaultCorpusTasksTest, PairTsvIsMrpcLayoutAndFromItsSplit) {
   ASSERT_EQ(test_labels.size(), 101u);
   EXPECT_EQ(test_labels[0], "index\tQuality");
   for (const auto& [path, split] : files) {
+    // The consecutive sentence pairs of the split's chapters, in order.
+    std::set<std::pair<std::string, std::string>> consecutive;
+    for (size_t d = 0; d < documents_->size(); ++d) {
+      if (splits_[d] != split) continue;
+      const std::vector<std::string>& sentences = (*documents_)[d].sentences;
+      for (size_t s = 0; s + 1 < sentences.size(); ++s) {
+        consecutive.insert({sentences[s], sentences[s + 1]});
+      }
+    }
     const bool test = split == DefaultTaskSplit::kTest;
     std::vector<std::string> lines =
         absl::StrSplit(File(path), '\n', absl::SkipEmpty());
     ASSERT_FALSE(lines.empty());
     EXPECT_EQ(lines[0], absl::StrCat(test ? "index" : "Quality",
                                      "\t#1 ID\t#2 ID\t#1 String\t#2 String"));
-    int positives = 0;
+    int positives = 0, adjacent_ids = 0;
     for (size_t i = 1; i < lines.size(); ++i) {
       std::vector<std::string> fields = absl::StrSplit(lines[i], '\t');
       ASSERT_EQ(fields.size(), 5u) << path << ":" << i + 1;
@@ -276,18 +295,20 @@ TEST_F(DefaultCorpusTasksTest, PairTsvIsMrpcLayoutAndFromItsSplit) {
       int64_t id1 = 0, id2 = 0;
       ASSERT_TRUE(absl::SimpleAtoi(fields[1], &id1));
       ASSERT_TRUE(absl::SimpleAtoi(fields[2], &id2));
-      EXPECT_EQ(fields[3], Sentence(id1));
-      EXPECT_EQ(fields[4], Sentence(id2));
-      EXPECT_EQ(splits_[sentence_document_[id1]], split);
-      EXPECT_EQ(splits_[sentence_document_[id2]], split);
+      EXPECT_NE(id1, id2);
+      if (id2 == id1 + 1 || id1 == id2 + 1) ++adjacent_ids;
+      EXPECT_NE(fields[3], fields[4]) << path << ":" << i + 1;
       if (label == "1") {
         ++positives;
-        EXPECT_EQ(id2, id1 + 1);
-        EXPECT_EQ(sentence_document_[id2], sentence_document_[id1]);
+        EXPECT_EQ(consecutive.count({fields[3], fields[4]}), 1u)
+            << path << ":" << i + 1;
       } else {
-        EXPECT_NE(sentence_document_[id2], sentence_document_[id1]);
+        EXPECT_EQ(consecutive.count({fields[4], fields[3]}), 1u)
+            << path << ":" << i + 1;
       }
     }
+    // Ids are hashes: adjacent numbers would be a leak of the order.
+    EXPECT_EQ(adjacent_ids, 0) << path;
     const double fraction =
         static_cast<double>(positives) / static_cast<double>(lines.size() - 1);
     EXPECT_GT(fraction, 0.35) << path;
@@ -324,6 +345,23 @@ TEST_F(DefaultCorpusTasksTest, SquadJsonAnswersSitAtTheirOffsets) {
           ASSERT_TRUE(absl::SimpleAtoi(parts[1], &document));
           EXPECT_EQ(splits_[document], split) << id;
           documents_seen[split == DefaultTaskSplit::kDev].insert(document);
+          int64_t sentence = 0;
+          ASSERT_TRUE(absl::SimpleAtoi(parts[2], &sentence));
+          const std::vector<std::string>& sentences =
+              (*documents_)[document].sentences;
+          ASSERT_GE(sentence, 4) << id;
+          ASSERT_LT(sentence, static_cast<int64_t>(sentences.size())) << id;
+          // The context is the 4 sentences before the question's, which is
+          // not one of them.
+          const std::string expected_context =
+              absl::StrJoin(sentences.begin() + sentence - 4,
+                            sentences.begin() + sentence, " ");
+          EXPECT_EQ(paragraph.at("context").get<std::string>(),
+                    expected_context)
+              << id;
+          EXPECT_THAT(expected_context,
+                      ::testing::Not(HasSubstr(sentences[sentence])))
+              << id;
           const std::string question = qa.at("question");
           EXPECT_THAT(question, HasSubstr("what"));
           EXPECT_TRUE(absl::EndsWith(question, "?")) << question;
@@ -336,14 +374,19 @@ TEST_F(DefaultCorpusTasksTest, SquadJsonAnswersSitAtTheirOffsets) {
           ASSERT_LE(start + text.size(), context.size()) << id;
           EXPECT_EQ(context.substr(start, text.size()), text) << id;
           EXPECT_FALSE(text.empty());
+          // The answer is a word of the question's own sentence.
+          EXPECT_THAT(sentences[sentence],
+                      HasSubstr(answer.at("text").get<std::string>()))
+              << id;
           if (text[0] >= U'A' && text[0] <= U'Z') ++names;
         }
       }
     }
     EXPECT_EQ(questions, split == DefaultTaskSplit::kTrain ? 200 : 60);
   }
-  // Most passages have a name to ask about (about 3 in 4).
-  EXPECT_GT(names, 150);
+  // About half the questions ask for a name (144 of the default dev set's
+  // 300), the others for a content word.
+  EXPECT_GT(names, 90);
   for (int64_t document : documents_seen[0]) {
     EXPECT_EQ(documents_seen[1].count(document), 0u) << document;
   }
@@ -377,6 +420,26 @@ TEST_F(DefaultCorpusTasksTest, SwagCsvReadsBackWithTheSwagReader) {
     }
     for (int count : label_counts) EXPECT_GT(count, 0) << path;
   }
+}
+
+TEST_F(DefaultCorpusTasksTest, TasksTextHoldsEveryTaskChapterAndNoOther) {
+  const ContaminationFilter filter =
+      DefaultTasksText(*documents_, SmallOptions());
+  int pretraining_documents = 0, left_out = 0;
+  for (size_t d = 0; d < documents_->size(); ++d) {
+    const Document& document = (*documents_)[d];
+    if (splits_[d] != DefaultTaskSplit::kPretraining) {
+      // Every task chapter is left out of pre-training.
+      EXPECT_TRUE(filter.Contaminates(document)) << d;
+      continue;
+    }
+    ++pretraining_documents;
+    if (filter.Contaminates(document)) ++left_out;
+  }
+  // Some pre-training chapters repeat a task chapter's sentence (Kings and
+  // Chronicles, the Psalms); they go too, but most stay.
+  EXPECT_GT(left_out, 0);
+  EXPECT_LT(left_out, pretraining_documents / 4);
 }
 
 TEST_F(DefaultCorpusTasksTest, DefaultSizesFitTheCorpus) {
