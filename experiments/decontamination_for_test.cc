@@ -21,8 +21,7 @@ absl::StatusOr<RunSpec> DecontaminationSpec(const std::string& vocabulary,
     name: "decontamination"
     base {
       model {
-        shape { num_hidden_layers: 1 hidden_size: 16 num_attention_heads: 2 }
-        $0
+        shape { num_hidden_layers: 1 hidden_size: 16 num_attention_heads: 2 } $0
         max_position_embeddings: $2
       }
       pretraining {
@@ -43,11 +42,10 @@ absl::StatusOr<RunSpec> DecontaminationSpec(const std::string& vocabulary,
       }
     }
   )pb";
-  ASSIGN_OR_RETURN(
-      const Experiment experiment,
-      ParseExperiment(
-          absl::Substitute(kExperiment, vocabulary, data, max_seq_length),
-          "decontamination.textproto"));
+  ASSIGN_OR_RETURN(const Experiment experiment,
+                   ParseExperiment(absl::Substitute(kExperiment, vocabulary,
+                                                    data, max_seq_length),
+                                   "decontamination.textproto"));
   return ResolveRuns(experiment).at(0).spec;
 }
 
@@ -73,11 +71,10 @@ int SentencesFoundAsLines(const std::vector<std::string>& sentences,
   int found = 0;
   for (const std::string& sentence : sentences) {
     const std::string normalized = NormalizeForContamination(sentence);
-    const int words =
-        normalized.empty()
-            ? 0
-            : 1 + static_cast<int>(
-                      std::count(normalized.begin(), normalized.end(), ' '));
+    const int words = normalized.empty()
+                          ? 0
+                          : 1 + static_cast<int>(std::count(
+                                    normalized.begin(), normalized.end(), ' '));
     if (words >= kMinContaminationWords && lines.count(normalized) > 0) {
       ++found;
     }

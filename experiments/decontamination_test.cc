@@ -138,13 +138,13 @@ TaskSentences ReadTaskSentences(const std::vector<Document>& documents) {
 // are looked for.
 int RunsFound(const std::vector<std::string>& sentences,
               const Prepared& prepared) {
-  absl::StatusOr<FullTokenizer> tokenizer = FullTokenizer::FromVocabFile(
-      prepared.data.vocab_file, UncasedOptions());
+  absl::StatusOr<FullTokenizer> tokenizer =
+      FullTokenizer::FromVocabFile(prepared.data.vocab_file, UncasedOptions());
   EXPECT_TRUE(tokenizer.ok()) << tokenizer.status();
   if (!tokenizer.ok()) return -1;
   std::set<int32_t> sentence_ends;
-  for (const char* token : {"[CLS]", "[SEP]", ".", "?", "!", "\"", "'",
-                            "\u2019", "\u201d"}) {
+  for (const char* token :
+       {"[CLS]", "[SEP]", ".", "?", "!", "\"", "'", "\u2019", "\u201d"}) {
     const std::vector<int> ids = tokenizer->TokenizeToIds(token);
     if (ids.size() == 1) sentence_ends.insert(ids[0]);
   }

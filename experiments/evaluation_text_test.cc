@@ -15,7 +15,8 @@ namespace {
 using ::testing::HasSubstr;
 
 void Write(const std::string& path, const std::string& text) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::filesystem::create_directories(
+      std::filesystem::path(path).parent_path());
   ASSERT_TRUE(WriteFileAtomically(path, text).ok()) << path;
 }
 
@@ -24,12 +25,14 @@ std::string NewDataDir(const std::string& name) {
   std::filesystem::remove_all(dir);
   const char* header = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n";
   Write(dir + "/glue/MRPC/train.tsv",
-        absl::StrCat(header, "1\t1\t2\tA training sentence of MRPC here.\t"
-                             "Another training sentence of MRPC.\n"));
+        absl::StrCat(header,
+                     "1\t1\t2\tA training sentence of MRPC here.\t"
+                     "Another training sentence of MRPC.\n"));
   Write(dir + "/glue/MRPC/dev.tsv",
-        absl::StrCat(header, "0\t3\t4\tThe first dev sentence is long. It "
-                             "has two sentences.\tThe second dev sentence "
-                             "is here.\n"));
+        absl::StrCat(header,
+                     "0\t3\t4\tThe first dev sentence is long. It "
+                     "has two sentences.\tThe second dev sentence "
+                     "is here.\n"));
   Write(dir + "/squad/v1.1/train-v1.1.json",
         R"({"version": "1.1", "data": [{"title": "T", "paragraphs": [
           {"context": "Notre Dame is a university in Indiana. It was founded in 1842 by a priest.",
@@ -47,8 +50,8 @@ TEST(ReadEvaluationText, HoldsGlueDevAndSquadTextButNotGlueTrain) {
   const ContaminationFilter& filter = text->filter;
   // GLUE dev: each column whole and sentence by sentence.
   EXPECT_TRUE(filter.Contains("The first dev sentence is long."));
-  EXPECT_TRUE(filter.Contains(
-      "The first dev sentence is long. It has two sentences."));
+  EXPECT_TRUE(
+      filter.Contains("The first dev sentence is long. It has two sentences."));
   EXPECT_TRUE(filter.Contains("The second dev sentence is here."));
   // SQuAD (a train file too: local dev sets are carved from it).
   EXPECT_TRUE(filter.Contains("Notre Dame is a university in Indiana."));

@@ -16,6 +16,7 @@
 #include "eval/squad_eval.h"
 #include "experiments/run_lock.h"
 #include "nlohmann/json.hpp"
+#include "tasks/finetune/input_baselines.h"
 #include "tasks/finetune/trivial_baseline.h"
 #include "tasks/glue/glue_features.h"
 #include "tasks/glue/glue_predictions.h"
@@ -112,16 +113,26 @@ class GlueTask : public FinetuneTask {
                                       path, file.set_name));
         ASSIGN_OR_RETURN(GlueEncodedSet encoded,
                          EncodeGlueSet(set, tokenizer, max_seq));
+        // The texts, for the word-overlap baseline (pair tasks only).
+        std::vector<LabelledPair> pairs;
+        for (const GlueRawExample& example : set.examples) {
+          if (!example.has_text_b) break;
+          pairs.push_back({example.text_a, example.text_b, example.label});
+        }
         if (split == GlueSplit::kTrain) {
           if (encoded.examples.empty()) {
             return NoTrainingExamples(
                 path, "the file has no data rows below its header");
           }
           Truncate(&encoded.examples, spec.max_train_examples());
+          Truncate(&pairs, spec.max_train_examples());
           result->train_ = std::move(encoded.examples);
+          result->train_pairs_ = std::move(pairs);
         } else {
           Truncate(&encoded.examples, spec.max_eval_examples());
+          Truncate(&pairs, spec.max_eval_examples());
           result->dev_.push_back(std::move(encoded));
+          result->dev_pairs_.push_back(std::move(pairs));
         }
       }
     }
@@ -263,6 +274,19 @@ class GlueTask : public FinetuneTask {
         trivial.metrics = InRecordUnits(ScoreGlueClassification(
             *spec_, gold, std::vector<int32_t>(gold.size(), majority.label)));
         trivial.predictor = majority.predictor;
+        if (!train_pairs_.empty() &&
+            dev_pairs_[d].size() == set.examples.size()) {
+          ASSIGN_OR_RETURN(const WordOverlapClassifier overlap,
+                           FitWordOverlap(train_pairs_, spec_->labels));
+          std::vector<int32_t> predicted;
+          for (const LabelledPair& pair : dev_pairs_[d]) {
+            predicted.push_back(overlap.Predict(pair.text_a, pair.text_b));
+          }
+          trivial.baselines.push_back(
+              {overlap.predictor,
+               InRecordUnits(ScoreGlueClassification(*spec_, gold, predicted)),
+               kWordOverlapBaseline});
+        }
       }
       results.push_back(std::move(trivial));
     }
@@ -271,6 +295,9 @@ class GlueTask : public FinetuneTask {
 
   const GlueTaskSpec* spec_ = nullptr;
   std::vector<ClassificationExample> train_;
+  // Pair tasks: the texts of train_ and of each dev set (empty otherwise).
+  std::vector<LabelledPair> train_pairs_;
+  std::vector<std::vector<LabelledPair>> dev_pairs_;
   std::vector<GlueEncodedSet> dev_;
   std::vector<GlueEncodedSet> test_;
   std::vector<std::string> test_files_;  // submission file names
@@ -549,6 +576,29 @@ class SquadTask : public FinetuneTask {
     if (v2_) {
       trivial.metrics["exact_match_at_0"] = scores.exact;
       trivial.metrics["f1_at_0"] = scores.f1;
+      return std::vector<TrivialMetrics>{trivial};
+    }
+    // v1.1: the baselines that read the question and the context.
+    const std::pair<const char*, const char*> baselines[] = {
+        {kStringAlignmentBaseline, kStringAlignmentPredictor},
+        {kFrequentNameBaseline, kFrequentNamePredictor}};
+    for (const auto& [name, predictor] : baselines) {
+      SquadPredictionMap answers;
+      for (const SquadExample& example : dev_.examples) {
+        const std::vector<std::string>& doc_tokens =
+            dev_.paragraphs[example.paragraph_index].doc_tokens;
+        answers[example.qid] =
+            absl::string_view(name) == kStringAlignmentBaseline
+                ? AlignSpan(example.question_text, doc_tokens)
+                : FrequentName(example.question_text, doc_tokens);
+      }
+      ASSIGN_OR_RETURN(const SquadMetrics scored,
+                       EvaluateSquad(ToSquadGold(dev_), answers, nullptr,
+                                     SquadEvalOptions()));
+      trivial.baselines.push_back(
+          {predictor,
+           {{"exact_match", scored.exact}, {"f1", scored.f1}},
+           name});
     }
     return std::vector<TrivialMetrics>{trivial};
   }

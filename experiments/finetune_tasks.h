@@ -38,6 +38,7 @@
 #include "model/bert_for_finetuning.h"
 #include "model/train/finetuner.h"
 #include "reports/dev_examples.h"
+#include "reports/run_records.h"
 #include "tasks/full_tokenizer.h"
 
 namespace bertlab {
@@ -69,6 +70,11 @@ struct TrivialMetrics {
   // The names of the model's TaskMetrics for the same dev set, except
   // SQuAD v2.0's null_threshold (a predictor that never answers has none).
   std::map<std::string, double> metrics;
+  // The baselines that read the input (tasks/finetune/input_baselines.h)
+  // on the same dev set, named, in the same units: word overlap for
+  // sentence-pair classification, string alignment and frequent name for
+  // SQuAD v1.1 and its stand-in; none for other tasks.
+  std::vector<reports::TrivialBaseline> baselines;
 };
 
 class FinetuneTask {

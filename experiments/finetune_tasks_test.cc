@@ -223,6 +223,33 @@ TEST(FinetuneTasksTest, TrivialOfMrpcIsTrainsMajorityClassScoredByTheScorer) {
   EXPECT_DOUBLE_EQ(trivial[0].metrics.at("accuracy"), 60.0);
   EXPECT_DOUBLE_EQ(trivial[0].metrics.at("f1"), 75.0);
   EXPECT_EQ(trivial[0].metrics.size(), 2u);
+  // Word overlap: train's pairs share no word, so no threshold beats the
+  // majority (2 of 3 right); it predicts 1 everywhere, as the trivial one.
+  ASSERT_EQ(trivial[0].baselines.size(), 1u);
+  EXPECT_EQ(trivial[0].baselines[0].name, "word_overlap");
+  EXPECT_THAT(trivial[0].baselines[0].predictor, HasSubstr("2 of 3 right"));
+  EXPECT_DOUBLE_EQ(trivial[0].baselines[0].metrics.at("accuracy"), 60.0);
+}
+
+TEST(FinetuneTasksTest, WordOverlapBaselineOfMrpcSeparatesSharedWords) {
+  const std::string root = Fresh("overlap_mrpc");
+  const std::string header = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n";
+  // 1: the two strings share their words; 0: they share none.
+  WriteText(root + "/glue/MRPC/train.tsv",
+            header + "1\t1\t2\tgod said so\tso god said\n" +
+                "1\t3\t4\tthe waters rose\tthe waters rose high\n" +
+                "0\t5\t6\tday one\tnight two\n" + "0\t7\t8\ta tree\tthe sea\n");
+  WriteText(root + "/glue/MRPC/dev.tsv",
+            header + "1\t1\t2\tred sky\tred sky at night\n" +
+                "0\t1\t2\tcold rain\twarm sun\n" +
+                "1\t1\t2\tno words\tin common\n");
+  const std::vector<TrivialMetrics> trivial =
+      TrivialOf(FinetuneTaskSpec::MRPC, root);
+  ASSERT_EQ(trivial.size(), 1u);
+  ASSERT_EQ(trivial[0].baselines.size(), 1u);
+  // Two of three dev pairs right: the third is a paraphrase without shared
+  // words.
+  EXPECT_NEAR(trivial[0].baselines[0].metrics.at("accuracy"), 200.0 / 3, 1e-9);
 }
 
 TEST(FinetuneTasksTest, TrivialOfMnliScoresBothDevSetsWithTheLabelName) {
@@ -342,6 +369,35 @@ TEST(FinetuneTasksTest, TrivialOfSquadV1IsTheContextsFirstMedianWords) {
   EXPECT_DOUBLE_EQ(trivial[0].metrics.at("exact_match"), 100.0 / 3);
   EXPECT_DOUBLE_EQ(trivial[0].metrics.at("f1"), 50.0);
   EXPECT_EQ(trivial[0].metrics.size(), 2u);
+  // The questions ("q?") have no wh-word and no word of the contexts:
+  // alignment answers nothing; the contexts have no capitalised word.
+  ASSERT_EQ(trivial[0].baselines.size(), 2u);
+  EXPECT_EQ(trivial[0].baselines[0].name, "string_alignment");
+  EXPECT_EQ(trivial[0].baselines[1].name, "frequent_name");
+  EXPECT_DOUBLE_EQ(trivial[0].baselines[0].metrics.at("f1"), 0.0);
+  EXPECT_DOUBLE_EQ(trivial[0].baselines[1].metrics.at("f1"), 0.0);
+}
+
+TEST(FinetuneTasksTest, StringAlignmentBaselineOfSquadCopiesAVerbatimCloze) {
+  const std::string root = Fresh("alignment_squad1");
+  WriteText(root + "/squad/v1.1/train-v1.1.json",
+            SquadJson("1.1", {{"light was good", "what was good?", "light"}}));
+  WriteText(
+      root + "/squad/v1.1/dev-v1.1.json",
+      SquadJson("1.1", {{"Then Moses spoke to Aaron. Aaron went.",
+                         "Moses spoke to "
+                         "what?",
+                         "Aaron"},
+                        {"the sea was calm", "the what was calm?", "sea"}}));
+  const std::vector<TrivialMetrics> trivial =
+      TrivialOf(FinetuneTaskSpec::SQUAD1, root);
+  ASSERT_EQ(trivial.size(), 1u);
+  ASSERT_EQ(trivial[0].baselines.size(), 2u);
+  // Alignment: "Aaron." then "sea": both right once normalised.
+  EXPECT_DOUBLE_EQ(trivial[0].baselines[0].metrics.at("exact_match"), 100.0);
+  // Frequent name: Aaron (Moses is in the question) for the first; the
+  // second context has no capitalised word.
+  EXPECT_DOUBLE_EQ(trivial[0].baselines[1].metrics.at("exact_match"), 50.0);
 }
 
 TEST(FinetuneTasksTest, TrivialOfSquadV2NeverAnswersAndFillsEveryMetric) {

@@ -1137,7 +1137,8 @@ class Runner {
       CHECK_EQ(trivial->size(), results.size()) << label;
       CHECK_EQ((*trivial)[i].task, result.task) << label;
       record.trivial = reports::TrivialBaseline{(*trivial)[i].predictor,
-                                                (*trivial)[i].metrics};
+                                                (*trivial)[i].metrics, ""};
+      record.baselines = (*trivial)[i].baselines;
       record.training = reports::FinetuneTraining{
           tuner->stats().first_step_loss, tuner->stats().lowest_step_loss};
       std::string summary;

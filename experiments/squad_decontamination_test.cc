@@ -28,7 +28,8 @@ namespace fs = std::filesystem;
 constexpr char kAnchor[] = "experiments/testdata/tiny_vocab.txt";
 
 // The prepared corpus's text (train.txt then held_out.txt) and its counts.
-std::string PreparedWikipedia(const std::string& shared, const std::string& root,
+std::string PreparedWikipedia(const std::string& shared,
+                              const std::string& root,
                               const ContaminationFilter* filter,
                               PreparedData* data) {
   const std::string wiki =
@@ -74,7 +75,8 @@ TEST(SquadDecontaminationTest, NoSquadSentenceIsPretrainedOn) {
   PreparedData clean_data, leaky_data;
   const std::string clean =
       PreparedWikipedia(*shared, root, &evaluation->filter, &clean_data);
-  const std::string leaky = PreparedWikipedia(*shared, root, nullptr, &leaky_data);
+  const std::string leaky =
+      PreparedWikipedia(*shared, root, nullptr, &leaky_data);
   ASSERT_FALSE(clean.empty());
   EXPECT_GE(clean_data.left_out_documents, 3);
   EXPECT_EQ(SentencesFoundAsLines(sentences, clean), 0);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <set>
@@ -127,16 +128,22 @@ bool SameScore(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(a));
 }
 
-// The baseline row: per fine-tuning column, the trivial predictor's score
-// that the column's records carry (one value on the same dev examples).
-// Sets each column's trivial_predictor and notes what a reader must know.
-ReportRow TrivialPredictorRow(
+// What a baseline row reads from a record: its trivial predictor, or its
+// input baseline of one name; null when the record has none.
+using BaselineOf = std::function<const TrivialBaseline*(const RunRecord&)>;
+
+// A baseline row: per fine-tuning column, the score of the baseline `of`
+// picks that the column's records carry (one value on the same dev
+// examples). The trivial predictor's row (`trivial`) also sets each
+// column's trivial_predictor and notes the columns without one.
+ReportRow BaselineRow(
     const PaperTable& paper,
     const std::vector<std::vector<const RunRecord*>>& column_records,
-    TableReport& table) {
+    const std::string& key, const std::string& display, const BaselineOf& of,
+    bool trivial, TableReport& table) {
   ReportRow row;
-  row.key = kTrivialPredictorRowKey;
-  row.display = "Trivial predictor";
+  row.key = key;
+  row.display = display;
   row.name = row.display;
   row.trivial_predictor = true;
   row.cells.resize(table.columns.size());
@@ -150,27 +157,27 @@ ReportRow TrivialPredictorRow(
     std::vector<double> scores;
     std::set<std::string> predictors;
     for (const RunRecord* record : column_records[c]) {
-      if (!record->trivial.has_value()) continue;
-      auto it = record->trivial->metrics.find(column.paper.metric);
-      if (it == record->trivial->metrics.end()) continue;
+      const TrivialBaseline* baseline = of(*record);
+      if (baseline == nullptr) continue;
+      auto it = baseline->metrics.find(column.paper.metric);
+      if (it == baseline->metrics.end()) continue;
       bool seen = false;
       for (double score : scores) seen |= SameScore(score, it->second);
       if (!seen) scores.push_back(it->second);
-      predictors.insert(record->trivial->predictor);
+      predictors.insert(baseline->predictor);
       if (cell.source_task.empty()) cell.source_task = record->task;
     }
     if (scores.empty()) {
       if (column.has_runs) missing.push_back(column.paper.display);
       continue;
     }
-    column.trivial_predictor = absl::StrJoin(predictors, "; ");
-    named.push_back(
-        absl::StrCat(column.paper.display, ": ", column.trivial_predictor));
+    const std::string predictor = absl::StrJoin(predictors, "; ");
+    if (trivial) column.trivial_predictor = predictor;
+    named.push_back(absl::StrCat(column.paper.display, ": ", predictor));
     if (scores.size() > 1) {
       std::sort(scores.begin(), scores.end());
       table.footnotes.push_back(absl::StrCat(
-          "Trivial predictor, ", column.paper.display,
-          ": the records disagree (",
+          display, ", ", column.paper.display, ": the records disagree (",
           absl::StrJoin(scores, ", ",
                         [](std::string* out, double score) {
                           absl::StrAppend(out, absl::StrFormat("%g", score));
@@ -184,17 +191,65 @@ ReportRow TrivialPredictorRow(
   }
   FillAverage(paper, table.columns, row);
   if (!named.empty()) {
-    table.footnotes.push_back(absl::StrCat(
-        "Trivial predictor row: the score a column must beat to mean "
-        "anything, on the same dev examples (",
-        absl::StrJoin(named, "; "), ")."));
+    table.footnotes.push_back(
+        trivial ? absl::StrCat(
+                      "Trivial predictor row: the score a column must beat to "
+                      "mean anything, on the same dev examples (",
+                      absl::StrJoin(named, "; "), ").")
+                : absl::StrCat(display,
+                               " row: a baseline that reads the input, "
+                               "fitted on train only, on the same dev "
+                               "examples (tasks/finetune/input_baselines.h: ",
+                               absl::StrJoin(named, "; "), ")."));
   }
-  if (!missing.empty()) {
+  if (trivial && !missing.empty()) {
     table.footnotes.push_back(absl::StrCat(
         "Trivial predictor: n/a for ", absl::StrJoin(missing, ", "),
         ": no record of the column carries a trivial-predictor score."));
   }
   return row;
+}
+
+// The display name of an input baseline's row.
+std::string BaselineDisplay(const std::string& name) {
+  if (name == "word_overlap") return "Word overlap (fitted on train)";
+  if (name == "string_alignment") return "String alignment";
+  if (name == "frequent_name") return "Most frequent name";
+  return absl::StrCat("Baseline ", name);
+}
+
+// The trivial predictor's row, then one row per input baseline that a
+// record of a fine-tuning column carries, in name order.
+void AddBaselineRows(
+    const PaperTable& paper,
+    const std::vector<std::vector<const RunRecord*>>& column_records,
+    TableReport& table) {
+  table.rows.push_back(BaselineRow(
+      paper, column_records, kTrivialPredictorRowKey, "Trivial predictor",
+      [](const RunRecord& record) {
+        return record.trivial.has_value() ? &*record.trivial : nullptr;
+      },
+      /*trivial=*/true, table));
+  std::set<std::string> names;
+  for (const std::vector<const RunRecord*>& records : column_records) {
+    for (const RunRecord* record : records) {
+      for (const TrivialBaseline& baseline : record->baselines) {
+        names.insert(baseline.name);
+      }
+    }
+  }
+  for (const std::string& name : names) {
+    table.rows.push_back(BaselineRow(
+        paper, column_records, absl::StrCat("baseline_", name),
+        BaselineDisplay(name),
+        [&name](const RunRecord& record) -> const TrivialBaseline* {
+          for (const TrivialBaseline& baseline : record.baselines) {
+            if (baseline.name == name) return &baseline;
+          }
+          return nullptr;
+        },
+        /*trivial=*/false, table));
+  }
 }
 
 // The first of `names` that `record` has among its metrics.
@@ -711,7 +766,7 @@ absl::StatusOr<TableReport> BuildTable(
                   [&](const ReportColumn& column) {
                     return IsFinetuneColumn(paper, column);
                   })) {
-    table.rows.push_back(TrivialPredictorRow(paper, column_records, table));
+    AddBaselineRows(paper, column_records, table);
   }
   FillCompute(records, used, table);
   NoteSeeds(table);

@@ -95,10 +95,12 @@ struct ReportRow {
   // What ran: "BERT (L2/H128, mini)" (RowLabel); the name alone for a row
   // without records.
   std::string display;
-  std::string name;                // without the size suffix: "BERT", "No NSP"
-  bool in_paper = false;           // a row of the paper's table
-  bool trivial_predictor = false;  // the baseline row, not a variant
-  std::vector<ReportCell> cells;   // one per column
+  std::string name;       // without the size suffix: "BERT", "No NSP"
+  bool in_paper = false;  // a row of the paper's table
+  // A baseline row, not a variant: the trivial predictor's
+  // (kTrivialPredictorRowKey) or an input baseline's ("baseline_<name>").
+  bool trivial_predictor = false;
+  std::vector<ReportCell> cells;  // one per column
   // The row's pre-training compute: from its own pre-training record; all
   // zero for kNoPretrainingVariant; nullopt ("—") for a row fine-tuned from
   // another variant's checkpoint, a record without compute, and the

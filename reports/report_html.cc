@@ -129,7 +129,8 @@ void AppendCell(const ReportRow& row, const ReportCell& cell,
   if (cell.has_value) {
     std::vector<std::string> meta;
     if (row.trivial_predictor) {
-      if (!column.trivial_predictor.empty()) {
+      if (row.key == kTrivialPredictorRowKey &&
+          !column.trivial_predictor.empty()) {
         meta.push_back(column.trivial_predictor);
       }
     } else if (cell.runs > 0) {
@@ -462,7 +463,7 @@ void AppendSpread(const TableReport& table, const SweepPanel& panel,
   // The trivial predictor's score, what every dot must beat.
   std::optional<double> trivial;
   for (const ReportRow& row : table.rows) {
-    if (!row.trivial_predictor) continue;
+    if (row.key != kTrivialPredictorRowKey) continue;
     for (size_t c = 0; c < table.columns.size(); ++c) {
       if (table.columns[c].paper.key == panel.column_key &&
           row.cells[c].has_value) {

@@ -231,7 +231,7 @@ void SetTrivial(std::vector<RunRecord>& records, size_t from,
                 const std::string& predictor, const std::string& metric,
                 double score) {
   for (size_t i = from; i < records.size(); ++i) {
-    records[i].trivial = TrivialBaseline{predictor, {{metric, score}}};
+    records[i].trivial = TrivialBaseline{predictor, {{metric, score}}, ""};
   }
 }
 
@@ -276,6 +276,38 @@ TEST(BuildReportTest, TrivialPredictorRowFromTheRecords) {
   EXPECT_THAT(
       ToMarkdown(report),
       HasSubstr("| Trivial predictor | n/a | n/a | 68.4 | n/a | n/a |"));
+}
+
+TEST(BuildReportTest, InputBaselineRowsFollowTheTrivialPredictor) {
+  std::vector<RunRecord> records;
+  AddGrid(records, "full", "mrpc", {{2e-5, {80, 82}}});
+  SetTrivial(records, 0, "majority class (1)", "accuracy", 68.4);
+  for (RunRecord& record : records) {
+    record.baselines = {TrivialBaseline{
+        "overlap >= 0.2", {{"accuracy", 74.5}}, "word_overlap"}};
+  }
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  ASSERT_GE(table.rows.size(), 2u);
+  const ReportRow& trivial = table.rows[table.rows.size() - 2];
+  const ReportRow& overlap = table.rows.back();
+  EXPECT_EQ(trivial.key, kTrivialPredictorRowKey);
+  EXPECT_EQ(overlap.key, "baseline_word_overlap");
+  EXPECT_EQ(overlap.display, "Word overlap (fitted on train)");
+  EXPECT_TRUE(overlap.trivial_predictor);
+  const ReportCell& mrpc = overlap.cells[Column(table, "mrpc:accuracy")];
+  ASSERT_TRUE(mrpc.has_value);
+  EXPECT_EQ(mrpc.mean, 74.5);
+  // The column's trivial predictor stays the trivial one.
+  EXPECT_EQ(table.columns[Column(table, "mrpc:accuracy")].trivial_predictor,
+            "majority class (1)");
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "Word overlap (fitted on train) row: a baseline that reads "
+                  "the input, fitted on train only")));
+  EXPECT_THAT(
+      ToMarkdown(report),
+      HasSubstr("| Word overlap (fitted on train) | n/a | n/a | 74.5 |"));
 }
 
 // A pre-training record of `variant` with `compute` (or none).

@@ -290,16 +290,24 @@ absl::Status CheckMetric(const RunRecord& record, absl::string_view prefix,
 
 // The trivial predictor's metrics: the same names and ranges as the
 // record's own, and every metric the record has (a column reads both).
+// A baseline (`prefix` "baselines[i].") has a name as well.
 absl::Status ParseTrivial(const Json& json, const std::string& path,
-                          RunRecord& record) {
-  ObjectReader reader(json, path, "trivial.");
-  TrivialBaseline& trivial = record.trivial.emplace();
+                          const std::string& prefix, RunRecord& record,
+                          TrivialBaseline& trivial) {
+  ObjectReader reader(json, path, prefix);
+  if (prefix != "trivial.") {
+    ASSIGN_OR_RETURN(trivial.name, reader.String("name"));
+    if (!IsTaskKey(trivial.name)) {
+      return reader.Error("name", "must match [a-z0-9_]+");
+    }
+  }
   ASSIGN_OR_RETURN(trivial.predictor, reader.String("predictor"));
   ASSIGN_OR_RETURN(const Json* metrics, reader.Object("metrics"));
   for (auto it = metrics->begin(); it != metrics->end(); ++it) {
     const std::string field = absl::StrCat("metrics.", it.key());
     ASSIGN_OR_RETURN(const double value, reader.NumberValue(field, it.value()));
-    RETURN_IF_ERROR(CheckMetric(record, "trivial.metrics.", it.key(), value));
+    RETURN_IF_ERROR(
+        CheckMetric(record, absl::StrCat(prefix, "metrics."), it.key(), value));
     trivial.metrics[it.key()] = value;
   }
   if (trivial.metrics.count(record.primary_metric) == 0) {
@@ -488,7 +496,37 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
                           "\"pretrain\")");
     }
     ASSIGN_OR_RETURN(const Json* trivial, reader.Object("trivial"));
-    RETURN_IF_ERROR(ParseTrivial(*trivial, file, record));
+    RETURN_IF_ERROR(ParseTrivial(*trivial, file, "trivial.", record,
+                                 record.trivial.emplace()));
+  }
+  if (reader.Has("baselines")) {
+    if (!finetune) {
+      return reader.Error("baselines",
+                          "only fine-tuning records have it (kind is "
+                          "\"pretrain\")");
+    }
+    const Json* baselines = reader.Find("baselines");
+    if (!baselines->is_array()) {
+      return reader.Error("baselines", absl::StrCat("expected an array, got ",
+                                                    TypeName(*baselines)));
+    }
+    for (size_t i = 0; i < baselines->size(); ++i) {
+      const std::string prefix = absl::StrCat("baselines[", i, "].");
+      if (!(*baselines)[i].is_object()) {
+        return reader.Error(prefix.substr(0, prefix.size() - 1),
+                            absl::StrCat("expected an object, got ",
+                                         TypeName((*baselines)[i])));
+      }
+      RETURN_IF_ERROR(ParseTrivial((*baselines)[i], file, prefix, record,
+                                   record.baselines.emplace_back()));
+      for (size_t j = 0; j + 1 < record.baselines.size(); ++j) {
+        if (record.baselines[j].name == record.baselines.back().name) {
+          return reader.Error(absl::StrCat(prefix, "name"),
+                              absl::StrCat("\"", record.baselines.back().name,
+                                           "\" appears twice"));
+        }
+      }
+    }
   }
 
   ASSIGN_OR_RETURN(const Json* timings, reader.Object("timings"));
@@ -627,6 +665,15 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
     if (record.trivial.has_value()) {
       json["trivial"] = {{"predictor", record.trivial->predictor},
                          {"metrics", record.trivial->metrics}};
+    }
+    if (!record.baselines.empty()) {
+      Json baselines = Json::array();
+      for (const TrivialBaseline& baseline : record.baselines) {
+        baselines.push_back({{"name", baseline.name},
+                             {"predictor", baseline.predictor},
+                             {"metrics", baseline.metrics}});
+      }
+      json["baselines"] = std::move(baselines);
     }
   }
   if (record.compute.has_value()) {

@@ -65,9 +65,12 @@ const MetricRange* FindMetricRange(absl::string_view name);
 // A fine-tuning record's trivial predictor on the same dev examples: what a
 // column's score must beat to mean anything (majority class, a fixed span
 // rule, chance among choices); tasks/finetune/trivial_baseline.h computes it.
+// The same shape holds a baseline that reads the input (RunRecord.baselines,
+// tasks/finetune/input_baselines.h), named by `name`.
 struct TrivialBaseline {
   std::string predictor;  // what it predicts, e.g. "majority class (1)"
   std::map<std::string, double> metrics;  // the record's metric names
+  std::string name;                       // baselines only: "word_overlap", ...
 };
 
 // What a pre-training run computed (a pre-training record; absent in
@@ -123,6 +126,9 @@ struct RunRecord {
   int64_t seed = 0;
   std::string primary_metric;
   std::optional<TrivialBaseline> trivial;
+  // Baselines that read the input, on the same dev examples (none in
+  // records of runners before them, or for tasks without one).
+  std::vector<TrivialBaseline> baselines;
   std::optional<FinetuneTraining> training;
 
   std::map<std::string, double> metrics;

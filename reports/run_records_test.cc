@@ -228,8 +228,14 @@ TEST(RunRecordToJsonTest, RoundTripsEveryField) {
   RunRecord record = MakeRecord(run);
   record.execution = RunExecution{2, "cpu", "fp32"};
   record.warnings = {"skipped 3 examples"};
-  record.trivial = TrivialBaseline{"first 3 context tokens",
-                                   {{"f1", 4.5}, {"exact_match", 0.0}}};
+  record.trivial = TrivialBaseline{
+      "first 3 context tokens", {{"f1", 4.5}, {"exact_match", 0.0}}, ""};
+  record.baselines = {
+      TrivialBaseline{"alignment",
+                      {{"f1", 12.5}, {"exact_match", 8.0}},
+                      "string_alignment"},
+      TrivialBaseline{
+          "names", {{"f1", 20.0}, {"exact_match", 19.0}}, "frequent_name"}};
   const nlohmann::json json = RunRecordToJson(record);
   absl::StatusOr<RunRecord> back = ParseRunRecord(json.dump(2), "x/run.json");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -248,6 +254,9 @@ TEST(RunRecordToJsonTest, RoundTripsEveryField) {
   ASSERT_TRUE(back->trivial.has_value());
   EXPECT_EQ(back->trivial->predictor, "first 3 context tokens");
   EXPECT_EQ(back->trivial->metrics, record.trivial->metrics);
+  ASSERT_EQ(back->baselines.size(), 2u);
+  EXPECT_EQ(back->baselines[1].name, "frequent_name");
+  EXPECT_EQ(back->baselines[1].metrics, record.baselines[1].metrics);
   // Without a row the record fills its variant's; "row" is written only
   // for a pre-training seed's variant.
   EXPECT_EQ(back->row_key(), "full");
@@ -302,6 +311,32 @@ TEST(ParseRunRecordTest, TrivialAndComputeAreCheckedLikeTheRest) {
   EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
               HasSubstr("field \"trivial.predictor\": missing"));
   json.erase("trivial");
+  // Input baselines: named, scored like the trivial predictor.
+  json["baselines"] = {{{"name", "word_overlap"},
+                        {"predictor", "overlap >= 0.2"},
+                        {"metrics", {{"accuracy", 61.0}}}}};
+  const auto with_baseline = ParseRunRecord(json.dump(), "r");
+  ASSERT_TRUE(with_baseline.ok()) << with_baseline.status();
+  ASSERT_EQ(with_baseline->baselines.size(), 1u);
+  EXPECT_EQ(with_baseline->baselines[0].name, "word_overlap");
+  EXPECT_EQ(with_baseline->baselines[0].metrics.at("accuracy"), 61.0);
+  json["baselines"][0]["metrics"] = {{"accuracy", 161.0}};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"baselines[0].metrics.accuracy\": 161 is "
+                        "outside [0, 100]"));
+  json["baselines"][0]["metrics"] = {{"accuracy", 61.0}};
+  json["baselines"][0]["name"] = "Word Overlap";
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"baselines[0].name\": must match"));
+  json["baselines"][0]["name"] = "word_overlap";
+  json["baselines"].push_back(json["baselines"][0]);
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"baselines[1].name\": \"word_overlap\" "
+                        "appears twice"));
+  json["baselines"] = {{"name", "x"}};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"baselines\": expected an array"));
+  json.erase("baselines");
   json["compute"] = {{"steps", 10},
                      {"tokens", 10},
                      {"predicted_positions", 1},

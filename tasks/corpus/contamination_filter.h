@@ -9,9 +9,10 @@
 // space and trimmed. So "The king said, “Who is in the court?" matches the
 // same words with a closing quote. Sentences of fewer than
 // kMinContaminationWords words are not kept: "Amen." or a one-word title in
-// both texts is no leak, and matching them would drop documents for nothing. A corpus document is contaminated when any of its
-// sentences is in the filter; the pre-training data preparation leaves such
-// documents out whole (experiments/pretraining_data_prep.h).
+// both texts is no leak, and matching them would drop documents for nothing. A
+// corpus document is contaminated when any of its sentences is in the filter;
+// the pre-training data preparation leaves such documents out whole
+// (experiments/pretraining_data_prep.h).
 //
 // The filter is a set: the order sentences are added in does not matter, and
 // Key() names its contents for cache keys.

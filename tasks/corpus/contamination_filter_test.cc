@@ -39,9 +39,8 @@ TEST(ContaminationFilter, ContaminatesADocumentWithOneSharedSentence) {
   ContaminationFilter filter;
   filter.Add("In the beginning was the Word.");
   Document clean{{"A first sentence of four.", "Another one here, too."}, ""};
-  Document leaked{{"A first sentence of four.",
-                   "In the beginning was the Word."},
-                  ""};
+  Document leaked{
+      {"A first sentence of four.", "In the beginning was the Word."}, ""};
   EXPECT_FALSE(filter.Contaminates(clean));
   EXPECT_TRUE(filter.Contaminates(leaked));
 }

@@ -15,8 +15,7 @@ namespace {
 // Whether the byte at `at` starts a General Punctuation character
 // (U+2000-U+207F: curly quotes, dashes), E2 80 xx or E2 81 xx in UTF-8.
 bool GeneralPunctuationAt(absl::string_view text, size_t at) {
-  return static_cast<unsigned char>(text[at]) == 0xE2 &&
-         at + 2 < text.size() &&
+  return static_cast<unsigned char>(text[at]) == 0xE2 && at + 2 < text.size() &&
          (static_cast<unsigned char>(text[at + 1]) == 0x80 ||
           static_cast<unsigned char>(text[at + 1]) == 0x81);
 }
@@ -26,8 +25,8 @@ std::vector<std::string> Words(absl::string_view text, bool lowercase) {
   std::string word;
   for (size_t i = 0; i < text.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    const bool ascii_word = (c >= 'a' && c <= 'z') ||
-                            (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    const bool ascii_word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                            (c >= '0' && c <= '9');
     if (ascii_word || (c >= 0x80 && !GeneralPunctuationAt(text, i))) {
       word += lowercase && c >= 'A' && c <= 'Z'
                   ? static_cast<char>(c - 'A' + 'a')
@@ -110,9 +109,9 @@ absl::StatusOr<WordOverlapClassifier> FitWordOverlap(
     if (pair.label < 0 ||
         (!label_names.empty() &&
          pair.label >= static_cast<int32_t>(label_names.size()))) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "label ", pair.label, " is outside the task's ", label_names.size(),
-          " classes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("label ", pair.label, " is outside the task's ",
+                       label_names.size(), " classes"));
     }
     points.push_back({WordOverlap(pair.text_a, pair.text_b), pair.label});
     ++total[pair.label];
@@ -125,11 +124,14 @@ absl::StatusOr<WordOverlapClassifier> FitWordOverlap(
   int64_t best_right = -1;
   std::map<int32_t, int64_t> below;  // labels of the points below threshold
   size_t next = 0;
-  while (next <= points.size()) {
-    // Threshold: the next distinct overlap (after the last point: above
-    // all of them, so every pair is "below").
+  while (true) {
+    // Below every point, midway between two distinct neighbours, or above
+    // every point (overlaps lie in [0, 1]).
     const double threshold =
-        next < points.size() ? points[next].first : points.back().first + 1.0;
+        next == 0 ? -1.0
+        : next == points.size()
+            ? 2.0
+            : (points[next - 1].first + points[next].first) / 2;
     for (int32_t high : labels) {
       for (int32_t low : labels) {
         const int64_t right = total[high] - below[high] + below[low];

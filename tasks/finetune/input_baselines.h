@@ -8,10 +8,12 @@
 //   word overlap (sentence-pair classification): the Jaccard overlap of the
 //     two texts' word sets (words: maximal runs of ASCII letters and digits
 //     and non-ASCII bytes, ASCII letters lowercased) against one threshold:
-//     at or above it one class, below it another. The threshold and the two
-//     classes are the ones with the most right answers on train (ties: the
-//     smaller threshold, then the smaller class ids). A pair task that word
-//     overlap separates (random-chapter negatives) is a topic test.
+//     at or above it one class, below it another. The threshold (below all
+//     of train's overlaps, midway between two neighbouring ones, or above
+//     all) and the two classes are the ones with the most right answers on
+//     train (ties: the smaller threshold, then the smaller class ids). A
+//     pair task that word overlap separates (random-chapter negatives) is a
+//     topic test.
 //   string alignment (extractive QA): the question split at its first
 //     wh-word (what who whom whose which when where why how); the answer is
 //     the context span of 1 to kMaxAlignedSpanWords doc tokens whose left
