@@ -84,6 +84,7 @@ constexpr Interval kPositive{0, true, kInf, true};         // > 0
 constexpr Interval kNonNegative{0, false, kInf, true};     // >= 0
 constexpr Interval kFraction{0, true, 1, false};           // (0, 1]
 constexpr Interval kHeldOutFraction{0, true, 0.5, false};  // (0, 0.5]
+constexpr Interval kTuneFraction{0, false, 0.5, false};    // [0, 0.5]
 constexpr Interval kLearningRate{0, true, 1, false};       // (0, 1]
 constexpr Interval kWeightDecay{0, false, 1, true};        // [0, 1)
 
@@ -835,6 +836,8 @@ class RunChecker {
               "0 means all");
       AtLeast(path + ".max_eval_examples", task.max_eval_examples(), 0,
               "0 means all");
+      InRange(path + ".tune_fraction", task.tune_fraction(), kTuneFraction,
+              "e.g. 0.1; 0 chooses learning rates on dev");
       AtLeast(path + ".doc_stride", task.doc_stride(), 1, "the paper's 128");
       AtLeast(path + ".max_query_length", task.max_query_length(), 1,
               "the paper's 64");

@@ -460,6 +460,7 @@ TEST(ValidationErrorTest, FinetuningTasksNameFieldAndFix) {
   task->add_learning_rates(0.0);
   task->set_max_seq_length(1024);
   task->set_restarts(0);
+  task->set_tune_fraction(0.75);
   FinetuneTaskSpec* again = finetuning->add_tasks();
   again->set_task(FinetuneTaskSpec::SST2);
   FinetuneTaskSpec* twice = finetuning->add_tasks();
@@ -489,6 +490,8 @@ TEST(ValidationErrorTest, FinetuningTasksNameFieldAndFix) {
                         "exceeds model.max_position_embeddings (512)"));
   EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].restarts (0) must "
                                  "be at least 1"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].tune_fraction "
+                                 "(0.75) must be in [0, 0.5]"));
   EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[1].learning_rates is "
                                  "required"));
   EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[2].task (SST2) is "

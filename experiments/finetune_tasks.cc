@@ -11,6 +11,7 @@
 #include "common/directory.h"
 #include "common/file.h"
 #include "common/file_lock.h"
+#include "common/split_mix.h"
 #include "common/status_macros.h"
 #include "eval/glue_scoring.h"
 #include "eval/squad_eval.h"
@@ -80,6 +81,63 @@ void Truncate(std::vector<T>* items, int64_t limit) {
 // ---- GLUE and the derived pair task ----------------------------------------
 
 // The scorer's fractions in the records' units (x100).
+// Whether training example (SQuAD: article) `index` is in the tune split
+// of `fraction`: a fixed hash of its position, so that every run of a task
+// holds out the same examples (FinetuneTaskSpec.tune_fraction).
+constexpr uint64_t kTuneSalt = 0x74756e6573706c74;  // "tunesplt"
+
+bool InTuneSplit(int64_t index, double fraction) {
+  return static_cast<double>(
+             SplitMix64(kTuneSalt ^ SplitMix64(static_cast<uint64_t>(index)))) <
+         fraction * 18446744073709551616.0;
+}
+
+// Which of `count` training items (in order) go to the tune split; an error
+// when either side would be empty.
+absl::StatusOr<std::vector<bool>> TuneMask(const std::string& task,
+                                           const FinetuneTaskSpec& spec,
+                                           int64_t count,
+                                           absl::string_view items) {
+  std::vector<bool> mask(count, false);
+  int64_t tune = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    mask[i] = InTuneSplit(i, spec.tune_fraction());
+    tune += mask[i];
+  }
+  if (tune == 0 || tune == count) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "task ", task, ": tune_fraction ", spec.tune_fraction(), " of ", count,
+        " training ", items, " leaves ", tune == 0 ? "no tune" : "no training",
+        " ", items, "; change tune_fraction or max_train_examples"));
+  }
+  return mask;
+}
+
+// Moves the items `mask` marks from *train to *tune, keeping their order.
+template <typename T>
+void SplitByMask(const std::vector<bool>& mask, std::vector<T>* train,
+                 std::vector<T>* tune) {
+  std::vector<T> kept;
+  for (size_t i = 0; i < train->size(); ++i) {
+    ((mask[i]) ? tune : &kept)->push_back(std::move((*train)[i]));
+  }
+  *train = std::move(kept);
+}
+
+// The tune split of training examples: moves them from *train to *tune and
+// returns which they were (TuneMask).
+template <typename T>
+absl::StatusOr<std::vector<bool>> HoldOutTune(const FinetuneTaskInfo& info,
+                                              const FinetuneTaskSpec& spec,
+                                              std::vector<T>* train,
+                                              std::vector<T>* tune) {
+  ASSIGN_OR_RETURN(std::vector<bool> mask,
+                   TuneMask(info.key, spec, static_cast<int64_t>(train->size()),
+                            "examples"));
+  SplitByMask(mask, train, tune);
+  return mask;
+}
+
 std::map<std::string, double> InRecordUnits(const GlueScores& scores) {
   std::map<std::string, double> metrics;
   for (const auto& [metric, value] : scores.values) {
@@ -150,6 +208,16 @@ class GlueTask : public FinetuneTask {
       result->test_.push_back(std::move(encoded));
       result->test_files_.push_back(file.submission_file_name);
     }
+    if (spec.tune_fraction() > 0) {
+      ASSIGN_OR_RETURN(
+          const std::vector<bool> mask,
+          HoldOutTune(info, spec, &result->train_, &result->tune_));
+      if (!result->train_pairs_.empty()) {
+        std::vector<LabelledPair> tune_pairs;
+        SplitByMask(mask, &result->train_pairs_, &tune_pairs);
+      }
+      result->tune_size_ = static_cast<int64_t>(result->tune_.size());
+    }
     result->train_size_ = result->train_.size();
     for (const auto& set : result->dev_) {
       result->dev_size_ += set.examples.size();
@@ -165,79 +233,86 @@ class GlueTask : public FinetuneTask {
   absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
       Finetuner* tuner, const std::string& output_dir) const override {
     std::vector<TaskMetrics> results;
-    const int labels = spec_->num_labels;
     for (size_t d = 0; d < dev_.size(); ++d) {
       const GlueEncodedSet& set = dev_[d];
-      ASSIGN_OR_RETURN(const std::vector<float> logits,
-                       tuner->PredictClassification(set.examples));
-      std::vector<GluePrediction> predictions;
-      GlueScores scores;
-      reports::DevExamples examples;
-      for (const auto& example : set.examples)
-        examples.ids.push_back(example.guid);
-      if (spec_->is_regression) {
-        examples.kind = reports::DevExampleKind::kScores;
-        std::vector<double>& gold = examples.gold_scores;
-        std::vector<double>& predicted = examples.predicted_scores;
-        for (size_t i = 0; i < set.examples.size(); ++i) {
-          gold.push_back(set.examples[i].score);
-          predicted.push_back(logits[i]);
-          GluePrediction p;
-          p.guid = set.examples[i].guid;
-          p.score = logits[i];
-          predictions.push_back(p);
-        }
-        scores = ScoreGlueRegression(*spec_, gold, predicted);
-      } else {
-        examples.kind = reports::DevExampleKind::kLabels;
-        std::vector<int32_t>& gold = examples.gold_labels;
-        std::vector<int32_t>& predicted = examples.predicted_labels;
-        for (size_t i = 0; i < set.examples.size(); ++i) {
-          const float* row = logits.data() + i * labels;
-          const int32_t best =
-              static_cast<int32_t>(std::max_element(row, row + labels) - row);
-          gold.push_back(set.examples[i].label);
-          predicted.push_back(best);
-          GluePrediction p;
-          p.guid = set.examples[i].guid;
-          p.label = best;
-          predictions.push_back(p);
-        }
-        scores = ScoreGlueClassification(*spec_, gold, predicted);
-      }
+      ASSIGN_OR_RETURN(reports::DevExamples examples,
+                       Predict(tuner, set.examples));
       RETURN_IF_ERROR(WriteGluePredictions(
           Join(output_dir, absl::StrCat(set.set_name, ".dev_predictions.tsv")),
-          *spec_, predictions));
+          *spec_, GluePredictions(examples)));
       TaskMetrics metrics;
       metrics.task = info_->dev_set_keys[d];
-      metrics.metrics = InRecordUnits(scores);
+      metrics.metrics = InRecordUnits(Score(examples));
       metrics.examples = std::move(examples);
       results.push_back(std::move(metrics));
     }
     for (size_t t = 0; t < test_.size(); ++t) {
-      ASSIGN_OR_RETURN(const std::vector<float> logits,
-                       tuner->PredictClassification(test_[t].examples));
-      std::vector<GluePrediction> predictions;
-      for (size_t i = 0; i < test_[t].examples.size(); ++i) {
-        GluePrediction p;
-        p.guid = test_[t].examples[i].guid;
-        if (spec_->is_regression) {
-          p.score = logits[i];
-        } else {
-          const float* row = logits.data() + i * labels;
-          p.label =
-              static_cast<int32_t>(std::max_element(row, row + labels) - row);
-        }
-        predictions.push_back(p);
-      }
+      ASSIGN_OR_RETURN(const reports::DevExamples examples,
+                       Predict(tuner, test_[t].examples));
       RETURN_IF_ERROR(WriteGluePredictions(
           Join(output_dir, absl::StrCat("test_", test_files_[t])), *spec_,
-          predictions));
+          GluePredictions(examples)));
     }
     return results;
   }
 
+  absl::StatusOr<std::map<std::string, double>> EvaluateTune(
+      Finetuner* tuner) const override {
+    ASSIGN_OR_RETURN(const reports::DevExamples examples,
+                     Predict(tuner, tune_));
+    return InRecordUnits(Score(examples));
+  }
+
  private:
+  // The model's prediction for each of `examples`, with the gold answers.
+  absl::StatusOr<reports::DevExamples> Predict(
+      Finetuner* tuner, const std::vector<ClassificationExample>& set) const {
+    ASSIGN_OR_RETURN(const std::vector<float> logits,
+                     tuner->PredictClassification(set));
+    const int labels = spec_->num_labels;
+    reports::DevExamples examples;
+    examples.kind = spec_->is_regression ? reports::DevExampleKind::kScores
+                                         : reports::DevExampleKind::kLabels;
+    for (size_t i = 0; i < set.size(); ++i) {
+      examples.ids.push_back(set[i].guid);
+      if (spec_->is_regression) {
+        examples.gold_scores.push_back(set[i].score);
+        examples.predicted_scores.push_back(logits[i]);
+      } else {
+        const float* row = logits.data() + i * labels;
+        examples.gold_labels.push_back(set[i].label);
+        examples.predicted_labels.push_back(
+            static_cast<int32_t>(std::max_element(row, row + labels) - row));
+      }
+    }
+    return examples;
+  }
+
+  // `examples`' predictions in the layout of the prediction files.
+  std::vector<GluePrediction> GluePredictions(
+      const reports::DevExamples& examples) const {
+    std::vector<GluePrediction> predictions;
+    for (size_t i = 0; i < examples.ids.size(); ++i) {
+      GluePrediction p;
+      p.guid = examples.ids[i];
+      if (spec_->is_regression) {
+        p.score = examples.predicted_scores[i];
+      } else {
+        p.label = examples.predicted_labels[i];
+      }
+      predictions.push_back(p);
+    }
+    return predictions;
+  }
+
+  GlueScores Score(const reports::DevExamples& examples) const {
+    return spec_->is_regression
+               ? ScoreGlueRegression(*spec_, examples.gold_scores,
+                                     examples.predicted_scores)
+               : ScoreGlueClassification(*spec_, examples.gold_labels,
+                                         examples.predicted_labels);
+  }
+
   // Train's majority class (its mean score for STS-B) on every dev set,
   // through the scorer Evaluate uses.
   absl::StatusOr<std::vector<TrivialMetrics>> ScoreTrivial() const {
@@ -298,6 +373,7 @@ class GlueTask : public FinetuneTask {
   // Pair tasks: the texts of train_ and of each dev set (empty otherwise).
   std::vector<LabelledPair> train_pairs_;
   std::vector<std::vector<LabelledPair>> dev_pairs_;
+  std::vector<ClassificationExample> tune_;  // FinetuneTaskSpec.tune_fraction
   std::vector<GlueEncodedSet> dev_;
   std::vector<GlueEncodedSet> test_;
   std::vector<std::string> test_files_;  // submission file names
@@ -434,6 +510,33 @@ class SquadTask : public FinetuneTask {
                         : absl::StrCat(" (first: ", stats.skipped[0], ")")));
     }
     Truncate(&train.examples, spec.max_train_examples());
+    if (spec.tune_fraction() > 0) {
+      // By article, so that no tune question shares a context with a
+      // training one.
+      int64_t articles = 0;
+      for (const SquadParagraph& paragraph : train.paragraphs) {
+        articles = std::max(articles, paragraph.article + 1);
+      }
+      ASSIGN_OR_RETURN(const std::vector<bool> tune_articles,
+                       TuneMask(info.key, spec, articles, "articles"));
+      std::vector<bool> mask;
+      for (const SquadExample& example : train.examples) {
+        mask.push_back(
+            tune_articles[train.paragraphs[example.paragraph_index].article]);
+      }
+      result->tune_ = train;  // the paragraphs; the questions follow
+      result->tune_.examples.clear();
+      SplitByMask(mask, &train.examples, &result->tune_.examples);
+      if (train.examples.empty() || result->tune_.examples.empty()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("task ", info.key, ": the tune split's articles hold ",
+                         result->tune_.examples.size(), " of ",
+                         result->tune_.examples.size() + train.examples.size(),
+                         " training questions; change tune_fraction or "
+                         "max_train_examples"));
+      }
+      result->tune_size_ = static_cast<int64_t>(result->tune_.examples.size());
+    }
     // The answer lengths the v1.1 trivial predictor is fitted on.
     std::vector<int64_t> train_answer_words;
     for (const SquadExample& example : train.examples) {
@@ -467,6 +570,11 @@ class SquadTask : public FinetuneTask {
     ASSIGN_OR_RETURN(
         result->dev_features_,
         ConvertSquadExamplesToFeatures(result->dev_, tokenizer, features));
+    if (result->tune_size_ > 0) {
+      ASSIGN_OR_RETURN(
+          result->tune_features_,
+          ConvertSquadExamplesToFeatures(result->tune_, tokenizer, features));
+    }
     result->train_size_ = train.examples.size();
     result->dev_size_ = result->dev_.examples.size();
     result->trivial_ = result->ScoreTrivial(std::move(train_answer_words));
@@ -477,44 +585,13 @@ class SquadTask : public FinetuneTask {
 
   absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
       Finetuner* tuner, const std::string& output_dir) const override {
-    std::vector<float> start, end;
-    RETURN_IF_ERROR(tuner->PredictSpans(dev_features_.features, &start, &end));
-    const int64_t t = tuner->options().max_seq_length;
-    std::vector<SpanLogits> logits(dev_features_.features.size());
-    for (size_t i = 0; i < logits.size(); ++i) {
-      logits[i].start_logits.assign(start.begin() + i * t,
-                                    start.begin() + (i + 1) * t);
-      logits[i].end_logits.assign(end.begin() + i * t,
-                                  end.begin() + (i + 1) * t);
-    }
-    SquadDecodeOptions decode;
-    decode.version_2_with_negative = v2_;
     ASSIGN_OR_RETURN(std::vector<SquadPrediction> predictions,
-                     DecodeSquadPredictions(dev_, dev_features_, logits,
-                                            tokenizer_, decode));
+                     Decode(tuner, dev_, dev_features_));
     const SquadGold gold = ToSquadGold(dev_);
     TaskMetrics metrics;
     metrics.task = info_->dev_set_keys.front();
-    if (!v2_) {
-      ASSIGN_OR_RETURN(const SquadMetrics scores,
-                       EvaluateSquad(gold, ToSquadPredictionMap(predictions),
-                                     nullptr, SquadEvalOptions()));
-      metrics.metrics["exact_match"] = scores.exact;
-      metrics.metrics["f1"] = scores.f1;
-    } else {
-      const SquadNaProbs na_probs = ToSquadNaProbs(predictions);
-      ASSIGN_OR_RETURN(const SquadMetrics at_zero,
-                       EvaluateSquad(gold, ToSquadPredictionMap(predictions),
-                                     &na_probs, SquadEvalOptions()));
-      ASSIGN_OR_RETURN(const SquadMetrics chosen,
-                       ChooseSquadNullThreshold(
-                           gold, ToSquadBestNonNullMap(predictions), na_probs));
-      metrics.metrics["exact_match_at_0"] = at_zero.exact;
-      metrics.metrics["f1_at_0"] = at_zero.f1;
-      metrics.metrics["exact_match"] = chosen.best_exact->best_score;
-      metrics.metrics["f1"] = chosen.best_f1->best_score;
-      metrics.metrics["null_threshold"] = chosen.best_f1->threshold;
-      ApplySquadNullThreshold(chosen.best_f1->threshold, &predictions);
+    ASSIGN_OR_RETURN(metrics.metrics, Score(dev_, &predictions));
+    if (v2_) {
       RETURN_IF_ERROR(WriteSquadNullOddsFile(Join(output_dir, "null_odds.json"),
                                              predictions));
     }
@@ -538,8 +615,68 @@ class SquadTask : public FinetuneTask {
     return std::vector<TaskMetrics>{metrics};
   }
 
+  absl::StatusOr<std::map<std::string, double>> EvaluateTune(
+      Finetuner* tuner) const override {
+    ASSIGN_OR_RETURN(std::vector<SquadPrediction> predictions,
+                     Decode(tuner, tune_, tune_features_));
+    return Score(tune_, &predictions);
+  }
+
  private:
   explicit SquadTask(const FullTokenizer& tokenizer) : tokenizer_(tokenizer) {}
+
+  // The model's decoded answers to the questions of `dataset`.
+  absl::StatusOr<std::vector<SquadPrediction>> Decode(
+      Finetuner* tuner, const SquadDataset& dataset,
+      const SquadFeatures& features) const {
+    std::vector<float> start, end;
+    RETURN_IF_ERROR(tuner->PredictSpans(features.features, &start, &end));
+    const int64_t t = tuner->options().max_seq_length;
+    std::vector<SpanLogits> logits(features.features.size());
+    for (size_t i = 0; i < logits.size(); ++i) {
+      logits[i].start_logits.assign(start.begin() + i * t,
+                                    start.begin() + (i + 1) * t);
+      logits[i].end_logits.assign(end.begin() + i * t,
+                                  end.begin() + (i + 1) * t);
+    }
+    SquadDecodeOptions decode;
+    decode.version_2_with_negative = v2_;
+    return DecodeSquadPredictions(dataset, features, logits, tokenizer_,
+                                  decode);
+  }
+
+  // The official metrics of *predictions on `dataset`: v1.1 exact_match and
+  // f1; v2.0 those at the no-answer threshold chosen for best F1 on the same
+  // questions (as the official script reports), their _at_0 twins and the
+  // null_threshold, which is then applied to *predictions.
+  absl::StatusOr<std::map<std::string, double>> Score(
+      const SquadDataset& dataset,
+      std::vector<SquadPrediction>* predictions) const {
+    const SquadGold gold = ToSquadGold(dataset);
+    std::map<std::string, double> metrics;
+    if (!v2_) {
+      ASSIGN_OR_RETURN(const SquadMetrics scores,
+                       EvaluateSquad(gold, ToSquadPredictionMap(*predictions),
+                                     nullptr, SquadEvalOptions()));
+      metrics["exact_match"] = scores.exact;
+      metrics["f1"] = scores.f1;
+      return metrics;
+    }
+    const SquadNaProbs na_probs = ToSquadNaProbs(*predictions);
+    ASSIGN_OR_RETURN(const SquadMetrics at_zero,
+                     EvaluateSquad(gold, ToSquadPredictionMap(*predictions),
+                                   &na_probs, SquadEvalOptions()));
+    ASSIGN_OR_RETURN(const SquadMetrics chosen,
+                     ChooseSquadNullThreshold(
+                         gold, ToSquadBestNonNullMap(*predictions), na_probs));
+    metrics["exact_match_at_0"] = at_zero.exact;
+    metrics["f1_at_0"] = at_zero.f1;
+    metrics["exact_match"] = chosen.best_exact->best_score;
+    metrics["f1"] = chosen.best_f1->best_score;
+    metrics["null_threshold"] = chosen.best_f1->threshold;
+    ApplySquadNullThreshold(chosen.best_f1->threshold, predictions);
+    return metrics;
+  }
 
   // v1.1: the first k words of each context, k the median training answer
   // length; v2.0: no answer anywhere, which every no-answer threshold
@@ -608,6 +745,9 @@ class SquadTask : public FinetuneTask {
   std::vector<SpanFeature> train_;
   SquadDataset dev_;
   SquadFeatures dev_features_;
+  // FinetuneTaskSpec.tune_fraction: the training questions held out.
+  SquadDataset tune_;
+  SquadFeatures tune_features_;
 };
 
 // ---- SWAG and the derived four-way task ------------------------------------
@@ -638,6 +778,11 @@ class SwagTask : public FinetuneTask {
                train ? spec.max_train_examples() : spec.max_eval_examples());
       (train ? result->train_ : result->dev_) = std::move(examples);
     }
+    if (spec.tune_fraction() > 0) {
+      RETURN_IF_ERROR(
+          HoldOutTune(info, spec, &result->train_, &result->tune_).status());
+      result->tune_size_ = static_cast<int64_t>(result->tune_.size());
+    }
     result->train_size_ = result->train_.size();
     result->dev_size_ = result->dev_.size();
     result->trivial_ = result->ScoreTrivial();
@@ -650,17 +795,13 @@ class SwagTask : public FinetuneTask {
 
   absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
       Finetuner* tuner, const std::string& output_dir) const override {
-    ASSIGN_OR_RETURN(const std::vector<float> scores,
-                     tuner->PredictMultipleChoice(dev_));
-    std::vector<int32_t> predicted;
+    ASSIGN_OR_RETURN(const std::vector<int32_t> predicted,
+                     Choices(tuner, dev_));
     TaskMetrics metrics;
     metrics.examples.kind = reports::DevExampleKind::kLabels;
     std::string lines = "guid\tprediction\tlabel\n";
     for (size_t i = 0; i < dev_.size(); ++i) {
-      const float* row = scores.data() + i * kSwagNumChoices;
-      const int best =
-          static_cast<int>(std::max_element(row, row + kSwagNumChoices) - row);
-      predicted.push_back(best);
+      const int32_t best = predicted[i];
       metrics.examples.ids.push_back(dev_[i].guid);
       metrics.examples.gold_labels.push_back(dev_[i].label);
       metrics.examples.predicted_labels.push_back(best);
@@ -670,20 +811,45 @@ class SwagTask : public FinetuneTask {
     RETURN_IF_ERROR(
         WriteFileAtomically(Join(output_dir, "dev_predictions.tsv"), lines));
     metrics.task = info_->dev_set_keys.front();
-    metrics.metrics["accuracy"] = AccuracyPercent(predicted);
+    metrics.metrics["accuracy"] = AccuracyPercent(dev_, predicted);
     return std::vector<TaskMetrics>{metrics};
   }
 
+  absl::StatusOr<std::map<std::string, double>> EvaluateTune(
+      Finetuner* tuner) const override {
+    ASSIGN_OR_RETURN(const std::vector<int32_t> predicted,
+                     Choices(tuner, tune_));
+    return std::map<std::string, double>{
+        {"accuracy", AccuracyPercent(tune_, predicted)}};
+  }
+
  private:
-  // Percent of dev examples whose right choice is predicted[i].
-  double AccuracyPercent(const std::vector<int32_t>& predicted) const {
-    CHECK_EQ(predicted.size(), dev_.size());
-    int64_t correct = 0;
-    for (size_t i = 0; i < dev_.size(); ++i) {
-      correct += predicted[i] == dev_[i].label;
+  // The model's choice for each of `examples`.
+  static absl::StatusOr<std::vector<int32_t>> Choices(
+      Finetuner* tuner, const std::vector<MultipleChoiceExample>& examples) {
+    ASSIGN_OR_RETURN(const std::vector<float> scores,
+                     tuner->PredictMultipleChoice(examples));
+    std::vector<int32_t> choices;
+    for (size_t i = 0; i < examples.size(); ++i) {
+      const float* row = scores.data() + i * kSwagNumChoices;
+      choices.push_back(static_cast<int32_t>(
+          std::max_element(row, row + kSwagNumChoices) - row));
     }
-    return dev_.empty() ? 0.0
-                        : 100.0 * correct / static_cast<double>(dev_.size());
+    return choices;
+  }
+
+  // Percent of `examples` whose right choice is predicted[i].
+  static double AccuracyPercent(
+      const std::vector<MultipleChoiceExample>& examples,
+      const std::vector<int32_t>& predicted) {
+    CHECK_EQ(predicted.size(), examples.size());
+    int64_t correct = 0;
+    for (size_t i = 0; i < examples.size(); ++i) {
+      correct += predicted[i] == examples[i].label;
+    }
+    return examples.empty()
+               ? 0.0
+               : 100.0 * correct / static_cast<double>(examples.size());
   }
 
   // Train's most frequent right choice for every dev example.
@@ -698,11 +864,12 @@ class SwagTask : public FinetuneTask {
     trivial.task = info_->dev_set_keys.front();
     trivial.predictor = rule.predictor;
     trivial.metrics["accuracy"] =
-        AccuracyPercent(std::vector<int32_t>(dev_.size(), rule.choice));
+        AccuracyPercent(dev_, std::vector<int32_t>(dev_.size(), rule.choice));
     return std::vector<TrivialMetrics>{trivial};
   }
 
   std::vector<MultipleChoiceExample> train_, dev_;
+  std::vector<MultipleChoiceExample> tune_;  // FinetuneTaskSpec.tune_fraction
 };
 
 }  // namespace

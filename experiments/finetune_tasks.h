@@ -94,6 +94,9 @@ class FinetuneTask {
   }
   int64_t train_size() const { return train_size_; }
   int64_t dev_size() const { return dev_size_; }
+  // Examples (SQuAD: questions) of the tune split, held out of train_size()
+  // (FinetuneTaskSpec.tune_fraction); 0 without one.
+  int64_t tune_size() const { return tune_size_; }
   // What reading the files found worth telling but not fatal, one line
   // each, e.g. SQuAD training questions skipped because their answer is not
   // at its offset: a count, then the first few (file:line and question id).
@@ -108,6 +111,10 @@ class FinetuneTask {
   // One TaskMetrics per dev set, named by info().dev_set_keys in order.
   virtual absl::StatusOr<std::vector<TaskMetrics>> Evaluate(
       Finetuner* tuner, const std::string& output_dir) const = 0;
+  // The trained model's metrics on the tune split (tune_size() > 0), in the
+  // units of TaskMetrics.metrics (MNLI: the names of its first dev set's).
+  virtual absl::StatusOr<std::map<std::string, double>> EvaluateTune(
+      Finetuner* tuner) const = 0;
   // The trivial baseline of each dev set, in the order of Evaluate's
   // results; computed once, when the task is loaded. An error (no labelled
   // training example, an empty dev set) is kept for the caller to report.
@@ -121,6 +128,7 @@ class FinetuneTask {
   std::map<std::string, std::string> data_files_;
   int64_t train_size_ = 0;
   int64_t dev_size_ = 0;
+  int64_t tune_size_ = 0;
   std::vector<std::string> warnings_;
   absl::StatusOr<std::vector<TrivialMetrics>> trivial_;
 };

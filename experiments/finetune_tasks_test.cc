@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -33,6 +34,23 @@ FullTokenizer UncasedTokenizer() {
   return FullTokenizer::FromVocabFile("tasks/testdata/web_vocab_uncased.txt",
                                       UncasedOptions())
       .value();
+}
+
+// The real-data sources of a test's data directory.
+TaskSources SourcesIn(const std::string& data_dir) {
+  TaskSources sources;
+  sources.data_dir = data_dir;
+  sources.scratch_dir = data_dir + "/scratch";
+  return sources;
+}
+
+// Short sequences for the tests' tiny files.
+FinetuneTaskSpec SmallSpec() {
+  FinetuneTaskSpec spec;
+  spec.set_max_seq_length(64);
+  spec.set_doc_stride(32);
+  spec.set_max_query_length(16);
+  return spec;
 }
 
 TEST(FinetuneTasksTest, DataAvailabilityFollowsTheOfficialLayouts) {
@@ -75,16 +93,9 @@ TEST(FinetuneTasksTest, OneSquadFileIsSplitByArticle) {
     }
   }
   std::ofstream(root + "/squad/v1.1/train-v1.1.subset.json") << json.dump();
-  TaskSources sources;
-  sources.data_dir = root;
-  sources.scratch_dir = root + "/scratch";
-  FinetuneTaskSpec spec;
-  spec.set_max_seq_length(64);
-  spec.set_doc_stride(32);
-  spec.set_max_query_length(16);
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto task =
-      LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer, sources);
+  auto task = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, SmallSpec(), tokenizer,
+                               SourcesIn(root));
   ASSERT_TRUE(task.ok()) << task.status();
   std::ifstream dev(root + "/scratch/squad-v1.1-split/dev.json");
   std::ifstream train(root + "/scratch/squad-v1.1-split/train.json");
@@ -185,15 +196,9 @@ void WriteText(const std::string& path, const std::string& text) {
 // worked: the callers assert on the values).
 std::vector<TrivialMetrics> TrivialOf(FinetuneTaskSpec::Task task,
                                       const std::string& data_dir) {
-  TaskSources sources;
-  sources.data_dir = data_dir;
-  sources.scratch_dir = data_dir + "/scratch";
-  FinetuneTaskSpec spec;
-  spec.set_max_seq_length(64);
-  spec.set_doc_stride(32);
-  spec.set_max_query_length(16);
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto loaded = LoadFinetuneTask(task, spec, tokenizer, sources);
+  auto loaded =
+      LoadFinetuneTask(task, SmallSpec(), tokenizer, SourcesIn(data_dir));
   EXPECT_TRUE(loaded.ok()) << loaded.status();
   if (!loaded.ok()) return {};
   const auto& trivial = (*loaded)->Trivial();
@@ -443,6 +448,93 @@ TEST(FinetuneTasksTest, TrivialOfSwagIsTrainsMostFrequentRightEnding) {
   EXPECT_EQ(trivial[0].predictor,
             "most frequent right ending of train (ending 2)");
   EXPECT_DOUBLE_EQ(trivial[0].metrics.at("accuracy"), 50.0);
+}
+
+}  // namespace
+}  // namespace experiments
+}  // namespace bertlab
+
+namespace bertlab {
+namespace experiments {
+namespace {
+
+// ---- the tune split (FinetuneTaskSpec.tune_fraction) -----------------------
+
+absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadWithTune(
+    FinetuneTaskSpec::Task task, const std::string& data_dir,
+    double tune_fraction, const FullTokenizer& tokenizer) {
+  FinetuneTaskSpec spec = SmallSpec();
+  spec.set_tune_fraction(tune_fraction);
+  return LoadFinetuneTask(task, spec, tokenizer, SourcesIn(data_dir));
+}
+
+TEST(FinetuneTasksTest, TuneSplitHoldsOutAFixedShareOfTrain) {
+  const std::string root = Fresh("tune_mrpc");
+  std::string train = "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n";
+  for (int i = 0; i < 200; ++i) {
+    absl::StrAppend(&train, i % 2, "\t", i, "\t", i, "\tsentence ", i,
+                    " here\tand its pair ", i, "\n");
+  }
+  WriteText(root + "/glue/MRPC/train.tsv", train);
+  WriteText(root + "/glue/MRPC/dev.tsv",
+            "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\ta\tb\n");
+  const FullTokenizer tokenizer = UncasedTokenizer();
+  auto without = LoadWithTune(FinetuneTaskSpec::MRPC, root, 0.0, tokenizer);
+  auto with = LoadWithTune(FinetuneTaskSpec::MRPC, root, 0.2, tokenizer);
+  auto again = LoadWithTune(FinetuneTaskSpec::MRPC, root, 0.2, tokenizer);
+  ASSERT_TRUE(without.ok()) << without.status();
+  ASSERT_TRUE(with.ok()) << with.status();
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*without)->tune_size(), 0);
+  EXPECT_EQ((*without)->train_size(), 200);
+  // About a fifth (a binomial draw: 40 +- 5.7), the rest still trains.
+  EXPECT_GT((*with)->tune_size(), 25);
+  EXPECT_LT((*with)->tune_size(), 55);
+  EXPECT_EQ((*with)->tune_size() + (*with)->train_size(), 200);
+  EXPECT_EQ((*again)->tune_size(), (*with)->tune_size());
+  EXPECT_EQ((*with)->Train().classification->size(),
+            static_cast<size_t>((*with)->train_size()));
+
+  // A fraction that leaves no tune example is refused by name.
+  WriteText(root + "/glue/MRPC/train.tsv",
+            "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\ta\tb\n");
+  auto tiny = LoadWithTune(FinetuneTaskSpec::MRPC, root, 0.01, tokenizer);
+  ASSERT_FALSE(tiny.ok());
+  EXPECT_THAT(tiny.status().message(),
+              HasSubstr("task mrpc: tune_fraction 0.01 of 1 training "
+                        "examples leaves no tune examples"));
+}
+
+TEST(FinetuneTasksTest, SquadTuneSplitHoldsOutWholeArticles) {
+  const std::string root = Fresh("tune_squad");
+  // 40 articles of 5 questions each: a draw by article moves questions in
+  // fives.
+  nlohmann::json data = nlohmann::json::array();
+  for (int a = 0; a < 40; ++a) {
+    nlohmann::json article;
+    article["title"] = absl::StrCat("t", a);
+    for (int q = 0; q < 5; ++q) {
+      article["paragraphs"].push_back(
+          {{"context", "alpha beta gamma"},
+           {"qas",
+            {{{"id", absl::StrCat("q", a, "-", q)},
+              {"question", "what?"},
+              {"answers", {{{"text", "beta"}, {"answer_start", 6}}}}}}}});
+    }
+    data.push_back(article);
+  }
+  const std::string json =
+      nlohmann::json{{"version", "1.1"}, {"data", data}}.dump();
+  WriteText(root + "/squad/v1.1/train-v1.1.json", json);
+  WriteText(root + "/squad/v1.1/dev-v1.1.json", json);
+  const FullTokenizer tokenizer = UncasedTokenizer();
+  auto task = LoadWithTune(FinetuneTaskSpec::SQUAD1, root, 0.25, tokenizer);
+  ASSERT_TRUE(task.ok()) << task.status();
+  EXPECT_EQ((*task)->tune_size() + (*task)->train_size(), 200);
+  EXPECT_EQ((*task)->tune_size() % 5, 0);
+  // About a quarter of the 40 articles (10 +- 2.7).
+  EXPECT_GE((*task)->tune_size(), 4 * 5);
+  EXPECT_LE((*task)->tune_size(), 16 * 5);
 }
 
 }  // namespace

@@ -1112,6 +1112,12 @@ class Runner {
     }
     ASSIGN_OR_RETURN(const std::vector<TaskMetrics> results,
                      task.Evaluate(tuner.get(), dir), _.Prepend(label, ": "));
+    std::optional<reports::TuneScore> tune;
+    if (task.tune_size() > 0) {
+      ASSIGN_OR_RETURN(auto tune_metrics, task.EvaluateTune(tuner.get()),
+                       _.Prepend(label, ": "));
+      tune = reports::TuneScore{task.tune_size(), std::move(tune_metrics)};
+    }
     const auto end = Clock::now();
     for (size_t i = 0; i < results.size(); ++i) {
       const TaskMetrics& result = results[i];
@@ -1139,6 +1145,7 @@ class Runner {
       record.trivial = reports::TrivialBaseline{(*trivial)[i].predictor,
                                                 (*trivial)[i].metrics, ""};
       record.baselines = (*trivial)[i].baselines;
+      record.tune = tune;
       record.training = reports::FinetuneTraining{
           tuner->stats().first_step_loss, tuner->stats().lowest_step_loss};
       std::string summary;

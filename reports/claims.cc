@@ -284,8 +284,9 @@ std::string ClaimLabel(const ClaimCheck& check) {
                       " (derived stand-in: ", check.derived_task, ")");
 }
 
-std::string ClaimsMethod(bool selected, bool one_seed, bool examples_resampled,
-                         int paper_family, int control_family) {
+std::string ClaimsMethod(bool selected, bool tuned, bool one_seed,
+                         bool examples_resampled, int paper_family,
+                         int control_family) {
   return absl::StrCat(
       "Method: Multi-Bootstrap (Sellam et al. 2022), ", kBootstrapRounds,
       " rounds, random seed ", kBootstrapSeed,
@@ -313,6 +314,8 @@ std::string ClaimsMethod(bool selected, bool one_seed, bool examples_resampled,
                : "",
       selected ? "Some learning rates were selected on the same dev scores, "
                  "so those intervals are optimistic."
+      : tuned  ? "Learning rates were chosen on tune splits held out of "
+                 "training, never on the dev scores shown."
                : "No learning rate was selected on dev (a grid of one per "
                  "task).");
 }

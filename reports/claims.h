@@ -171,10 +171,12 @@ std::string ClaimLabel(const ClaimCheck& check);
 
 // How the verdicts are reached, for the report's reader: short and exact.
 // `selected`: some cell's learning rate was chosen on dev from a grid of
-// two or more; `one_seed`: some claim's side has one pre-training seed;
+// two or more; `tuned`: some was chosen on a tune split (and none on dev);
+// `one_seed`: some claim's side has one pre-training seed;
 // `examples_resampled`: every measured claim resampled its dev examples.
-std::string ClaimsMethod(bool selected, bool one_seed, bool examples_resampled,
-                         int paper_family, int control_family);
+std::string ClaimsMethod(bool selected, bool tuned, bool one_seed,
+                         bool examples_resampled, int paper_family,
+                         int control_family);
 
 }  // namespace reports
 }  // namespace bertlab

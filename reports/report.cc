@@ -73,6 +73,7 @@ void FillFromSelection(const CellSelection& selection,
   cell.median = Median(cell.values);
   cell.runs = static_cast<int>(cell.values.size());
   cell.learning_rate = best.learning_rate;
+  cell.chosen_on_tune = selection.chosen_on_tune;
   for (const RunRecord* record : best.records) {
     ClaimRun run;
     // "full.seed2" of row "full": seed "seed2"; "" for a row of one seed.
@@ -390,7 +391,8 @@ void NoteGridEdges(TableReport& table) {
   };
   std::vector<std::string> cells;
   std::set<std::string> grids;
-  std::set<std::string> fixed;  // columns run at one learning rate
+  std::set<std::string> fixed;            // columns run at one learning rate
+  std::set<std::string> on_dev, on_tune;  // columns chosen from a grid
   int selected = 0;
   for (const ReportRow& row : table.rows) {
     for (size_t c = 0; c < table.columns.size(); ++c) {
@@ -402,6 +404,8 @@ void NoteGridEdges(TableReport& table) {
         continue;
       }
       ++selected;
+      (cell.chosen_on_tune ? on_tune : on_dev)
+          .insert(table.columns[c].paper.display);
       if (!cell.learning_rate_at_grid_edge) continue;
       grids.insert(join_rates(cell.learning_rate_grid));
       cells.push_back(
@@ -414,6 +418,18 @@ void NoteGridEdges(TableReport& table) {
     table.footnotes.push_back(absl::StrCat(
         "Learning rate fixed (a grid of one, nothing selected on dev): ",
         absl::StrJoin(fixed, "; "), "."));
+  }
+  if (!on_tune.empty()) {
+    table.footnotes.push_back(absl::StrCat(
+        "Learning rate chosen per cell on the task's tune split (held out of "
+        "training; the dev scores shown chose nothing): ",
+        absl::StrJoin(on_tune, ", "), "."));
+  }
+  if (!on_dev.empty()) {
+    table.footnotes.push_back(absl::StrCat(
+        "Learning rate chosen per cell on the dev scores shown (no tune "
+        "split), which flatters those cells: ",
+        absl::StrJoin(on_dev, ", "), "."));
   }
   if (cells.empty()) return;
   const std::string which =
@@ -772,13 +788,19 @@ absl::StatusOr<TableReport> BuildTable(
   NoteSeeds(table);
   ASSIGN_OR_RETURN(table.claims, CheckTableClaims(paper, table));
   if (!table.claims.empty()) {
-    const bool selected = std::any_of(
-        table.rows.begin(), table.rows.end(), [](const ReportRow& row) {
-          return std::any_of(row.cells.begin(), row.cells.end(),
-                             [](const ReportCell& cell) {
-                               return cell.learning_rate_grid.size() > 1;
-                             });
-        });
+    // Cells whose learning rate was chosen from a grid, on dev or on tune.
+    const auto chosen = [&](bool on_tune) {
+      return std::any_of(
+          table.rows.begin(), table.rows.end(), [&](const ReportRow& row) {
+            return std::any_of(row.cells.begin(), row.cells.end(),
+                               [&](const ReportCell& cell) {
+                                 return cell.learning_rate_grid.size() > 1 &&
+                                        cell.chosen_on_tune == on_tune;
+                               });
+          });
+    };
+    const bool selected = chosen(false);
+    const bool tuned = chosen(true);
     bool one_seed = false;
     bool examples = true;
     int paper_family = 0, control_family = 0;
@@ -790,7 +812,7 @@ absl::StatusOr<TableReport> BuildTable(
       (check.claim.beyond_paper() ? control_family : paper_family) =
           check.family_size;
     }
-    table.claims_method = ClaimsMethod(selected, one_seed, examples,
+    table.claims_method = ClaimsMethod(selected, tuned, one_seed, examples,
                                        paper_family, control_family);
   }
   NoteCollapsed(table);

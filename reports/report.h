@@ -51,8 +51,10 @@ struct ReportCell {
   // claims resample), and how many of them collapsed (RunCollapsed).
   std::vector<ClaimRun> selected_runs;
   int collapsed = 0;
-  // The learning rate chosen on dev; 0 for pre-training and average cells.
+  // The learning rate chosen (on the tune split when chosen_on_tune, else
+  // on dev); 0 for pre-training and average cells.
   double learning_rate = 0.0;
+  bool chosen_on_tune = false;
   // Every learning rate run for this cell, ascending.
   std::vector<double> learning_rate_grid;
   // The grid has at least two rates and the chosen one is its smallest or

@@ -185,9 +185,33 @@ TEST(BuildReportTest, GridEdgeIsMarkedAndNoted) {
               ::testing::Contains("Learning rate fixed (a grid of one, "
                                   "nothing selected on dev): SST-2 (Acc) at "
                                   "2e-05."));
+  // No tune split: the dev scores chose, and the note says so.
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "Learning rate chosen per cell on the dev scores shown (no "
+                  "tune split), which flatters those cells: MRPC (Acc).")));
   const std::string markdown = ToMarkdown(report);
   EXPECT_THAT(markdown, HasSubstr("| 81.0 ± 1.4 (med 81.0, n=2;"));
   EXPECT_THAT(markdown, HasSubstr("| 72.0† (n=1;"));
+
+  // With tune scores on every run, the tune split chooses: 1e-5 here,
+  // whatever dev says.
+  std::vector<RunRecord> tuned;
+  AddGrid(tuned, "full", "mrpc", {{1e-5, {70, 71}}, {2e-5, {80, 82}}});
+  for (RunRecord& record : tuned) {
+    record.tune = TuneScore{
+        30, {{"accuracy", record.learning_rate == 1e-5 ? 77.0 : 76.0}}};
+  }
+  const Report tuned_report = Build(tuned);
+  const TableReport& tuned_table = tuned_report.tables[0];
+  const ReportCell& cell =
+      Row(tuned_table, "full").cells[Column(tuned_table, "mrpc:accuracy")];
+  EXPECT_TRUE(cell.chosen_on_tune);
+  EXPECT_EQ(cell.learning_rate, 1e-5);
+  EXPECT_EQ(cell.mean, 70.5);
+  EXPECT_THAT(tuned_table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "Learning rate chosen per cell on the task's tune split")));
 
   // When every selected cell is at an edge, the note says so once.
   std::vector<RunRecord> edges;

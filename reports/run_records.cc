@@ -499,6 +499,34 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
     RETURN_IF_ERROR(ParseTrivial(*trivial, file, "trivial.", record,
                                  record.trivial.emplace()));
   }
+  if (reader.Has("tune")) {
+    if (!finetune) {
+      return reader.Error("tune",
+                          "only fine-tuning records have it (kind is "
+                          "\"pretrain\")");
+    }
+    ASSIGN_OR_RETURN(const Json* tune, reader.Object("tune"));
+    ObjectReader tune_reader(*tune, file, "tune.");
+    TuneScore& score = record.tune.emplace();
+    ASSIGN_OR_RETURN(score.examples, tune_reader.Integer("examples"));
+    if (score.examples < 1) {
+      return tune_reader.Error("examples", "must be at least 1");
+    }
+    ASSIGN_OR_RETURN(const Json* metrics, tune_reader.Object("metrics"));
+    for (auto it = metrics->begin(); it != metrics->end(); ++it) {
+      ASSIGN_OR_RETURN(const double value,
+                       tune_reader.NumberValue(
+                           absl::StrCat("metrics.", it.key()), it.value()));
+      RETURN_IF_ERROR(CheckMetric(record, "tune.metrics.", it.key(), value));
+      score.metrics[it.key()] = value;
+    }
+    if (score.metrics.count(record.primary_metric) == 0) {
+      return tune_reader.Error(
+          absl::StrCat("metrics.", record.primary_metric),
+          "missing: the tune split chooses by the primary metric");
+    }
+    RETURN_IF_ERROR(tune_reader.Finish());
+  }
   if (reader.Has("baselines")) {
     if (!finetune) {
       return reader.Error("baselines",
@@ -666,6 +694,10 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
       json["trivial"] = {{"predictor", record.trivial->predictor},
                          {"metrics", record.trivial->metrics}};
     }
+    if (record.tune.has_value()) {
+      json["tune"] = {{"examples", record.tune->examples},
+                      {"metrics", record.tune->metrics}};
+    }
     if (!record.baselines.empty()) {
       Json baselines = Json::array();
       for (const TrivialBaseline& baseline : record.baselines) {
@@ -822,6 +854,11 @@ absl::StatusOr<CellSelection> SelectBestLearningRate(
           slot->second->run_id, ")"));
     }
   }
+  cell.chosen_on_tune =
+      std::all_of(records.begin(), records.end(), [&](const RunRecord* record) {
+        return record->tune.has_value() &&
+               record->tune->metrics.count(cell.primary_metric) > 0;
+      });
   for (const auto& [learning_rate, restarts] : grid) {
     LearningRatePoint point;
     point.learning_rate = learning_rate;
@@ -831,7 +868,9 @@ absl::StatusOr<CellSelection> SelectBestLearningRate(
       point.restarts.push_back(key.second);
       point.records.push_back(record);
       point.values.push_back(record->metrics.at(std::string(metric)));
-      primary.push_back(record->metrics.at(cell.primary_metric));
+      primary.push_back(cell.chosen_on_tune
+                            ? record->tune->metrics.at(cell.primary_metric)
+                            : record->metrics.at(cell.primary_metric));
     }
     point.mean = Mean(point.values);
     point.std = SampleStd(point.values);

@@ -101,6 +101,12 @@ struct FinetuneTraining {
   double lowest_step_loss = 0.0;  // over every step, the first included
 };
 
+// A fine-tuning run's scores on its task's tune split.
+struct TuneScore {
+  int64_t examples = 0;
+  std::map<std::string, double> metrics;
+};
+
 struct RunRecord {
   std::string path;  // the file it was read from (for messages)
 
@@ -130,6 +136,10 @@ struct RunRecord {
   // records of runners before them, or for tasks without one).
   std::vector<TrivialBaseline> baselines;
   std::optional<FinetuneTraining> training;
+  // Scored on the task's tune split (FinetuneTaskSpec.tune_fraction), held
+  // out of training: what the report chooses learning rates by; absent
+  // without a tune split. The same metric names and units as `metrics`.
+  std::optional<TuneScore> tune;
 
   std::map<std::string, double> metrics;
   double wall_seconds = 0.0;
@@ -202,15 +212,20 @@ struct LearningRatePoint {
   std::vector<const RunRecord*> records;  // same order
   // The column's metric, one per run (same order as `restarts`).
   std::vector<double> values;
-  double mean = 0.0;            // of `values`
-  double std = 0.0;             // sample std of `values`
-  double selection_mean = 0.0;  // mean of the primary metric
+  double mean = 0.0;  // of `values`
+  double std = 0.0;   // sample std of `values`
+  // Mean of the primary metric that chose: on the tune split when the
+  // cell has one (CellSelection::chosen_on_tune), else on dev.
+  double selection_mean = 0.0;
 };
 
 struct CellSelection {
   std::vector<LearningRatePoint> sweep;  // by learning rate, ascending
   int best = -1;                         // index into sweep
   std::string primary_metric;            // what chose the learning rate
+  // Chosen by the runs' tune-split scores (every run has them), not by the
+  // dev scores the cell reports.
+  bool chosen_on_tune = false;
 
   const LearningRatePoint& selected() const { return sweep[best]; }
 };

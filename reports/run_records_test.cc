@@ -337,6 +337,20 @@ TEST(ParseRunRecordTest, TrivialAndComputeAreCheckedLikeTheRest) {
   EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
               HasSubstr("field \"baselines\": expected an array"));
   json.erase("baselines");
+  // The tune split's scores: checked like the dev metrics.
+  json["tune"] = {{"examples", 40}, {"metrics", {{"accuracy", 71.5}}}};
+  const auto with_tune = ParseRunRecord(json.dump(), "r");
+  ASSERT_TRUE(with_tune.ok()) << with_tune.status();
+  EXPECT_EQ(with_tune->tune->examples, 40);
+  EXPECT_EQ(with_tune->tune->metrics.at("accuracy"), 71.5);
+  EXPECT_EQ(RunRecordToJson(*with_tune)["tune"], json["tune"]);
+  json["tune"]["examples"] = 0;
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"tune.examples\": must be at least 1"));
+  json["tune"] = {{"examples", 40}, {"metrics", {{"f1", 50.0}}}};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"tune.metrics.accuracy\": missing"));
+  json.erase("tune");
   json["compute"] = {{"steps", 10},
                      {"tokens", 10},
                      {"predicted_positions", 1},
@@ -532,6 +546,27 @@ TEST(SelectBestLearningRateTest, BestMeanOverRestartsWins) {
   EXPECT_DOUBLE_EQ(cell->selected().std, 1.0);
   EXPECT_EQ(cell->selected().values.size(), 3u);
   EXPECT_EQ(cell->sweep[0].mean, 81.0);
+}
+
+TEST(SelectBestLearningRateTest, TheTuneSplitChoosesWhenEveryRunHasIt) {
+  // On dev 5e-5 is better; on the tune split 2e-5 is, and it chooses.
+  std::vector<RunRecord> records = Grid({{2e-5, {80, 82}}, {5e-5, {90, 88}}});
+  for (RunRecord& record : records) {
+    const double tune = record.learning_rate == 2e-5 ? 75 : 70;
+    record.tune = TuneScore{40, {{"accuracy", tune}}};
+  }
+  auto cell = SelectBestLearningRate(Pointers(records), "accuracy");
+  ASSERT_TRUE(cell.ok()) << cell.status();
+  EXPECT_TRUE(cell->chosen_on_tune);
+  EXPECT_EQ(cell->selected().learning_rate, 2e-5);
+  EXPECT_EQ(cell->selected().mean, 81.0);  // dev, what is reported
+  EXPECT_EQ(cell->selected().selection_mean, 75.0);
+  // One run without a tune score: dev chooses, and says so.
+  records.back().tune.reset();
+  cell = SelectBestLearningRate(Pointers(records), "accuracy");
+  ASSERT_TRUE(cell.ok()) << cell.status();
+  EXPECT_FALSE(cell->chosen_on_tune);
+  EXPECT_EQ(cell->selected().learning_rate, 5e-5);
 }
 
 TEST(SelectBestLearningRateTest, TiesKeepTheSmallerLearningRate) {

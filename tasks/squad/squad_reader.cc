@@ -196,6 +196,7 @@ absl::StatusOr<SquadDataset> ParseSquadJson(absl::string_view json_text,
           static_cast<int64_t>(dataset.paragraphs.size());
       dataset.paragraphs.push_back(
           SplitSquadContext(context->get<std::string>()));
+      dataset.paragraphs.back().article = static_cast<int64_t>(a);
       const SquadParagraph& paragraph = dataset.paragraphs.back();
       const int64_t num_chars =
           static_cast<int64_t>(paragraph.char_to_word_offset.size());

@@ -37,6 +37,7 @@ struct SquadParagraph {
   std::string context;                       // UTF-8, as in the file
   std::vector<std::string> doc_tokens;       // whitespace-split context
   std::vector<int32_t> char_to_word_offset;  // per code point of context
+  int64_t article = 0;  // index of its article in the file's data[]
 };
 
 struct SquadAnswer {
