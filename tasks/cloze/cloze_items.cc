@@ -37,8 +37,7 @@ absl::Status CheckOptions(const ClozeOptions& options) {
   RETURN_IF_ERROR(AtLeast("candidates", options.candidates, 2));
   RETURN_IF_ERROR(AtLeast("band", options.band, 1));
   RETURN_IF_ERROR(AtLeast("min_count", options.min_count, 1));
-  RETURN_IF_ERROR(
-      AtLeast("skip_most_frequent", options.skip_most_frequent, 0));
+  RETURN_IF_ERROR(AtLeast("skip_most_frequent", options.skip_most_frequent, 0));
   RETURN_IF_ERROR(AtLeast("max_pieces", options.max_pieces, 1));
   return AtLeast("max_items", options.max_items, 0);
 }
@@ -57,8 +56,7 @@ std::map<std::string, int64_t> CountClozeWords(
 
 absl::StatusOr<std::vector<ClozeItem>> BuildClozeItems(
     const std::vector<std::string>& sentences, const FullTokenizer& tokenizer,
-    const std::map<std::string, int64_t>& counts,
-    const ClozeOptions& options) {
+    const std::map<std::string, int64_t>& counts, const ClozeOptions& options) {
   RETURN_IF_ERROR(CheckOptions(options));
   // The eligible words by frequency, most frequent first (ties: by word),
   // minus the most frequent ones.

@@ -41,17 +41,17 @@ struct ClozeOptions {
   int band = 100;      // distractors' frequency ranks: answer's +- band
   int64_t min_count = 5;
   int skip_most_frequent = 50;
-  int max_pieces = 62;  // fits [CLS] ... [SEP] at max_seq_length 64
+  int max_pieces = 62;    // fits [CLS] ... [SEP] at max_seq_length 64
   int64_t max_items = 0;  // 0: one per eligible sentence
   uint64_t seed = 20261206;
 };
 
 struct ClozeItem {
-  std::string id;             // "cloze-<sentence index>"
-  std::vector<int> left;      // word-piece ids before the blank
-  std::vector<int> right;     // word-piece ids after it
+  std::string id;               // "cloze-<sentence index>"
+  std::vector<int> left;        // word-piece ids before the blank
+  std::vector<int> right;       // word-piece ids after it
   std::vector<int> candidates;  // one word-piece id each
-  int answer = 0;             // index into candidates
+  int answer = 0;               // index into candidates
 };
 
 // How often each lowercase word (BasicTokenizer token) occurs in

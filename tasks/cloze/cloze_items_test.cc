@@ -13,8 +13,8 @@ using ::testing::HasSubstr;
 
 // A vocabulary of the specials, punctuation and `words`.
 FullTokenizer Tokenizer(const std::vector<std::string>& words) {
-  std::vector<std::string> tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]",
-                                     "[MASK]", ".", ",", "##s"};
+  std::vector<std::string> tokens = {"[PAD]",  "[UNK]", "[CLS]", "[SEP]",
+                                     "[MASK]", ".",     ",",     "##s"};
   tokens.insert(tokens.end(), words.begin(), words.end());
   absl::StatusOr<Vocab> vocab = Vocab::FromTokens(tokens, "test vocabulary");
   EXPECT_TRUE(vocab.ok()) << vocab.status();
@@ -141,11 +141,11 @@ TEST(BuildClozeItems, RefusesBadOptionsAndNoItems) {
   const FullTokenizer tokenizer = Tokenizer(Words(10));
   ClozeOptions options;
   options.candidates = 1;
-  EXPECT_THAT(BuildClozeItems({Sentence({0, 1}, ".")}, tokenizer, Counts(10),
-                              options)
-                  .status()
-                  .message(),
-              HasSubstr("ClozeOptions.candidates = 1; it must be at least 2"));
+  EXPECT_THAT(
+      BuildClozeItems({Sentence({0, 1}, ".")}, tokenizer, Counts(10), options)
+          .status()
+          .message(),
+      HasSubstr("ClozeOptions.candidates = 1; it must be at least 2"));
   auto none = BuildClozeItems({Sentence({0, 1}, ".")}, tokenizer, Counts(10),
                               ClozeOptions());
   ASSERT_FALSE(none.ok());
