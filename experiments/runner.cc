@@ -1010,6 +1010,9 @@ class Runner {
     FinetuneTaskSpec cell_spec = spec;
     cell_spec.clear_learning_rates();
     cell_spec.clear_restarts();
+    // No tune split is what runs before tune_fraction existed did: their
+    // ids (and cached runs) stay valid.
+    if (cell_spec.tune_fraction() == 0) cell_spec.clear_tune_fraction();
     // Fine-tuning runs on the CPU; the pre-training run's id carries its
     // device and precision.
     const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
