@@ -498,9 +498,17 @@ class Runner {
       render.rows.assign(rows.begin(), rows.end());
     }
     render.generated_at = options_.report_date;
+    render.run_ids = run_ids_;
     ASSIGN_OR_RETURN(const reports::RenderResult report,
                      reports::RenderReport(options_.output_dir,
                                            summary_.report_dir, render));
+    if (report.records_left_out > 0 && options_.progress) {
+      std::cerr << "experiment: " << report.records_left_out
+                << " run records below " << options_.output_dir
+                << " are not runs of this experiment as it is now (an "
+                   "earlier version or configuration wrote them); the "
+                   "report leaves them out\n";
+    }
     summary_.report_markdown = report.markdown;
     summary_.seconds = SecondsSince(start);
     return summary_;
@@ -724,6 +732,7 @@ class Runner {
     const std::string result_path = Join(train_dir, "result.json");
     Pretrained pretrained{run_id, "",     data.vocab_file, data.corpus_hash,
                           false,  run_id, run.name};
+    run_ids_.insert(run_id);
     const std::string what = absl::StrCat("pre-training ", run.name);
     // kPlan leaves a run to a job unless another experiment has trained it
     // (it is in the cache): then only its record is to be written, here.
@@ -1022,6 +1031,7 @@ class Runner {
         "\nbilstm ", bilstm, "\n",
         rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
         data_hash_text, execution_.CpuGemmIdText())));
+    run_ids_.insert(run_id);
     const std::string dir = Join(
         Join(Join(Join(options_.output_dir, "finetune"), run.name), task.key()),
         absl::StrCat("lr", LearningRateText(lr), "-r", restart, "-",
@@ -1183,6 +1193,8 @@ class Runner {
   std::vector<ResolvedRun> runs_;
   TaskSources sources_;
   std::map<int, ContaminationFilter> leave_out_;  // LeaveOut's, by its key
+  // Every run this experiment has (its records are the report's).
+  std::set<std::string> run_ids_;
   std::map<std::string, Pretrained> pretrained_;
   std::map<std::string, std::unique_ptr<FinetuneTask>> tasks_;
   std::vector<std::unique_ptr<FullTokenizer>> tokenizers_;

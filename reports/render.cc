@@ -21,8 +21,19 @@ namespace reports {
 absl::StatusOr<RenderResult> RenderReport(const std::string& runs_dir,
                                           const std::string& output_dir,
                                           const RenderOptions& options) {
-  ASSIGN_OR_RETURN(const std::vector<RunRecord> records,
-                   LoadRunRecords(runs_dir));
+  ASSIGN_OR_RETURN(std::vector<RunRecord> records, LoadRunRecords(runs_dir));
+  int64_t left_out = 0;
+  if (!options.run_ids.empty()) {
+    std::vector<RunRecord> own;
+    for (RunRecord& record : records) {
+      if (options.run_ids.count(record.run_id) > 0) {
+        own.push_back(std::move(record));
+      } else {
+        ++left_out;
+      }
+    }
+    records = std::move(own);
+  }
   ReportOptions report_options;
   report_options.table = options.table;
   report_options.scale = options.scale;
@@ -42,6 +53,7 @@ absl::StatusOr<RenderResult> RenderReport(const std::string& runs_dir,
                                             output_dir, ": ", error.message()));
   }
   RenderResult result;
+  result.records_left_out = left_out;
   result.markdown = ToMarkdown(report);
   std::vector<std::pair<std::string, std::string>> files = {
       {"report.md", result.markdown},

@@ -12,6 +12,7 @@
 #ifndef BERTLAB_REPORTS_RENDER_H_
 #define BERTLAB_REPORTS_RENDER_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,16 @@ struct RenderOptions {
   std::string scale;         // kScaleNames; empty: all
   std::string generated_at;  // date line; empty: the current UTC time
   std::vector<std::string> rows;  // only these variants' rows (ReportOptions)
+  // Non-empty: only the records of these runs (the runner's own, so that a
+  // record an earlier version or config left in the directory is not mixed
+  // in); the others are counted in RenderResult.records_left_out.
+  std::set<std::string> run_ids;
 };
 
 struct RenderResult {
   std::string markdown;                    // what report.md holds
   std::vector<std::string> written_files;  // full paths, in write order
+  int64_t records_left_out = 0;            // not in RenderOptions.run_ids
 };
 
 absl::StatusOr<RenderResult> RenderReport(const std::string& runs_dir,

@@ -85,17 +85,17 @@ absl::StatusOr<std::vector<Row>> MakeRows(const BertConfig& config,
         ids.insert(ids.end(), item.right.begin(), item.right.end());
         ids.push_back(options.sep_id);
         rows.push_back(LikelihoodRow(
-            std::move(ids),
-            config.attention_mode == AttentionMode::kCausal, i, c));
+            std::move(ids), config.attention_mode == AttentionMode::kCausal, i,
+            c));
       }
     }
   }
   for (const Row& row : rows) {
     if (static_cast<int64_t>(row.ids.size()) > config.max_position_embeddings) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a cloze sequence of ", row.ids.size(),
-          " tokens exceeds the model's max_position_embeddings (",
-          config.max_position_embeddings, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("a cloze sequence of ", row.ids.size(),
+                       " tokens exceeds the model's max_position_embeddings (",
+                       config.max_position_embeddings, ")"));
     }
     for (int32_t id : row.ids) {
       if (id < 0 || id >= config.vocab_size) {
@@ -115,9 +115,9 @@ absl::StatusOr<ClozeScores> ScoreClozeItems(const BertConfig& config,
                                             const std::vector<ClozeItem>& items,
                                             const ClozeScorerOptions& options) {
   if (options.batch_size < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "ClozeScorerOptions.batch_size = ", options.batch_size,
-        "; it must be at least 1"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("ClozeScorerOptions.batch_size = ", options.batch_size,
+                     "; it must be at least 1"));
   }
   const BertForPretraining model(config, /*next_sentence=*/false);
   if (static_cast<int64_t>(params.size()) != model.layout().total_size()) {
