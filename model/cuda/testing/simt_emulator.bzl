@@ -15,7 +15,7 @@ SIMT_EMULATOR_COPTS = [
     "-Wno-sign-compare",
 ]
 
-def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kernel_deps = [], size = "small"):
+def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kernel_deps = [], size = "small", shard_count = None):
     """A test that runs a kernel source's own code on the CPU under simt_emulator.h.
 
     Declares the kernel source as a testonly g++ library (nvcc compiles the
@@ -29,6 +29,7 @@ def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kern
       kernel_hdrs: further kernel headers it includes from the same package.
       kernel_deps: what the kernel source includes beyond kernel_source.cuh.
       size: the test size.
+      shard_count: shards for a slow test (gtest splits its cases).
     """
     op = name[:-len("_emulated_test")]
     library = op + "_kernels_emulated"
@@ -41,6 +42,7 @@ def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kern
     native.cc_test(
         name = name,
         size = size,
+        shard_count = shard_count,
         srcs = [name + ".cc"],
         copts = SIMT_EMULATOR_COPTS,
         deps = [
