@@ -35,7 +35,7 @@ grep -q "SQuAD v1.1 (F1)" "$TEST_TMPDIR/report.md" ||
 "$run_experiment" --experiment="$experiment" --data_dir="$data" \
   --default_corpus="$corpus" --output_dir="$out" --threads=2 \
   --report_date=2026-01-01 --progress=false > /dev/null 2> "$TEST_TMPDIR/again.log"
-grep -q "0 pre-training and 0 fine-tuning runs now, 8 finished earlier" \
+grep -q "0 pre-training, 0 fine-tuning and 0 cloze runs now, 8 finished earlier" \
   "$TEST_TMPDIR/again.log" || { echo "FAIL: rerun was not cached"; cat "$TEST_TMPDIR/again.log"; exit 1; }
 
 # Another output directory on the same cache reuses the pre-training runs
@@ -44,7 +44,7 @@ grep -q "0 pre-training and 0 fine-tuning runs now, 8 finished earlier" \
   --default_corpus="$corpus" --output_dir="$TEST_TMPDIR/runs2" \
   --cache_dir="$out/cache" --threads=2 --report_date=2026-01-01 \
   --progress=false > /dev/null 2> "$TEST_TMPDIR/cache.log"
-grep -q "0 pre-training and 6 fine-tuning runs now, 2 finished earlier" \
+grep -q "0 pre-training, 6 fine-tuning and 0 cloze runs now, 2 finished earlier" \
   "$TEST_TMPDIR/cache.log" || { echo "FAIL: the cache was not used"; cat "$TEST_TMPDIR/cache.log"; exit 1; }
 "$check_regression" --runs="$TEST_TMPDIR/runs2" --golden="$golden"
 
@@ -55,7 +55,7 @@ grep -q "0 pre-training and 6 fine-tuning runs now, 2 finished earlier" \
   --cache_dir="$out/cache" --threads=2 --jobs=2 --report_date=2026-01-01 \
   --progress=false > "$TEST_TMPDIR/jobs.md" 2> "$TEST_TMPDIR/jobs.log" ||
   { echo "FAIL: --jobs=2 failed"; cat "$TEST_TMPDIR/jobs.log"; exit 1; }
-grep -q "0 pre-training and 6 fine-tuning runs now, 2 finished earlier" \
+grep -q "0 pre-training, 6 fine-tuning and 0 cloze runs now, 2 finished earlier" \
   "$TEST_TMPDIR/jobs.log" || { echo "FAIL: --jobs=2 ran other runs"; cat "$TEST_TMPDIR/jobs.log"; exit 1; }
 diff "$TEST_TMPDIR/report.md" "$TEST_TMPDIR/jobs.md" ||
   { echo "FAIL: --jobs=2 gave another report"; exit 1; }

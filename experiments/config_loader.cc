@@ -141,6 +141,7 @@ class RunChecker {
     CheckSequenceSchedule();
     CheckRunControl();
     CheckFinetuning();
+    CheckCloze();
     return std::move(problems_);
   }
 
@@ -754,6 +755,26 @@ class RunChecker {
         PretrainingSpec::ON_NON_FINITE_UNSPECIFIED) {
       Add("pretraining.on_non_finite",
           "is ON_NON_FINITE_UNSPECIFIED: set STOP or SKIP_STEP");
+    }
+  }
+
+  void CheckCloze() {
+    if (!spec_.has_cloze()) return;
+    const ClozeSpec& cloze = spec_.cloze();
+    AtLeast("cloze.candidates", cloze.candidates(), 2,
+            "e.g. 5 (chance is 1 in candidates)");
+    AtLeast("cloze.band", cloze.band(), 1, "e.g. 100 frequency ranks");
+    AtLeast("cloze.min_count", cloze.min_count(), 1, "e.g. 5");
+    AtLeast("cloze.skip_most_frequent", cloze.skip_most_frequent(), 0,
+            "e.g. 50");
+    AtLeast("cloze.max_items", cloze.max_items(), 0, "0 keeps every item");
+    AtLeast("cloze.max_seq_length", cloze.max_seq_length(), 3,
+            "[CLS], the blank and [SEP] need 3; e.g. 64");
+    if (cloze.max_seq_length() > spec_.model().max_position_embeddings()) {
+      Add("cloze.max_seq_length",
+          absl::StrCat("(", cloze.max_seq_length(),
+                       ") exceeds model.max_position_embeddings (",
+                       spec_.model().max_position_embeddings(), ")"));
     }
   }
 

@@ -1209,6 +1209,15 @@ const RuleCase kRuleCases[] = {
        Pre(s)->set_on_non_finite(PretrainingSpec::ON_NON_FINITE_UNSPECIFIED);
      },
      "base.pretraining.on_non_finite is ON_NON_FINITE_UNSPECIFIED"},
+    {"ClozeCandidates",
+     [](RunSpec* s) { s->mutable_cloze()->set_candidates(1); },
+     "base.cloze.candidates (1) must be at least 2"},
+    {"ClozeMaxItems", [](RunSpec* s) { s->mutable_cloze()->set_max_items(-1); },
+     "base.cloze.max_items (-1) must be at least 0"},
+    {"ClozeLongerThanPositions",
+     [](RunSpec* s) { s->mutable_cloze()->set_max_seq_length(100000); },
+     "base.cloze.max_seq_length (100000) exceeds "
+     "model.max_position_embeddings"},
 };
 
 INSTANTIATE_TEST_SUITE_P(AllRules, ValidationRuleTest,

@@ -611,6 +611,7 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
   const std::string train_txt = (fs::path(corpus_dir) / "train.txt").string();
   const std::string held_out_txt =
       (fs::path(corpus_dir) / "held_out.txt").string();
+  prepared.corpus_dir = corpus_dir;
   // One preparation of this corpus at a time: another process that needs it
   // waits and then finds it done (split, vocabulary and shards alike).
   ASSIGN_OR_RETURN(const FileLock lock,

@@ -100,6 +100,8 @@ struct DataPrepOptions {
 };
 
 struct PreparedData {
+  // The corpus-<K> directory: train.txt and held_out.txt.
+  std::string corpus_dir;
   std::string vocab_file;
   std::vector<std::string> shard_dirs;     // one per sequence phase
   std::vector<std::string> held_out_dirs;  // one per sequence phase

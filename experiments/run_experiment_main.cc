@@ -367,10 +367,11 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
   }
   std::cout << summary.report_markdown;
   std::cerr << absl::StrFormat(
-      "%s: %s done in %.0f s: %d pre-training and %d fine-tuning runs now, %d "
-      "finished earlier; report in %s\n",
+      "%s: %s done in %.0f s: %d pre-training, %d fine-tuning and %d cloze "
+      "runs now, %d finished earlier; report in %s\n",
       kProgram, loaded.name(), summary.seconds, summary.pretrain_runs,
-      summary.finetune_runs, summary.cached_runs, summary.report_dir);
+      summary.finetune_runs, summary.cloze_runs, summary.cached_runs,
+      summary.report_dir);
   if (!summary.unavailable.empty()) {
     std::cerr << kProgram << ": left out for want of data: "
               << absl::StrJoin(summary.unavailable, "; ") << "\n";

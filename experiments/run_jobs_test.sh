@@ -29,7 +29,7 @@ sequential=$TEST_TMPDIR/sequential parallel=$TEST_TMPDIR/parallel
 expect_exit 0 "$run_experiment" "${flags[@]}" --output_dir="$parallel" --jobs=2
 cp "$last_stdout" "$TEST_TMPDIR/parallel.md"
 expect_err "6 run(s) to do, 2 at once on 1 thread(s) each (0 done earlier); logs in $parallel/logs"
-expect_err "2 pre-training and 4 fine-tuning runs now, 0 finished earlier"
+expect_err "2 pre-training, 4 fine-tuning and 0 cloze runs now, 0 finished earlier"
 diff "$TEST_TMPDIR/sequential.md" "$TEST_TMPDIR/parallel.md" ||
   fail "--jobs=2 gave another report than --jobs=1"
 [ "$(find "$parallel" -name run.json | wc -l)" -eq 6 ] || fail "expected 6 records"
@@ -50,7 +50,7 @@ grep -q "fine-tuned no_nsp/squad1 lr 0.002 restart 0" \
 # The same command again: nothing to do.
 expect_exit 0 "$run_experiment" "${flags[@]}" --output_dir="$parallel" --jobs=2
 expect_err "0 run(s) to do"
-expect_err "0 pre-training and 0 fine-tuning runs now, 6 finished earlier"
+expect_err "0 pre-training, 0 fine-tuning and 0 cloze runs now, 6 finished earlier"
 
 # --run_id runs the one run and writes no report; an unknown id is refused.
 record=$(ls -d "$parallel"/finetune/bert_base/squad1/lr0.002-*/)
@@ -81,7 +81,7 @@ expect_exit 1 "$run_experiment" "${flags[@]}" --output_dir="$parallel" --jobs=2
 expect_err "2 run(s) to do"
 expect_err "run_experiment: FAILED fine-tuning no_nsp/squad1 lr 0.001 restart 0: exited with status 1 (log: $parallel/logs/finetune-no_nsp-squad1-lr0.001-r0-"
 expect_err "model.safetensors"
-expect_err "0 pre-training and 1 fine-tuning runs now, 4 finished earlier"
+expect_err "0 pre-training, 1 fine-tuning and 0 cloze runs now, 4 finished earlier"
 expect_err "run_experiment: 1 run(s) failed or did not start (above); the report holds the others"
 ls "$parallel"/finetune/bert_base/squad1/lr0.001-*/run.json > /dev/null ||
   fail "the run beside the failed one was not recorded"
@@ -107,5 +107,5 @@ ls "$parallel"/finetune/bert_base/squad1/lr0.002-*/run.json > /dev/null ||
 expect_exit 0 env BUILD_WORKING_DIRECTORY="$TEST_TMPDIR" "$run_experiment" \
   --experiment="$PWD/tests/faults/testdata/default_corpus.textproto" \
   --output_dir="$TEST_TMPDIR/default_corpus" --jobs=2 --report_date=2026-01-01
-expect_err "1 pre-training and 0 fine-tuning runs now"
+expect_err "1 pre-training, 0 fine-tuning and 0 cloze runs now"
 echo "PASS"

@@ -39,7 +39,7 @@ flags=(--experiment="$exp" --data_dir="$data_dir" --progress=false
 
 one=$TEST_TMPDIR/one
 expect_exit 0 "$run_experiment" "${flags[@]}" --variants=bilstm --output_dir="$one"
-expect_err "1 pre-training and 1 fine-tuning runs now, 0 finished earlier"
+expect_err "1 pre-training, 1 fine-tuning and 0 cloze runs now, 0 finished earlier"
 ls -d "$one"/pretrain/no_nsp-* > /dev/null || fail "no_nsp was not pre-trained"
 [ -z "$(ls -d "$one"/pretrain/bert_base-* 2> /dev/null)" ] ||
   fail "bert_base was pre-trained though not selected"
@@ -50,13 +50,13 @@ grep -qF "no_nsp's checkpoint with a BiLSTM" "$last_stdout" ||
 
 control=$TEST_TMPDIR/control
 expect_exit 0 "$run_experiment" "${flags[@]}" --variants=scratch --output_dir="$control"
-expect_err "0 pre-training and 1 fine-tuning runs now, 1 finished earlier"
+expect_err "0 pre-training, 1 fine-tuning and 0 cloze runs now, 1 finished earlier"
 [ -d "$control/finetune/scratch" ] || fail "scratch was not fine-tuned"
 [ ! -e "$control/finetune/no_nsp" ] || fail "no_nsp was fine-tuned though not selected"
 
 all=$TEST_TMPDIR/all
 expect_exit 0 "$run_experiment" "${flags[@]}" --output_dir="$all"
-expect_err "1 pre-training and 4 fine-tuning runs now, 1 finished earlier"
+expect_err "1 pre-training, 4 fine-tuning and 0 cloze runs now, 1 finished earlier"
 # The same task, grid point and seed from the same pre-training: only the
 # random init tells the two runs apart, and their ids must.
 pretrained_run=$(cd "$all/finetune/no_nsp" && ls -d */lr*/)
@@ -103,7 +103,7 @@ seeds=$TEST_TMPDIR/seeds
 expect_exit 0 "$run_experiment" --experiment="$seeds_exp" --data_dir="$data_dir" \
   --progress=false --report_date=2026-01-01 --cache_dir="$cache" --threads=1 \
   --variants=no_nsp,scratch --output_dir="$seeds"
-expect_err "1 pre-training and 3 fine-tuning runs now, 1 finished earlier"
+expect_err "1 pre-training, 3 fine-tuning and 0 cloze runs now, 1 finished earlier"
 ls -d "$seeds"/pretrain/no_nsp.seed5-* "$seeds"/pretrain/no_nsp.seed6-* > /dev/null ||
   fail "no_nsp was not pre-trained once per seed: $(ls "$seeds/pretrain")"
 [ -z "$(ls -d "$seeds"/finetune/scratch.* 2> /dev/null)" ] ||

@@ -24,6 +24,7 @@
 #include "common/parallel.h"
 #include "common/sha256.h"
 #include "common/status_macros.h"
+#include "experiments/cloze_evaluation.h"
 #include "experiments/config_loader.h"
 #include "experiments/evaluation_text.h"
 #include "experiments/finetune_task_table.h"
@@ -448,6 +449,11 @@ class Runner {
     const bool pretraining_matched = matched_;
     for (size_t i = 0; i < runs_.size() && !pretraining_matched; ++i) {
       if (!selected.empty() && selected.count(runs_[i].name) == 0) continue;
+      const bool matched_before = matched_;
+      RETURN_IF_ERROR(Cloze(runs_[i], Description(i)));
+      // kOne: the run was this variant's cloze test; its tasks are not
+      // loaded.
+      if (matched_ && !matched_before) continue;
       RETURN_IF_ERROR(Finetune(runs_[i], Description(i)));
     }
     if (mode_ == Mode::kOne) {
@@ -534,6 +540,10 @@ class Runner {
     // run_id of a random-init control is its own.
     std::string pretraining_run_id;
     std::string variant;
+    // The prepared corpus (train.txt, held_out.txt) and the casing of its
+    // vocabulary: the cloze test's text.
+    std::string corpus_dir;
+    bool cased = false;
   };
 
   // A run as kPlan finds it. Two variants with the same run (the same id)
@@ -543,6 +553,7 @@ class Runner {
     std::string label;     // "pre-training full"
     std::string log_name;  // under <output_dir>/logs
     bool pretraining = false;
+    bool cloze = false;  // a cloze test (neither pre-training nor fine-tuning)
     // The pre-training runs (ids) whose checkpoints a fine-tuning run needs.
     std::vector<std::string> needs;
     // Fine-tuning: the variants with a run of this id (the job's
@@ -599,7 +610,7 @@ class Runner {
       common.push_back(flag);
     }
     std::set<std::string> pending;
-    std::map<std::string, bool> pretraining;
+    std::map<std::string, int*> done_count;  // the summary's count of its kind
     std::vector<Job> jobs;
     for (const PlannedRun& run : planned_) {
       if (run.done) {
@@ -620,7 +631,9 @@ class Runner {
             absl::StrCat("--variants=", absl::StrJoin(run.variants, ",")));
       }
       pending.insert(run.run_id);
-      pretraining[run.run_id] = run.pretraining;
+      done_count[run.run_id] = run.pretraining ? &summary_.pretrain_runs
+                               : run.cloze     ? &summary_.cloze_runs
+                                               : &summary_.finetune_runs;
       jobs.push_back(std::move(job));
     }
     if (slurm_) {
@@ -643,10 +656,7 @@ class Runner {
     pool.max_running = options_.jobs;
     pool.progress = options_.progress;
     ASSIGN_OR_RETURN(JobPoolResult result, RunJobs(jobs, pool));
-    for (const std::string& name : result.succeeded) {
-      ++(pretraining.at(name) ? summary_.pretrain_runs
-                              : summary_.finetune_runs);
-    }
+    for (const std::string& name : result.succeeded) ++*done_count.at(name);
     summary_.failed = std::move(result.failures);
     return absl::OkStatus();
   }
@@ -730,8 +740,9 @@ class Runner {
         Join(Join(options_.output_dir, "pretrain"),
              absl::StrCat(run.name, "-", run_id.substr(0, 8)));
     const std::string result_path = Join(train_dir, "result.json");
-    Pretrained pretrained{run_id, "",     data.vocab_file, data.corpus_hash,
-                          false,  run_id, run.name};
+    Pretrained pretrained{
+        run_id, "",       data.vocab_file, data.corpus_hash,        false,
+        run_id, run.name, data.corpus_dir, run.spec.model().cased()};
     run_ids_.insert(run_id);
     const std::string what = absl::StrCat("pre-training ", run.name);
     // kPlan leaves a run to a job unless another experiment has trained it
@@ -743,6 +754,7 @@ class Runner {
             absl::StrCat("pretrain-", run.name, "-", run_id.substr(0, 8),
                          ".log"),
             true,
+            false,
             {},
             {},
             done});
@@ -935,6 +947,159 @@ class Runner {
     return pretrained;
   }
 
+  // The pre-training runs (ids) a run that reads `pretrained` (and `rtl`,
+  // the ELMo-style row's right-to-left encoder, when not null) needs.
+  static std::vector<std::string> Needs(const Pretrained& pretrained,
+                                        const Pretrained* rtl) {
+    std::vector<std::string> needs = {pretrained.pretraining_run_id};
+    if (rtl != nullptr) needs.push_back(rtl->pretraining_run_id);
+    return needs;
+  }
+
+  // FailedPrecondition, naming `what`, where a checkpoint it reads is not
+  // there yet (kOne: a job started before its pre-training finished).
+  static absl::Status RequireFinished(const std::string& what,
+                                      const Pretrained& pretrained,
+                                      const Pretrained* rtl) {
+    for (const Pretrained* source : {&pretrained, rtl}) {
+      if (source != nullptr && source->checkpoint.empty()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(what, ": pre-training ", source->variant,
+                         " has not finished; run it first (--run_id=",
+                         source->pretraining_run_id, ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The items of `spec` on `pretrained`'s corpus and vocabulary, made once
+  // per runner.
+  absl::StatusOr<const ClozeTest*> ClozeTestOf(const Pretrained& pretrained,
+                                               const ClozeSpec& spec) {
+    const std::string key =
+        absl::StrCat(pretrained.corpus_dir, "\n", pretrained.vocab_file, "\n",
+                     pretrained.cased, "\n", ProtoText(spec));
+    auto found = cloze_tests_.find(key);
+    if (found != cloze_tests_.end()) return &found->second;
+    ASSIGN_OR_RETURN(FullTokenizer tokenizer,
+                     FullTokenizer::FromVocabFile(
+                         pretrained.vocab_file,
+                         pretrained.cased ? CasedOptions() : UncasedOptions()));
+    ASSIGN_OR_RETURN(ClozeTest test,
+                     MakeClozeTest(pretrained.corpus_dir, tokenizer, spec));
+    Say(absl::StrCat("cloze test: ", test.items.size(), " items from ",
+                     test.held_out_sentences, " held-out sentences of ",
+                     pretrained.corpus_dir));
+    return &cloze_tests_.emplace(key, std::move(test)).first->second;
+  }
+
+  // The cloze test of `run`'s encoder (RunSpec.cloze, cloze_evaluation.h),
+  // a run of its own after the pre-training it reads. The "+ BiLSTM" row
+  // has none: its encoder is the one it is fine-tuned from, whose row has
+  // the test.
+  absl::Status Cloze(const ResolvedRun& run, const std::string& description) {
+    if (!run.spec.has_cloze() || run.spec.finetuning().bilstm()) {
+      return absl::OkStatus();
+    }
+    const ClozeSpec& spec = run.spec.cloze();
+    const std::vector<std::string> sources =
+        CheckpointSources(experiment_, run.name);
+    const Pretrained pretrained = FinetuneSource(run.name, sources[0]);
+    const Pretrained* rtl =
+        sources.size() > 1 ? &pretrained_.at(sources[1]) : nullptr;
+    // The random-init control's parameters.
+    const uint64_t seed = run.spec.pretraining().seed();
+    ASSIGN_OR_RETURN(const std::string vocab_hash,
+                     Sha256FileHex(pretrained.vocab_file));
+    const std::string held_out = Join(pretrained.corpus_dir, "held_out.txt");
+    // The corpus hash covers train.txt and held_out.txt, which with the
+    // vocabulary and the spec make the items.
+    const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
+        "cloze\npretrain ", pretrained.run_id, "\n",
+        rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
+        pretrained.random_init ? absl::StrCat("random_init seed ", seed, "\n")
+                               : "",
+        "corpus ", pretrained.corpus_hash, "\nvocab ", vocab_hash, "\ncased ",
+        pretrained.cased, "\n", ProtoText(spec), execution_.CpuGemmIdText())));
+    run_ids_.insert(run_id);
+    const std::string dir =
+        Join(Join(Join(options_.output_dir, "cloze"), run.name),
+             run_id.substr(0, 8));
+    // Written last: the run is done once it exists.
+    const std::string last_record = Join(Join(dir, kClozeTask), "run.json");
+    const std::string label = absl::StrCat("cloze test ", run.name);
+    if (!Executes(run_id)) {
+      if (mode_ == Mode::kPlan) {
+        ASSIGN_OR_RETURN(const bool done, PathExists(last_record));
+        Plan(
+            {run_id,
+             label,
+             absl::StrCat("cloze-", run.name, "-", run_id.substr(0, 8), ".log"),
+             false,
+             true,
+             Needs(pretrained, rtl),
+             {run.name},
+             done});
+      }
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(RequireFinished(label, pretrained, rtl));
+    // Rank 0 scores; data-parallel ranks have nothing to share here.
+    if (Follower()) return absl::OkStatus();
+    ASSIGN_OR_RETURN(const FileLock lock, LockRunDirectory(dir, label));
+    ASSIGN_OR_RETURN(const bool done, PathExists(last_record));
+    if (done) {
+      ++summary_.cached_runs;
+      Say(absl::StrCat(label, ": done earlier"));
+      return absl::OkStatus();
+    }
+    ASSIGN_OR_RETURN(const ClozeTest* test, ClozeTestOf(pretrained, spec),
+                     _.Prepend(label, ": "));
+    const auto start = Clock::now();
+    ASSIGN_OR_RETURN(
+        std::vector<ClozeOutcome> outcomes,
+        RunClozeTest(*test, ClozeEncoder{pretrained.checkpoint,
+                                         rtl == nullptr ? "" : rtl->checkpoint,
+                                         pretrained.random_init, seed}),
+        _.Prepend(label, ": "));
+    const auto end = Clock::now();
+    ASSIGN_OR_RETURN(const BertConfig config,
+                     ReadCheckpointConfig(pretrained.checkpoint));
+    ASSIGN_OR_RETURN(const std::string held_out_hash, Sha256FileHex(held_out));
+    // kClozeTask last.
+    std::reverse(outcomes.begin(), outcomes.end());
+    for (const ClozeOutcome& outcome : outcomes) {
+      reports::RunRecord record =
+          RecordBase(experiment_, options_, execution_, run, run.name,
+                     description, run_id, config);
+      record.kind = "cloze";
+      record.task = outcome.task;
+      record.derived = false;
+      record.data_source = absl::StrCat(
+          test->items.size(), " cloze items from ", test->held_out_sentences,
+          " held-out sentences of the pre-training corpus (",
+          DescribeCorpus(run.spec.pretraining().data()), ")");
+      record.primary_metric = "accuracy";
+      record.metrics = {{"accuracy", outcome.accuracy}};
+      record.trivial = ClozeChance(*test);
+      record.baselines = ClozeBaselines(*test);
+      SetTimings(start, end, &record);
+      record.data_hashes = {{"held_out.txt", held_out_hash},
+                            {"vocab.txt", vocab_hash}};
+      const std::string record_dir = Join(dir, outcome.task);
+      RETURN_IF_ERROR(CreateDirectories(record_dir));
+      RETURN_IF_ERROR(
+          WriteFileAtomically(Join(record_dir, reports::kDevExamplesFileName),
+                              reports::DevExamplesTsv(outcome.examples)));
+      RETURN_IF_ERROR(WriteRecord(record_dir, record));
+      Say(absl::StrFormat("%s (%s): accuracy %.2f on %d items", label,
+                          outcome.task, outcome.accuracy,
+                          static_cast<int>(test->items.size())));
+    }
+    ++summary_.cloze_runs;
+    return absl::OkStatus();
+  }
+
   absl::Status Finetune(const ResolvedRun& run,
                         const std::string& description) {
     const FinetuningSpec& finetuning = run.spec.finetuning();
@@ -1053,28 +1218,21 @@ class Runner {
                            PathExists(Join(d, "run.json")));
           done = done && recorded;
         }
-        std::vector<std::string> needs = {pretrained.pretraining_run_id};
-        if (rtl != nullptr) needs.push_back(rtl->pretraining_run_id);
         Plan({run_id,
               absl::StrCat("fine-tuning ", label),
               absl::StrCat("finetune-", run.name, "-", task.key(), "-lr",
                            LearningRateText(lr), "-r", restart, "-",
                            run_id.substr(0, 8), ".log"),
               false,
-              needs,
+              false,
+              Needs(pretrained, rtl),
               {run.name},
               done});
       }
       return absl::OkStatus();
     }
-    for (const Pretrained* source : {&pretrained, rtl}) {
-      if (source != nullptr && source->checkpoint.empty()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "fine-tuning ", label, ": pre-training ", source->variant,
-            " has not finished; run it first (--run_id=",
-            source->pretraining_run_id, ")"));
-      }
-    }
+    RETURN_IF_ERROR(
+        RequireFinished(absl::StrCat("fine-tuning ", label), pretrained, rtl));
     std::optional<FileLock> lock;  // rank 0's, for all ranks
     if (!Follower()) {
       ASSIGN_OR_RETURN(
@@ -1198,6 +1356,8 @@ class Runner {
   std::map<std::string, Pretrained> pretrained_;
   std::map<std::string, std::unique_ptr<FinetuneTask>> tasks_;
   std::vector<std::unique_ptr<FullTokenizer>> tokenizers_;
+  // ClozeTestOf's, by corpus, vocabulary, casing and spec.
+  std::map<std::string, ClozeTest> cloze_tests_;
   RunnerSummary summary_;
 };
 

@@ -10,6 +10,10 @@
 //      model/train/finetuner.h). A task whose real data is absent runs its
 //      fallback_task (a derived stand-in, recorded as standing in for the
 //      real one) or is left out and listed.
+//   2b. With RunSpec.cloze, before a variant's fine-tuning: the cloze test
+//      of its encoder (cloze_evaluation.h), a run of its own that reads the
+//      pre-trained checkpoint (or two, for the LTR & RTL row) and writes a
+//      record per context ("cloze", "cloze_left").
 //   3. The report (reports/render.h) from the run records alone.
 //
 // Every run has an id: the FNV-1a 64 hash of everything its bits depend on.
@@ -42,6 +46,10 @@
 //                                         run.json (MNLI: mnli_m/run.json
 //                                         and mnli_mm/run.json), the dev
 //                                         (and GLUE test) predictions
+//   <output_dir>/cloze/<variant>/<id>/cloze/run.json, cloze_left/run.json
+//                                         the cloze test of the variant's
+//                                         encoder (RunSpec.cloze), each with
+//                                         its items' answers
 //   <output_dir>/report/                  report.{md,csv,tex,json,html}, SVG
 //   <output_dir>/logs/                    with --jobs=N, each job's output
 //   <cache_dir>/data/                     prepared pre-training data
@@ -175,6 +183,7 @@ struct ListedRun {
 struct RunnerSummary {
   int pretrain_runs = 0;  // done now
   int finetune_runs = 0;  // done now
+  int cloze_runs = 0;     // done now
   int cached_runs = 0;    // finished earlier, skipped
   // Tasks left out for want of data, "mnli (no data under DIR)".
   std::vector<std::string> unavailable;

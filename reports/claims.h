@@ -9,8 +9,10 @@
 //   bidirectionality:  LTR & No NSP below No NSP on every Table 5 column;
 //   BiLSTM:            + BiLSTM above LTR & No NSP on SQuAD, below it on
 //                      each GLUE column.
-//   Secondary, not the paper's comparison: LTR & No NSP below BERT on MRPC
-//   and SQuAD (it confounds direction with NSP).
+//   bidirectionality asked directly: LTR & No NSP below No NSP on the
+//                      cloze test (a column the paper does not have);
+//   Secondary, not the paper's comparison: LTR & No NSP below BERT on MRPC,
+//   SQuAD and the cloze test (it confounds direction with NSP).
 // Beyond the paper (any table with a no_pretraining row): every pre-trained
 // row above no_pretraining in each fine-tuning column.
 //

@@ -37,6 +37,11 @@ struct PaperColumn {
   bool measurable = true;
   // Our runs measure dev; set where the paper's column is not dev.
   std::string paper_split = "dev";
+  // False for a column the paper does not have (Table 5's cloze test): no
+  // row has a paper value, and a report shows it only where records fill it,
+  // with `note` (what it measures) as a footnote.
+  bool in_paper = true;
+  std::string note;
 };
 
 struct PaperRow {

@@ -273,7 +273,7 @@ void FillCompute(const std::vector<const RunRecord*>& records,
     if (row.trivial_predictor) continue;
     std::vector<const RunRecord*> own;
     for (const RunRecord* record : records) {
-      if (!record->is_finetune() && record->row_key() == row.key) {
+      if (!record->scores_task() && record->row_key() == row.key) {
         own.push_back(record);
       }
     }
@@ -488,6 +488,12 @@ absl::StatusOr<std::vector<ClaimCheck>> CheckTableClaims(
         column = static_cast<int>(c);
       }
     }
+    // A column beyond the paper is shown only where it was measured; so are
+    // its claims.
+    const int in_table = FindColumn(paper, claim.column);
+    if (column < 0 && in_table >= 0 && !paper.columns[in_table].in_paper) {
+      continue;
+    }
     const auto side = [&](const std::string& key) {
       ClaimSide side;
       if (column < 0) return side;  // a column the table does not measure
@@ -588,6 +594,11 @@ absl::StatusOr<TableReport> BuildTable(
           TaskDisplayName(paper_column.task), " records exist."));
     }
     column.has_runs = !chosen.empty();
+    if (!paper_column.in_paper) {
+      if (!column.has_runs) continue;
+      table.footnotes.push_back(
+          absl::StrCat(paper_column.display, ": ", paper_column.note));
+    }
     if (real.empty() && !derived.empty()) {
       column.derived = true;
       std::set<std::string> tasks;
@@ -696,7 +707,7 @@ absl::StatusOr<TableReport> BuildTable(
       }
       if (!mine.empty()) {
         cell.source_task =
-            mine.front()->is_finetune() ? mine.front()->task : kPretrainTask;
+            mine.front()->scores_task() ? mine.front()->task : kPretrainTask;
       }
       if (mine.empty()) {
         // n/a
@@ -829,7 +840,9 @@ absl::StatusOr<TableReport> BuildTable(
   }
 
   for (const RunRecord* record : records) {
-    (record->is_finetune() ? table.finetune_runs : table.pretrain_runs) += 1;
+    (record->is_finetune() ? table.finetune_runs
+     : record->is_cloze()  ? table.cloze_runs
+                           : table.pretrain_runs) += 1;
   }
 
   // Plot data: one panel per fine-tuning column with runs.

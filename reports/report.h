@@ -140,6 +140,7 @@ struct TableReport {
   bool has_compute = false;
   std::vector<SweepPanel> panels;
   int finetune_runs = 0;
+  int cloze_runs = 0;
   int pretrain_runs = 0;
 };
 

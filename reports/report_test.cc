@@ -485,6 +485,65 @@ TEST(BuildReportTest, PretrainingSeedsAreTheUnitOfARow) {
   EXPECT_THAT(markdown, HasSubstr("| 40.0 (300.0) |"));
 }
 
+// The cloze columns are beyond the paper: shown only with records, which
+// fill them one per pre-training seed, and their claim appears with them.
+TEST(BuildReportTest, ClozeColumnsAppearOnlyWithTheirRecords) {
+  const TableReport without = Build(TableFiveRecords()).tables[0];
+  for (const ReportColumn& column : without.columns) {
+    EXPECT_THAT(column.paper.key, Not(HasSubstr("cloze")));
+  }
+  for (const ClaimCheck& check : without.claims) {
+    EXPECT_THAT(check.claim.column, Not(HasSubstr("cloze")));
+  }
+
+  std::vector<RunRecord> records = TableFiveRecords();
+  const auto cloze = [&](const std::string& variant, const std::string& row,
+                         const std::string& task, double accuracy) {
+    FixtureRun run;
+    run.kind = "cloze";
+    run.variant = variant;
+    run.row = row;
+    run.task = task;
+    run.metrics = {{"accuracy", accuracy}};
+    records.push_back(MakeRecord(run));
+  };
+  cloze("no_nsp.seed1", "no_nsp", "cloze", 60);
+  cloze("no_nsp.seed2", "no_nsp", "cloze", 62);
+  cloze("ltr_no_nsp", "", "cloze", 40);
+  cloze("ltr_no_nsp", "", "cloze_left", 30);
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  const ReportCell& no_nsp =
+      Row(table, "no_nsp").cells[Column(table, "cloze:accuracy")];
+  ASSERT_TRUE(no_nsp.has_value);
+  EXPECT_EQ(no_nsp.mean, 61.0);
+  EXPECT_EQ(no_nsp.pretraining_seeds, 2);
+  EXPECT_EQ(no_nsp.learning_rate, 0.0);
+  EXPECT_EQ(
+      Row(table, "ltr_no_nsp").cells[Column(table, "cloze_left:accuracy")].mean,
+      30.0);
+  EXPECT_FALSE(Row(table, "no_nsp")
+                   .cells[Column(table, "cloze_left:accuracy")]
+                   .has_value);
+  EXPECT_EQ(table.cloze_runs, 4);
+  EXPECT_THAT(table.footnotes,
+              ::testing::Contains(HasSubstr("Cloze (Acc): not in the paper")));
+  const ClaimCheck* check = nullptr;
+  for (const ClaimCheck& candidate : table.claims) {
+    if (candidate.claim.column == "cloze:accuracy" &&
+        candidate.claim.than_row == "no_nsp") {
+      check = &candidate;
+    }
+  }
+  ASSERT_NE(check, nullptr);
+  EXPECT_EQ(check->statement, "LTR & No NSP below No NSP on Cloze (Acc)");
+  EXPECT_EQ(check->difference, -21.0);
+  EXPECT_FALSE(check->paper_difference.has_value());
+  const std::string markdown = ToMarkdown(report);
+  EXPECT_THAT(markdown, HasSubstr("Cloze, left only (Acc)"));
+  EXPECT_THAT(markdown, Not(HasSubstr("lr 0")));
+}
+
 // A run whose loss never fell below its first step's, and one that
 // predicts one class for every dev example, are collapsed: the note counts
 // them per cell and gives the mean without them.

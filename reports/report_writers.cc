@@ -785,6 +785,7 @@ std::string ToJson(const Report& report) {
                       {"footnotes", table.footnotes},
                       {"sweeps", sweeps},
                       {"finetune_runs", table.finetune_runs},
+                      {"cloze_runs", table.cloze_runs},
                       {"pretrain_runs", table.pretrain_runs}});
   }
   const Provenance& provenance = report.provenance;

@@ -248,6 +248,7 @@ absl::Status ParseTraining(const Json& json, const std::string& path,
 // file a message is about.
 std::string DescribeRecord(const RunRecord& record) {
   std::string text = absl::StrCat(record.kind, " ", record.variant);
+  if (record.is_cloze()) absl::StrAppend(&text, "/", record.task);
   if (record.is_finetune()) {
     absl::StrAppend(&text, "/", record.task, " lr ",
                     absl::StrFormat("%g", record.learning_rate), " restart ",
@@ -375,7 +376,7 @@ std::string ScaleNamesText() {
 }
 
 std::string RunRecord::column_task() const {
-  if (!is_finetune()) return "pretrain";
+  if (!scores_task()) return "pretrain";
   return stands_in_for.empty() ? task : stands_in_for;
 }
 
@@ -422,7 +423,8 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
                                                record.run_id, "\""));
   }
   ASSIGN_OR_RETURN(record.kind, reader.String("kind"));
-  RETURN_IF_ERROR(reader.OneOf("kind", record.kind, {"pretrain", "finetune"}));
+  RETURN_IF_ERROR(
+      reader.OneOf("kind", record.kind, {"pretrain", "finetune", "cloze"}));
   ASSIGN_OR_RETURN(record.variant, reader.String("variant"));
   if (const Json* value = reader.Find("row")) {
     ASSIGN_OR_RETURN(record.row, reader.StringValue("row", *value, false));
@@ -433,21 +435,34 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   ASSIGN_OR_RETURN(record.derived, reader.Bool("derived"));
 
   const bool finetune = record.is_finetune();
-  for (const char* field : {"task", "stands_in_for", "learning_rate", "restart",
-                            "seed", "primary_metric"}) {
-    if (!finetune && reader.Has(field)) {
-      return reader.Error(field,
-                          "only fine-tuning records have it (kind is "
-                          "\"pretrain\")");
-    }
+  const bool scored = record.scores_task();
+  // A field the record's kind does not have.
+  const auto not_of_kind = [&](const char* field, const char* who) {
+    return reader.Error(
+        field,
+        absl::StrCat("only ", who, " have it (kind is \"", record.kind, "\")"));
+  };
+  constexpr char kFinetuneOnly[] = "fine-tuning records";
+  constexpr char kScoredOnly[] = "fine-tuning and cloze records";
+  constexpr char kPretrainOnly[] = "pre-training records";
+  for (const char* field :
+       {"stands_in_for", "learning_rate", "restart", "seed"}) {
+    if (!finetune && reader.Has(field))
+      return not_of_kind(field, kFinetuneOnly);
   }
-  if (finetune) {
+  for (const char* field : {"task", "primary_metric"}) {
+    if (!scored && reader.Has(field)) return not_of_kind(field, kScoredOnly);
+  }
+  if (scored) {
     ASSIGN_OR_RETURN(record.task, reader.String("task"));
     if (!IsTaskKey(record.task)) {
       return reader.Error("task", absl::StrCat("\"", record.task,
                                                "\" is not a lowercase task "
                                                "key ([a-z0-9_]+)"));
     }
+    ASSIGN_OR_RETURN(record.primary_metric, reader.String("primary_metric"));
+  }
+  if (finetune) {
     if (const Json* value = reader.Find("stands_in_for")) {
       ASSIGN_OR_RETURN(record.stands_in_for,
                        reader.StringValue("stands_in_for", *value, false));
@@ -473,7 +488,6 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
     }
     record.restart = static_cast<int>(restart);
     ASSIGN_OR_RETURN(record.seed, reader.Integer("seed"));
-    ASSIGN_OR_RETURN(record.primary_metric, reader.String("primary_metric"));
   }
 
   ASSIGN_OR_RETURN(const Json* metrics, reader.Object("metrics"));
@@ -483,28 +497,20 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
     RETURN_IF_ERROR(CheckMetric(record, "metrics.", it.key(), value));
     record.metrics[it.key()] = value;
   }
-  if (finetune && record.metrics.count(record.primary_metric) == 0) {
+  if (scored && record.metrics.count(record.primary_metric) == 0) {
     return reader.Error(
         absl::StrCat("metrics.", record.primary_metric),
         "missing: primary_metric names it, so metrics must hold it");
   }
   if (record.metrics.empty()) return reader.Error("metrics", "is empty");
   if (reader.Has("trivial")) {
-    if (!finetune) {
-      return reader.Error("trivial",
-                          "only fine-tuning records have it (kind is "
-                          "\"pretrain\")");
-    }
+    if (!scored) return not_of_kind("trivial", kScoredOnly);
     ASSIGN_OR_RETURN(const Json* trivial, reader.Object("trivial"));
     RETURN_IF_ERROR(ParseTrivial(*trivial, file, "trivial.", record,
                                  record.trivial.emplace()));
   }
   if (reader.Has("tune")) {
-    if (!finetune) {
-      return reader.Error("tune",
-                          "only fine-tuning records have it (kind is "
-                          "\"pretrain\")");
-    }
+    if (!finetune) return not_of_kind("tune", kFinetuneOnly);
     ASSIGN_OR_RETURN(const Json* tune, reader.Object("tune"));
     ObjectReader tune_reader(*tune, file, "tune.");
     TuneScore& score = record.tune.emplace();
@@ -528,11 +534,7 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
     RETURN_IF_ERROR(tune_reader.Finish());
   }
   if (reader.Has("baselines")) {
-    if (!finetune) {
-      return reader.Error("baselines",
-                          "only fine-tuning records have it (kind is "
-                          "\"pretrain\")");
-    }
+    if (!scored) return not_of_kind("baselines", kScoredOnly);
     const Json* baselines = reader.Find("baselines");
     if (!baselines->is_array()) {
       return reader.Error("baselines", absl::StrCat("expected an array, got ",
@@ -575,29 +577,17 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   ASSIGN_OR_RETURN(const Json* model, reader.Object("model"));
   RETURN_IF_ERROR(ParseModel(*model, file, record.model));
   if (reader.Has("compute")) {
-    if (finetune) {
-      return reader.Error("compute",
-                          "only pre-training records have it (kind is "
-                          "\"finetune\")");
-    }
+    if (scored) return not_of_kind("compute", kPretrainOnly);
     ASSIGN_OR_RETURN(const Json* compute, reader.Object("compute"));
     RETURN_IF_ERROR(ParseCompute(*compute, file, record.compute.emplace()));
   }
   if (reader.Has("training")) {
-    if (!finetune) {
-      return reader.Error("training",
-                          "only fine-tuning records have it (kind is "
-                          "\"pretrain\")");
-    }
+    if (!finetune) return not_of_kind("training", kFinetuneOnly);
     ASSIGN_OR_RETURN(const Json* training, reader.Object("training"));
     RETURN_IF_ERROR(ParseTraining(*training, file, record.training.emplace()));
   }
   if (const Json* curve = reader.Find("eval_curve")) {
-    if (finetune) {
-      return reader.Error("eval_curve",
-                          "only pre-training records have it (kind is "
-                          "\"finetune\")");
-    }
+    if (scored) return not_of_kind("eval_curve", kPretrainOnly);
     if (!curve->is_array()) {
       return reader.Error("eval_curve", absl::StrCat("expected an array, got ",
                                                      TypeName(*curve)));
@@ -681,22 +671,22 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
         {"num_attention_heads", record.model.heads}}},
   };
   if (!record.row.empty()) json["row"] = record.row;
-  if (record.is_finetune()) {
+  if (record.scores_task()) {
     json["task"] = record.task;
+    json["primary_metric"] = record.primary_metric;
+  }
+  if (record.is_finetune()) {
     if (!record.stands_in_for.empty()) {
       json["stands_in_for"] = record.stands_in_for;
     }
     json["learning_rate"] = record.learning_rate;
     json["restart"] = record.restart;
     json["seed"] = record.seed;
-    json["primary_metric"] = record.primary_metric;
+  }
+  if (record.scores_task()) {
     if (record.trivial.has_value()) {
       json["trivial"] = {{"predictor", record.trivial->predictor},
                          {"metrics", record.trivial->metrics}};
-    }
-    if (record.tune.has_value()) {
-      json["tune"] = {{"examples", record.tune->examples},
-                      {"metrics", record.tune->metrics}};
     }
     if (!record.baselines.empty()) {
       Json baselines = Json::array();
@@ -707,6 +697,10 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
       }
       json["baselines"] = std::move(baselines);
     }
+  }
+  if (record.tune.has_value()) {
+    json["tune"] = {{"examples", record.tune->examples},
+                    {"metrics", record.tune->metrics}};
   }
   if (record.compute.has_value()) {
     json["compute"] = {
@@ -775,7 +769,7 @@ absl::StatusOr<std::vector<RunRecord>> LoadRunRecords(
   for (const std::string& path : paths) {
     ASSIGN_OR_RETURN(const std::string text, ReadFileToString(path));
     ASSIGN_OR_RETURN(RunRecord record, ParseRunRecord(text, path));
-    if (record.is_finetune()) {
+    if (record.scores_task()) {
       const std::string examples_path =
           (fs::path(path).parent_path() / kDevExamplesFileName).string();
       if (fs::is_regular_file(examples_path, error)) {
@@ -828,9 +822,9 @@ absl::StatusOr<CellSelection> SelectBestLearningRate(
   std::map<double, std::map<std::pair<std::string, int>, const RunRecord*>>
       grid;
   for (const RunRecord* record : records) {
-    if (!record->is_finetune()) {
+    if (!record->scores_task()) {
       return absl::InvalidArgumentError(
-          absl::StrCat(record->path, ": not a fine-tuning record"));
+          absl::StrCat(record->path, ": not a fine-tuning or cloze record"));
     }
     if (record->primary_metric != cell.primary_metric) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -12,7 +12,8 @@
 // of the primary metric over restarts; the learning rate with the best mean
 // wins (ties: the smaller learning rate); the cell reports the mean and the
 // sample standard deviation (n - 1) of the column's metric over the restarts
-// at that learning rate.
+// at that learning rate. Cloze records have no learning rate: they select
+// as one rate (0) with one restart.
 #ifndef BERTLAB_REPORTS_RUN_RECORDS_H_
 #define BERTLAB_REPORTS_RUN_RECORDS_H_
 
@@ -115,7 +116,11 @@ struct RunRecord {
   std::string table;  // "table1" .. "table6", "table8"
   std::string scale;  // one of kScaleNames
   std::string run_id;
-  std::string kind;  // "pretrain" | "finetune"
+  // "pretrain" | "finetune" | "cloze" (a pre-trained encoder scored on the
+  // cloze test without fine-tuning, experiments/cloze_evaluation.h: a task,
+  // a primary metric, trivial, baselines and dev examples, no learning rate,
+  // restart or seed).
+  std::string kind;
   std::string variant;
   // The report row of a pre-training seed's variant ("full" of
   // "full.seed2"; Variant.row); empty: the row is `variant`.
@@ -124,8 +129,9 @@ struct RunRecord {
   std::string data_source;
   bool derived = false;
 
-  // Fine-tuning records only.
+  // Fine-tuning and cloze records (scores_task()).
   std::string task;
+  // Fine-tuning records only.
   std::string stands_in_for;  // derived records: the paper task they stand in
   double learning_rate = 0.0;
   int restart = 0;
@@ -155,12 +161,16 @@ struct RunRecord {
   std::vector<EvalPoint> eval_curve;
   // What reading the data found (skipped examples, ...); may be empty.
   std::vector<std::string> warnings;
-  // Fine-tuning records: the dev_examples.tsv beside run.json
+  // Fine-tuning and cloze records: the dev_examples.tsv beside run.json
   // (dev_examples.h), read by LoadRunRecords; null when there is none
   // (records of runners before it).
   std::shared_ptr<const DevExamples> dev_examples;
 
   bool is_finetune() const { return kind == "finetune"; }
+  bool is_cloze() const { return kind == "cloze"; }
+  // A record that scores a task (fine-tuning or cloze): one that fills a
+  // task's column.
+  bool scores_task() const { return kind != "pretrain"; }
   // The report row the record fills: row, or variant when row is empty.
   const std::string& row_key() const { return row.empty() ? variant : row; }
   // The paper task whose column this record fills: stands_in_for when set,
@@ -186,10 +196,10 @@ nlohmann::json RunRecordToJson(const RunRecord& record);
 
 // Reads every file named run.json below `runs_dir` (any depth; symlinked
 // directories are not followed), sorted by path, and beside each
-// fine-tuning record its dev_examples.tsv where there is one (a malformed
-// one is an error, as a malformed record is). NotFound when `runs_dir`
-// does not exist or holds no run.json (the message says where it looked);
-// the first malformed record fails the whole load.
+// fine-tuning or cloze record its dev_examples.tsv where there is one (a
+// malformed one is an error, as a malformed record is). NotFound when
+// `runs_dir` does not exist or holds no run.json (the message says where it
+// looked); the first malformed record fails the whole load.
 absl::StatusOr<std::vector<RunRecord>> LoadRunRecords(
     const std::string& runs_dir);
 

@@ -386,7 +386,48 @@ TEST(ParseRunRecordTest, TrivialAndComputeAreCheckedLikeTheRest) {
   pre.erase("eval_curve");
   pre["trivial"] = {{"predictor", "p"}, {"metrics", {{"accuracy", 1.0}}}};
   EXPECT_THAT(ParseRunRecord(pre.dump(), "r").status().message(),
-              HasSubstr("field \"trivial\": only fine-tuning records"));
+              HasSubstr("field \"trivial\": only fine-tuning and cloze "
+                        "records have it (kind is \"pretrain\")"));
+}
+
+TEST(ParseRunRecordTest, AClozeRecordHasATaskButNoLearningRate) {
+  FixtureRun run;
+  run.kind = "cloze";
+  run.task = "cloze";
+  run.metrics = {{"accuracy", 41.5}};
+  nlohmann::json json = RecordJson(run);
+  EXPECT_EQ(json["task"], "cloze");
+  EXPECT_EQ(json["primary_metric"], "accuracy");
+  for (const char* field : {"learning_rate", "restart", "seed"}) {
+    EXPECT_FALSE(json.contains(field)) << field;
+  }
+  json["trivial"] = {{"predictor", "chance"}, {"metrics", {{"accuracy", 20}}}};
+  absl::StatusOr<RunRecord> record = ParseRunRecord(json.dump(), "c");
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_TRUE(record->is_cloze());
+  EXPECT_TRUE(record->scores_task());
+  EXPECT_EQ(record->column_task(), "cloze");
+  EXPECT_EQ(RunRecordToJson(*record), json);
+  // A fine-tuning field, or a pre-training one, is refused.
+  json["learning_rate"] = 1e-4;
+  EXPECT_THAT(ParseRunRecord(json.dump(), "c").status().message(),
+              HasSubstr("field \"learning_rate\": only fine-tuning records "
+                        "have it (kind is \"cloze\")"));
+  json.erase("learning_rate");
+  json["compute"] = {{"steps", 1}};
+  EXPECT_THAT(ParseRunRecord(json.dump(), "c").status().message(),
+              HasSubstr("field \"compute\": only pre-training records"));
+  json.erase("compute");
+  json.erase("task");
+  EXPECT_THAT(ParseRunRecord(json.dump(), "c").status().message(),
+              HasSubstr("field \"task\""));
+  // Cloze records select as one learning rate with one restart.
+  const RunRecord one = MakeRecord(run);
+  absl::StatusOr<CellSelection> cell =
+      SelectBestLearningRate({&one}, "accuracy");
+  ASSERT_TRUE(cell.ok()) << cell.status();
+  EXPECT_EQ(cell->selected().learning_rate, 0.0);
+  EXPECT_EQ(cell->selected().mean, 41.5);
 }
 
 TEST(RunRecordToJsonTest, APretrainRecordHasNoFineTuningFields) {

@@ -34,12 +34,14 @@ nlohmann::json RecordJson(const FixtureRun& run) {
   record.data_hashes = {{"glue/MRPC/dev.tsv", std::string(64, 'a')},
                         {"vocab.txt", std::string(64, 'b')}};
   record.model = ModelSize{"L4_H256_A4", 4, 256, 4};
-  if (run.kind == "finetune") {
+  if (run.kind != "pretrain") {
     record.task = run.task;
+    record.primary_metric = run.primary_metric;
+  }
+  if (run.kind == "finetune") {
     record.learning_rate = run.learning_rate;
     record.restart = run.restart;
     record.seed = 17 + run.restart;
-    record.primary_metric = run.primary_metric;
     record.stands_in_for = run.stands_in_for;
   }
   return RunRecordToJson(record);
@@ -61,6 +63,8 @@ std::string WriteRecord(const std::string& runs_dir, const FixtureRun& run,
       run.kind == "finetune"
           ? absl::StrFormat("%s/%s/%s/lr%g_r%d", runs_dir, run.variant,
                             run.task, run.learning_rate, run.restart)
+      : run.kind == "cloze"
+          ? absl::StrCat(runs_dir, "/", run.variant, "/", run.task)
           : absl::StrCat(runs_dir, "/", run.variant, "/pretrain");
   std::filesystem::create_directories(dir);
   const std::string path = absl::StrCat(dir, "/run.json");

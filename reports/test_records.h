@@ -19,7 +19,7 @@ namespace testing {
 struct FixtureRun {
   std::string table = "table5";
   std::string scale = "mini";
-  std::string kind = "finetune";
+  std::string kind = "finetune";  // or "pretrain", "cloze"
   std::string variant = "full";
   std::string row;  // set only when non-empty (a pre-training seed's row)
   std::string task = "mrpc";
@@ -37,8 +37,8 @@ nlohmann::json RecordJson(const FixtureRun& run);
 // Parsed through ParseRunRecord; CHECK-fails if the fixture is malformed.
 RunRecord MakeRecord(const FixtureRun& run);
 // Writes `json` to RUNS_DIR/<variant>/<task>/lr<lr>_r<restart>/run.json
-// (a pre-training record to RUNS_DIR/<variant>/pretrain/run.json) and
-// returns the path.
+// (a cloze record to RUNS_DIR/<variant>/<task>/run.json, a pre-training
+// record to RUNS_DIR/<variant>/pretrain/run.json) and returns the path.
 std::string WriteRecord(const std::string& runs_dir, const FixtureRun& run,
                         const nlohmann::json& json);
 // Appends the fine-tuning records of `variant` on `task` made from `run`:

@@ -44,14 +44,11 @@ absl::Status CheckOptions(const ClozeOptions& options) {
 
 }  // namespace
 
-std::map<std::string, int64_t> CountClozeWords(
-    const std::vector<std::string>& sentences, const FullTokenizer& tokenizer) {
-  std::map<std::string, int64_t> counts;
-  for (const std::string& sentence : sentences) {
-    tokenizer.basic_tokenizer().ForEachToken(
-        sentence, [&](absl::string_view word) { ++counts[std::string(word)]; });
-  }
-  return counts;
+void CountClozeWords(absl::string_view sentence, const FullTokenizer& tokenizer,
+                     std::map<std::string, int64_t>* counts) {
+  tokenizer.basic_tokenizer().ForEachToken(
+      sentence,
+      [&](absl::string_view word) { ++(*counts)[std::string(word)]; });
 }
 
 absl::StatusOr<std::vector<ClozeItem>> BuildClozeItems(

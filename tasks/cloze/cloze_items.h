@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "tasks/full_tokenizer.h"
 
 namespace bertlab {
@@ -54,10 +55,11 @@ struct ClozeItem {
   int answer = 0;               // index into candidates
 };
 
-// How often each lowercase word (BasicTokenizer token) occurs in
-// `sentences`: the counting text, the pre-training text of the models.
-std::map<std::string, int64_t> CountClozeWords(
-    const std::vector<std::string>& sentences, const FullTokenizer& tokenizer);
+// Adds to `counts` how often each lowercase word (BasicTokenizer token)
+// occurs in `sentence`. The counting text is the models' pre-training
+// text, read one line at a time (it may be large).
+void CountClozeWords(absl::string_view sentence, const FullTokenizer& tokenizer,
+                     std::map<std::string, int64_t>* counts);
 
 // Errors: invalid options (named), no item at all.
 absl::StatusOr<std::vector<ClozeItem>> BuildClozeItems(

@@ -26,7 +26,7 @@ one=$TEST_TMPDIR/one_thread two=$TEST_TMPDIR/two_threads
 # (recorded per output directory) run again.
 "$run_experiment" "${flags[@]}" --threads=2 --output_dir="$two" > /dev/null \
   2> "$err"
-expect_err "0 pre-training and 2 fine-tuning runs now, 2 finished earlier"
+expect_err "0 pre-training, 2 fine-tuning and 0 cloze runs now, 2 finished earlier"
 [ "$(pretrain_ids "$one" | wc -l)" -eq 2 ] || fail "expected 2 pre-training runs"
 [ "$(pretrain_ids "$one")" = "$(pretrain_ids "$two")" ] ||
   fail "1 and 2 threads gave other pre-training run ids"
@@ -50,7 +50,7 @@ done
 # to do.
 "$run_experiment" "${flags[@]}" --threads=1 --output_dir="$two" > /dev/null \
   2> "$err"
-expect_err "0 pre-training and 0 fine-tuning runs now, 4 finished earlier"
+expect_err "0 pre-training, 0 fine-tuning and 0 cloze runs now, 4 finished earlier"
 
 # A directory whose execution.json names the thread count was made by a
 # runner whose ids had it, and is refused before any work.
@@ -70,7 +70,7 @@ expect_err "run_experiment: $threads was made by a runner whose run ids included
 gemm=$TEST_TMPDIR/openblas
 "$run_experiment" "${flags[@]}" --threads=1 --cpu_gemm=openblas \
   --output_dir="$gemm" > /dev/null 2> "$err"
-expect_err "2 pre-training and 2 fine-tuning runs now, 0 finished earlier"
+expect_err "2 pre-training, 2 fine-tuning and 0 cloze runs now, 0 finished earlier"
 [ -z "$(comm -12 <(pretrain_ids "$one") <(pretrain_ids "$gemm"))" ] ||
   fail "OpenBLAS and oneDNN gave the same pre-training run ids"
 for record in "$one"/pretrain/*/run.json "$one"/finetune/*/*/*/run.json; do
@@ -104,7 +104,7 @@ last=$(tail -1 "$vocab") before_last=$(tail -2 "$vocab" | head -1)
 mv "$vocab.new" "$vocab"
 "$run_experiment" "${vocab_flags[@]}" --output_dir="$TEST_TMPDIR/vocab_b" \
   > /dev/null 2> "$err"
-expect_err "2 pre-training and 2 fine-tuning runs now, 0 finished earlier"
+expect_err "2 pre-training, 2 fine-tuning and 0 cloze runs now, 0 finished earlier"
 [ -z "$(comm -12 <(pretrain_ids "$TEST_TMPDIR/vocab_a") <(pretrain_ids "$TEST_TMPDIR/vocab_b"))" ] ||
   fail "a changed vocab_file kept the pre-training run ids"
 
@@ -119,7 +119,7 @@ sed -e "s|learning_rates: \[1e-3\]|learning_rates: [1e-3, 3e-3] restarts: 2|" \
 grep -q "restarts: 2" "$TEST_TMPDIR/grown.textproto" || fail "the grid was not grown"
 "$run_experiment" "${flags[@]}" --experiment="$TEST_TMPDIR/grown.textproto" \
   --threads=1 --output_dir="$one" > /dev/null 2> "$err"
-expect_err "0 pre-training and 6 fine-tuning runs now, 4 finished earlier"
+expect_err "0 pre-training, 6 fine-tuning and 0 cloze runs now, 4 finished earlier"
 [ "$(find "$one/finetune" -name run.json | wc -l)" -eq 8 ] ||
   fail "expected 8 fine-tuning records after growing the grid"
 
@@ -137,7 +137,7 @@ expect_err "move $grid/finetune away and rerun (the pre-trainings are kept)"
 rm -r "$grid/finetune"
 "$run_experiment" "${flags[@]}" --threads=1 --output_dir="$grid" > /dev/null \
   2> "$err"
-expect_err "0 pre-training and 2 fine-tuning runs now, 2 finished earlier"
+expect_err "0 pre-training, 2 fine-tuning and 0 cloze runs now, 2 finished earlier"
 grep -q '"finetune_run_ids": "per_cell"' "$grid/execution.json" ||
   fail "$grid/execution.json was not brought up to date"
 echo "PASS"

@@ -37,9 +37,9 @@ wait_for_waiting() {
   fail "the runners never waited for the held lock"
 }
 
-# "P pre-training and F fine-tuning runs now" of a log, as "P F".
+# "P pre-training, F fine-tuning and C cloze runs now" of a log, as "P F".
 runs_now() {
-  sed -n 's/.*done in [0-9]* s: \([0-9]*\) pre-training and \([0-9]*\) fine-tuning runs now.*/\1 \2/p' "$1"
+  sed -n 's/.*done in [0-9]* s: \([0-9]*\) pre-training, \([0-9]*\) fine-tuning and [0-9]* cloze runs now.*/\1 \2/p' "$1"
 }
 
 # A run record without what is measured rather than computed: its timings

@@ -15,7 +15,7 @@ tiny=tests/faults/testdata/default_corpus.textproto
 
 expect_exit 0 "$run_experiment" --experiment="$tiny" \
   --output_dir="$TEST_TMPDIR/runs" --progress=false --report_date=2026-01-01
-expect_err "1 pre-training and 0 fine-tuning runs now"
+expect_err "1 pre-training, 0 fine-tuning and 0 cloze runs now"
 record=$(ls "$TEST_TMPDIR"/runs/pretrain/full-*/run.json)
 grep -q '"data_source": "embedded default corpus' "$record" ||
   fail "$record was not made from the embedded corpus"
