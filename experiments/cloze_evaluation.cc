@@ -40,9 +40,8 @@ absl::StatusOr<int> SpecialId(const FullTokenizer& tokenizer,
                               absl::string_view token) {
   const std::optional<int> id = tokenizer.vocab().TokenToId(token);
   if (!id.has_value()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the cloze test needs ", token,
-                     " in the vocabulary, and it has none"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the cloze test needs ", token, " in the vocabulary, and it has none"));
   }
   return *id;
 }
@@ -77,12 +76,11 @@ absl::StatusOr<ClozeTest> MakeClozeTest(const std::string& corpus_dir,
   ASSIGN_OR_RETURN(test.mask_id, SpecialId(tokenizer, "[MASK]"));
   ASSIGN_OR_RETURN(test.pad_id, SpecialId(tokenizer, "[PAD]"));
   std::map<std::string, int64_t> counts;
-  RETURN_IF_ERROR(ForEachSentence(
-      (fs::path(corpus_dir) / "train.txt").string(),
-      [&](const std::string& line) {
-        CountClozeWords(line, tokenizer, &counts);
-        ++test.counted_sentences;
-      }));
+  RETURN_IF_ERROR(ForEachSentence((fs::path(corpus_dir) / "train.txt").string(),
+                                  [&](const std::string& line) {
+                                    CountClozeWords(line, tokenizer, &counts);
+                                    ++test.counted_sentences;
+                                  }));
   std::vector<std::string> sentences;
   const std::string held_out = (fs::path(corpus_dir) / "held_out.txt").string();
   RETURN_IF_ERROR(ForEachSentence(

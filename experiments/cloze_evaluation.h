@@ -75,7 +75,7 @@ struct ClozeEncoder {
 };
 
 struct ClozeOutcome {
-  std::string task;  // kClozeTask or kClozeLeftTask
+  std::string task;       // kClozeTask or kClozeLeftTask
   double accuracy = 0.0;  // percent
   // Labels: gold = the answer's index among the candidates, predicted = the
   // encoder's first highest-scored candidate; ids are the items'.

@@ -29,8 +29,8 @@ std::string Name(int i) {
 }
 
 FullTokenizer Tokenizer() {
-  std::vector<std::string> tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]",
-                                     "[MASK]", "."};
+  std::vector<std::string> tokens = {"[PAD]", "[UNK]",  "[CLS]",
+                                     "[SEP]", "[MASK]", "."};
   for (int i = 0; i < kWords; ++i) tokens.push_back(Name(i));
   absl::StatusOr<Vocab> vocab = Vocab::FromTokens(tokens, "test vocabulary");
   EXPECT_TRUE(vocab.ok()) << vocab.status();
@@ -140,8 +140,7 @@ TEST(MakeClozeTest, ItemsFromHeldOutSentencesWithTheTrainingFrequencies) {
   EXPECT_EQ(test->mask_id, 4);
   // The chance row and the frequency baseline.
   EXPECT_EQ(ClozeChance(*test).metrics.at("accuracy"), 25.0);
-  const std::vector<reports::TrivialBaseline> baselines =
-      ClozeBaselines(*test);
+  const std::vector<reports::TrivialBaseline> baselines = ClozeBaselines(*test);
   ASSERT_EQ(baselines.size(), 1u);
   EXPECT_EQ(baselines[0].name, "word_frequency");
   int correct = 0;
@@ -182,8 +181,8 @@ TEST(RunClozeTest, ChoicesAreTheScorersArgmaxBothSidesAndLeftOnly) {
   for (const AttentionMode mode :
        {AttentionMode::kBidirectional, AttentionMode::kCausal}) {
     const BertConfig config = Config(mode);
-    const std::string dir = Checkpoint(
-        absl::StrCat("ckpt_", AttentionModeName(mode)), config, 11);
+    const std::string dir =
+        Checkpoint(absl::StrCat("ckpt_", AttentionModeName(mode)), config, 11);
     absl::StatusOr<std::vector<ClozeOutcome>> outcomes =
         RunClozeTest(*test, ClozeEncoder{dir, "", false, 0});
     ASSERT_TRUE(outcomes.ok()) << outcomes.status();
@@ -244,10 +243,10 @@ TEST(RunClozeTest, RightToLeftAloneHasNoLeftOnlyTaskAndThePairSumsScores) {
   ASSERT_TRUE(pair.ok()) << pair.status();
   ASSERT_EQ(pair->size(), 1u);
   const ClozeScorerOptions options = ScorerOptions(*test);
-  absl::StatusOr<ClozeScores> a = ScoreClozeItems(
-      ltr_config, Params(ltr_config, 21), test->items, options);
-  absl::StatusOr<ClozeScores> b = ScoreClozeItems(
-      rtl_config, Params(rtl_config, 22), test->items, options);
+  absl::StatusOr<ClozeScores> a =
+      ScoreClozeItems(ltr_config, Params(ltr_config, 21), test->items, options);
+  absl::StatusOr<ClozeScores> b =
+      ScoreClozeItems(rtl_config, Params(rtl_config, 22), test->items, options);
   ASSERT_TRUE(a.ok() && b.ok());
   const std::vector<int> choices = ClozeChoices(*AddScores(*a, *b));
   EXPECT_EQ((*pair)[0].examples.predicted_labels,

@@ -78,6 +78,22 @@ void Truncate(std::vector<T>* items, int64_t limit) {
   }
 }
 
+// At most `limit` of `items` (0: all), evenly spaced in their order (item
+// floor(i * n / limit)): SQuAD's dev questions come article by article, and
+// the first `limit` would be one or two articles' questions.
+template <typename T>
+void Spread(std::vector<T>* items, int64_t limit) {
+  const int64_t n = static_cast<int64_t>(items->size());
+  if (limit <= 0 || n <= limit) return;
+  std::vector<T> kept;
+  kept.reserve(limit);
+  for (int64_t i = 0; i < limit; ++i) {
+    kept.push_back(std::move(
+        (*items)[static_cast<int64_t>(static_cast<__int128>(i) * n / limit)]));
+  }
+  *items = std::move(kept);
+}
+
 // ---- GLUE and the derived pair task ----------------------------------------
 
 // The scorer's fractions in the records' units (x100).
@@ -553,7 +569,7 @@ class SquadTask : public FinetuneTask {
           " dev answers are not at their answer_start (kept: the evaluation "
           "compares answer texts only)"));
     }
-    Truncate(&result->dev_.examples, spec.max_eval_examples());
+    Spread(&result->dev_.examples, spec.max_eval_examples());
 
     SquadFeatureOptions features;
     features.max_seq_length = spec.max_seq_length();

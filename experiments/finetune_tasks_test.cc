@@ -383,6 +383,31 @@ TEST(FinetuneTasksTest, TrivialOfSquadV1IsTheContextsFirstMedianWords) {
   EXPECT_DOUBLE_EQ(trivial[0].baselines[1].metrics.at("f1"), 0.0);
 }
 
+// max_eval_examples keeps SQuAD dev questions spread evenly over the file
+// (every article's share), not the first ones.
+TEST(FinetuneTasksTest, SquadDevCapIsSpreadOverTheQuestions) {
+  const std::string root = Fresh("spread_squad1");
+  WriteText(root + "/squad/v1.1/train-v1.1.json",
+            SquadJson("1.1", {{"light was good", "what?", "good"}}));
+  // The trivial predictor (the context's first word) is right on questions
+  // 0, 2 and 4 only.
+  std::vector<std::vector<std::string>> dev;
+  for (int i = 0; i < 6; ++i) {
+    dev.push_back({"alpha beta", "q?", i % 2 == 0 ? "alpha" : "beta"});
+  }
+  WriteText(root + "/squad/v1.1/dev-v1.1.json", SquadJson("1.1", dev));
+  FinetuneTaskSpec spec = SmallSpec();
+  spec.set_max_eval_examples(3);
+  const FullTokenizer tokenizer = UncasedTokenizer();
+  auto loaded = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer,
+                                 SourcesIn(root));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ((*loaded)->dev_size(), 3);
+  // Questions 0, 2, 4 (the first three would score 2 of 3).
+  EXPECT_DOUBLE_EQ((*loaded)->Trivial()->at(0).metrics.at("exact_match"),
+                   100.0);
+}
+
 TEST(FinetuneTasksTest, StringAlignmentBaselineOfSquadCopiesAVerbatimCloze) {
   const std::string root = Fresh("alignment_squad1");
   WriteText(root + "/squad/v1.1/train-v1.1.json",

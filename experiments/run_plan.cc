@@ -100,6 +100,10 @@ bool NeedsPretraining(const Experiment& experiment, const std::string& variant,
   return false;
 }
 
+bool RunsClozeTest(const RunSpec& spec) {
+  return spec.has_cloze() && !spec.finetuning().bilstm();
+}
+
 absl::StatusOr<std::string> DescribeRunPlan(
     const Experiment& experiment, const std::set<std::string>& selected,
     const std::string& data_dir) {
@@ -107,6 +111,7 @@ absl::StatusOr<std::string> DescribeRunPlan(
                                  experiment.description(), "\n");
   int finetune_runs = 0;
   int pretrain_runs = 0;
+  int cloze_runs = 0;
   double pretrain_tokens = 0;
   std::vector<ResolvedRun> runs = ResolveRuns(experiment);
   RETURN_IF_ERROR(UseEffectiveCorpus(data_dir, &runs));
@@ -187,6 +192,15 @@ absl::StatusOr<std::string> DescribeRunPlan(
                       "a selected variant)\n");
       continue;
     }
+    if (RunsClozeTest(run.spec)) {
+      ++cloze_runs;
+      const ClozeSpec& cloze = run.spec.cloze();
+      absl::StrAppend(
+          &out, "    cloze test: ",
+          cloze.max_items() > 0 ? absl::StrCat("up to ", cloze.max_items())
+                                : std::string("every"),
+          " held-out sentence(s), ", cloze.candidates(), " candidates\n");
+    }
     std::vector<std::string> tasks;
     for (const FinetuneTaskSpec& task : run.spec.finetuning().tasks()) {
       const int runs = task.learning_rates_size() * task.restarts();
@@ -200,9 +214,9 @@ absl::StatusOr<std::string> DescribeRunPlan(
   }
   absl::StrAppendFormat(&out,
                         "total: %d pre-training runs (%s tokens), %d "
-                        "fine-tuning runs\n",
+                        "fine-tuning runs, %d cloze runs\n",
                         pretrain_runs, Magnitude(pretrain_tokens),
-                        finetune_runs);
+                        finetune_runs, cloze_runs);
   return out;
 }
 

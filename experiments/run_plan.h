@@ -35,6 +35,11 @@ std::vector<std::string> CheckpointSources(const Experiment& experiment,
 // first entry, not its weights.
 bool RandomInit(const Experiment& experiment, const std::string& variant);
 
+// Whether a run of `spec` has a cloze test of its own: RunSpec.cloze is set
+// and the run is not a "+ BiLSTM" one (FinetuningSpec.bilstm), whose encoder
+// is the one it is fine-tuned from, tested in that variant's run.
+bool RunsClozeTest(const RunSpec& spec);
+
 // Whether `variant` is pre-trained (it reuses no other's checkpoint) in a
 // run of `selected` (empty: all): it is selected, or a selected variant
 // fine-tunes from its checkpoint.

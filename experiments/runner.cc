@@ -993,14 +993,11 @@ class Runner {
     return &cloze_tests_.emplace(key, std::move(test)).first->second;
   }
 
-  // The cloze test of `run`'s encoder (RunSpec.cloze, cloze_evaluation.h),
-  // a run of its own after the pre-training it reads. The "+ BiLSTM" row
-  // has none: its encoder is the one it is fine-tuned from, whose row has
-  // the test.
+  // The cloze test of `run`'s encoder (RunSpec.cloze, cloze_evaluation.h;
+  // RunsClozeTest says which runs have one), a run of its own after the
+  // pre-training it reads.
   absl::Status Cloze(const ResolvedRun& run, const std::string& description) {
-    if (!run.spec.has_cloze() || run.spec.finetuning().bilstm()) {
-      return absl::OkStatus();
-    }
+    if (!RunsClozeTest(run.spec)) return absl::OkStatus();
     const ClozeSpec& spec = run.spec.cloze();
     const std::vector<std::string> sources =
         CheckpointSources(experiment_, run.name);

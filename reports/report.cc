@@ -216,6 +216,7 @@ std::string BaselineDisplay(const std::string& name) {
   if (name == "word_overlap") return "Word overlap (fitted on train)";
   if (name == "string_alignment") return "String alignment";
   if (name == "frequent_name") return "Most frequent name";
+  if (name == "word_frequency") return "Most frequent candidate";
   return absl::StrCat("Baseline ", name);
 }
 

@@ -488,7 +488,8 @@ TEST(BuildReportTest, PretrainingSeedsAreTheUnitOfARow) {
 // The cloze columns are beyond the paper: shown only with records, which
 // fill them one per pre-training seed, and their claim appears with them.
 TEST(BuildReportTest, ClozeColumnsAppearOnlyWithTheirRecords) {
-  const TableReport without = Build(TableFiveRecords()).tables[0];
+  const Report without_cloze = Build(TableFiveRecords());
+  const TableReport& without = without_cloze.tables[0];
   for (const ReportColumn& column : without.columns) {
     EXPECT_THAT(column.paper.key, Not(HasSubstr("cloze")));
   }
@@ -542,6 +543,26 @@ TEST(BuildReportTest, ClozeColumnsAppearOnlyWithTheirRecords) {
   const std::string markdown = ToMarkdown(report);
   EXPECT_THAT(markdown, HasSubstr("Cloze, left only (Acc)"));
   EXPECT_THAT(markdown, Not(HasSubstr("lr 0")));
+}
+
+TEST(BuildReportTest, TheClozeBaselineRowHasItsName) {
+  std::vector<RunRecord> records = TableFiveRecords();
+  FixtureRun run;
+  run.kind = "cloze";
+  run.task = "cloze";
+  run.metrics = {{"accuracy", 30}};
+  RunRecord record = MakeRecord(run);
+  record.trivial =
+      TrivialBaseline{"chance (1 of 5 candidates)", {{"accuracy", 20.0}}, ""};
+  record.baselines = {TrivialBaseline{
+      "the most frequent", {{"accuracy", 16.5}}, "word_frequency"}};
+  records.push_back(record);
+  const Report report = Build(records);
+  const TableReport& table = report.tables[0];
+  const int cloze = Column(table, "cloze:accuracy");
+  EXPECT_EQ(Row(table, "baseline_word_frequency").name,
+            "Most frequent candidate");
+  EXPECT_EQ(Row(table, "baseline_word_frequency").cells[cloze].mean, 16.5);
 }
 
 // A run whose loss never fell below its first step's, and one that
