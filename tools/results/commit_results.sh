@@ -1,6 +1,6 @@
 #!/bin/bash
 # Commits an experiment's results: copies every run record (run.json) below
-# RUNS_DIR and, beside each fine-tuning record, its dev_examples.tsv (the
+# RUNS_DIR and, beside each fine-tuning or cloze record, its dev_examples.tsv (the
 # per-example scores the report's Multi-Bootstrap resamples) into
 # RESULTS_DIR, keeping their relative paths, then renders the report there
 # (RESULTS_DIR/report/). Checkpoints, prediction files and logs stay behind.
