@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -235,6 +236,42 @@ TEST(ExperimentsValidateTest, Table5MiniSeedsThePaperRows) {
   EXPECT_THAT(*plan, HasSubstr("total: 9 pre-training runs"));
   // Five tasks a run (those without data are left out when it runs).
   EXPECT_THAT(*plan, HasSubstr("65 fine-tuning runs, 10 cloze runs"));
+}
+
+// The equal-FLOPs experiment is Table 5 mini's base with its LTR row and No
+// NSP trained longer: the same runs but for the step count, so its LTR
+// pre-trainings are Table 5 mini's (the cache finds them).
+TEST(ExperimentsValidateTest, EqualFlopsIsTable5MiniWithLongerMaskedLm) {
+  absl::StatusOr<Experiment> table =
+      LoadExperiment("experiments/table5_ablation.mini.textproto");
+  absl::StatusOr<Experiment> flops =
+      LoadExperiment("experiments/ltr_equal_flops.mini.textproto");
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_TRUE(flops.ok()) << flops.status();
+  EXPECT_EQ(flops->report().table(), "table5");
+  std::map<std::string, RunSpec> table_runs, flops_runs;
+  for (const ResolvedRun& run : ResolveRuns(*table)) {
+    table_runs[run.name] = run.spec;
+  }
+  for (const ResolvedRun& run : ResolveRuns(*flops)) {
+    flops_runs[run.name] = run.spec;
+  }
+  for (const char* seed : {"seed1", "seed2", "seed3"}) {
+    SCOPED_TRACE(seed);
+    const std::string ltr = absl::StrCat("ltr_no_nsp.", seed);
+    ASSERT_EQ(flops_runs.count(ltr), 1u);
+    EXPECT_EQ(flops_runs[ltr].SerializeAsString(),
+              table_runs[ltr].SerializeAsString());
+    RunSpec longer = flops_runs[absl::StrCat("no_nsp_at_ltr_flops.", seed)];
+    EXPECT_EQ(longer.pretraining().schedule().total_steps(), 1660);
+    longer.mutable_pretraining()->mutable_schedule()->set_total_steps(
+        table_runs[ltr].pretraining().schedule().total_steps());
+    EXPECT_EQ(longer.SerializeAsString(),
+              table_runs[absl::StrCat("no_nsp.", seed)].SerializeAsString());
+  }
+  EXPECT_TRUE(RandomInit(*flops, "no_pretraining"));
+  EXPECT_THAT(CheckpointSources(*flops, "no_pretraining"),
+              ::testing::ElementsAre("no_nsp_at_ltr_flops.seed1"));
 }
 
 TEST(ExperimentsValidateTest, RightToLeftVariantFileValidates) {

@@ -88,10 +88,19 @@ const ClaimCheck& Find(const TableReport& table, const std::string& row,
 TEST(PaperClaimsTest, TableFiveHasSection51sComparisons) {
   const std::vector<Claim> claims = PaperClaims("table5");
   // NSP 3 columns, bidirectionality 5 + the cloze test, BiLSTM 1 + 4,
-  // secondary 2 + the cloze test.
-  ASSERT_EQ(claims.size(), 17u);
-  int nsp = 0, direction = 0, bilstm = 0, secondary = 0;
+  // secondary 2 + the cloze test, bidirectionality at equal FLOPs 6.
+  ASSERT_EQ(claims.size(), 23u);
+  int nsp = 0, direction = 0, bilstm = 0, secondary = 0, flops = 0;
   for (const Claim& claim : claims) {
+    if (claim.than_row == "no_nsp_at_ltr_flops") {
+      EXPECT_EQ(claim.row, "ltr_no_nsp");
+      EXPECT_EQ(claim.direction, ClaimDirection::kBelow);
+      EXPECT_EQ(claim.source,
+                "paper, section 5.1, at equal pre-training FLOPs");
+      EXPECT_EQ(claim.family, ClaimFamily::kPaper);
+      ++flops;
+      continue;
+    }
     EXPECT_FALSE(claim.beyond_paper());
     EXPECT_EQ(claim.family, ClaimFamily::kPaper);
     if (claim.row == "no_nsp") {
@@ -123,6 +132,7 @@ TEST(PaperClaimsTest, TableFiveHasSection51sComparisons) {
   EXPECT_EQ(direction, 6);
   EXPECT_EQ(bilstm, 5);
   EXPECT_EQ(secondary, 3);
+  EXPECT_EQ(flops, 6);
   EXPECT_TRUE(PaperClaims("table1").empty());
 }
 
