@@ -87,6 +87,12 @@ constexpr Interval kHeldOutFraction{0, true, 0.5, false};  // (0, 0.5]
 constexpr Interval kTuneFraction{0, false, 0.5, false};    // [0, 0.5]
 constexpr Interval kLearningRate{0, true, 1, false};       // (0, 1]
 constexpr Interval kWeightDecay{0, false, 1, true};        // [0, 1)
+// Fine-tuning's sizes are bounded as pre-training's total_steps is: a grid of
+// 1e9 restarts or 1e15 epochs is a typo that would otherwise run (or
+// overflow a run count) for ever.
+constexpr Interval kEpochs{0, true, 1000, false};  // (0, 1000]
+constexpr int64_t kMaxRestarts = 1000;
+constexpr int kMaxLearningRates = 100;
 
 // total_steps * gradient_accumulation_steps at most (a uint32 counter).
 constexpr int64_t kMaxMicroSteps = int64_t{0xffffffff};
@@ -838,7 +844,7 @@ class RunChecker {
         InRange(absl::StrCat(path, ".learning_rates[", k, "]"),
                 task.learning_rates(k), kLearningRate, "e.g. 2e-5");
       }
-      InRange(path + ".num_epochs", task.num_epochs(), kPositive,
+      InRange(path + ".num_epochs", task.num_epochs(), kEpochs,
               "the paper uses 3 (2 for SQuAD)");
       AtLeast(path + ".batch_size", task.batch_size(), 1, "the paper uses 32");
       AtLeast(path + ".max_seq_length", task.max_seq_length(), 8,
@@ -851,6 +857,16 @@ class RunChecker {
       }
       AtLeast(path + ".restarts", task.restarts(), 1,
               "1 run per learning rate, or more for mean and spread");
+      if (task.restarts() > kMaxRestarts) {
+        Add(path + ".restarts",
+            absl::StrCat("(", task.restarts(), ") must be at most ",
+                         kMaxRestarts, "; the paper uses 5"));
+      }
+      if (task.learning_rates_size() > kMaxLearningRates) {
+        Add(path + ".learning_rates",
+            absl::StrCat("has ", task.learning_rates_size(), " rates; at most ",
+                         kMaxLearningRates, " (the paper's grid has 4)"));
+      }
       InRange(path + ".warmup_proportion", task.warmup_proportion(), kDropout,
               "the paper uses 0.1");
       AtLeast(path + ".max_train_examples", task.max_train_examples(), 0,

@@ -509,6 +509,31 @@ TEST(ValidationErrorTest, FinetuningTasksNameFieldAndFix) {
                                  "one of MNLI, QQP"));
 }
 
+// Fine-tuning sizes are bounded (issue 39): a typo of a billion restarts or
+// 1e15 epochs is refused before anything runs, and the plan's run count
+// cannot overflow.
+TEST(ValidationErrorTest, FinetuningSizesAreBounded) {
+  Experiment experiment = ValidExperiment();
+  FinetuningSpec* finetuning = experiment.mutable_base()->mutable_finetuning();
+  finetuning->mutable_optimizer()->set_weight_decay(0);
+  FinetuneTaskSpec* task = finetuning->add_tasks();
+  task->set_task(FinetuneTaskSpec::SST2);
+  for (int i = 0; i < 101; ++i) task->add_learning_rates(1e-5 * (i + 1) / 101);
+  task->set_restarts(1000000000);
+  task->set_num_epochs(1e15);
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].restarts "
+                                 "(1000000000) must be at most 1000"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].learning_rates has "
+                                 "101 rates; at most 100"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0].num_epochs (1e+15) "
+                                 "must be in (0, 1000]"));
+  task->set_restarts(1000);
+  task->set_num_epochs(1000);
+  task->mutable_learning_rates()->Truncate(100);
+  EXPECT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+}
+
 TEST(ValidationErrorTest, FinetuningOptimizerSharesTheOptimizerChecks) {
   Experiment experiment = ValidExperiment();
   FinetuningSpec* finetuning = experiment.mutable_base()->mutable_finetuning();

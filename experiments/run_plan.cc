@@ -109,7 +109,7 @@ absl::StatusOr<std::string> DescribeRunPlan(
     const std::string& data_dir) {
   std::string out = absl::StrCat("experiment ", experiment.name(), ": ",
                                  experiment.description(), "\n");
-  int finetune_runs = 0;
+  int64_t finetune_runs = 0;
   int pretrain_runs = 0;
   int cloze_runs = 0;
   double pretrain_tokens = 0;
@@ -203,7 +203,9 @@ absl::StatusOr<std::string> DescribeRunPlan(
     }
     std::vector<std::string> tasks;
     for (const FinetuneTaskSpec& task : run.spec.finetuning().tasks()) {
-      const int runs = task.learning_rates_size() * task.restarts();
+      // The loader bounds both; int64 all the same.
+      const int64_t runs =
+          int64_t{task.learning_rates_size()} * task.restarts();
       finetune_runs += runs;
       tasks.push_back(absl::StrCat(FinetuneTaskOf(task.task()).key, " ", runs));
     }
