@@ -927,6 +927,18 @@ absl::StatusOr<Report> BuildReport(const std::vector<RunRecord>& records,
         "\"; the records have (table/scale): ", absl::StrJoin(tables, ", ")));
   }
 
+  // A row asked for by name must be one the records fill: a misspelt name
+  // would otherwise give a table with no rows, and exit 0.
+  std::set<std::string> known_rows;
+  for (const RunRecord* record : selected) known_rows.insert(record->row_key());
+  for (const std::string& row : options.rows) {
+    if (known_rows.count(row) == 0) {
+      return absl::NotFoundError(absl::StrCat(
+          "row \"", row, "\": no run record fills it; the records' rows are ",
+          absl::StrJoin(known_rows, ", ")));
+    }
+  }
+
   Report report;
   std::set<std::string> scales;
   std::set<std::string> experiments;

@@ -170,7 +170,9 @@ struct ReportOptions {
   std::string generated_at;
   // Only the rows of these variants (a run of selected variants,
   // run_experiment --variants); empty: the paper's rows, with or without
-  // records, then every other variant that has records.
+  // records, then every other variant that has records. A name that no
+  // record's row is makes BuildReport fail (NotFound, with the rows there
+  // are).
   std::vector<std::string> rows;
 };
 

@@ -645,6 +645,13 @@ TEST(BuildReportTest, RowsOptionKeepsOnlyTheSelectedVariants) {
   EXPECT_THAT(markdown, Not(HasSubstr("| BERT (")));
   // Without the option every paper row is there, run or not.
   EXPECT_EQ(Build(records).tables[0].rows.size(), 6u);
+  // A row no record fills (a misspelt name) is refused, not an empty table.
+  options.rows = {"no_nps"};
+  const absl::StatusOr<Report> misspelt = BuildReport(records, options);
+  EXPECT_EQ(misspelt.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(misspelt.status().message(),
+              HasSubstr("row \"no_nps\": no run record fills it; the "
+                        "records' rows are full, ltr_rtl_no_nsp, no_nsp"));
 }
 
 TEST(BuildReportTest, PretrainColumnReadsPretrainRecords) {

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Fault class 6 (issue 19): render accepted impossible metrics (an F1 of 150
+# Fault class 6 (issue 19), and a row name no record has (issue 39): render
+# accepted impossible metrics (an F1 of 150
 # rendered as "150.0 (paper 88.5, +61.5)", 1e300 as 301 digits). Now the run
 # record reader checks each metric's range (docs/RUN_RECORDS.md) and names
 # the file, the record and the field.
@@ -46,4 +47,10 @@ cp "$TEST_TMPDIR/pretrain.json" "$pretrain"
 sed 's/"f1":/"f_1":/' "$TEST_TMPDIR/record.json" > "$record"
 expect_exit 1 "$render" "$runs" --output_dir="$TEST_TMPDIR/report"
 expect_err "field \"metrics.f_1\": not a metric of schema 1"
+
+# A row no record fills (issue 39): refused with the rows there are, not an
+# empty table and exit 0.
+cp "$TEST_TMPDIR/record.json" "$record"
+expect_exit 1 "$render" "$runs" --output_dir="$TEST_TMPDIR/report" --rows=bert_bsae
+expect_err "row \"bert_bsae\": no run record fills it; the records' rows are bert_base, no_nsp"
 echo "PASS"
