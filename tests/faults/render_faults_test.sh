@@ -1,9 +1,9 @@
 #!/bin/bash
-# Fault class 6 (issue 19), and a row name no record has (issue 39): render
-# accepted impossible metrics (an F1 of 150
+# Fault class 6 (issue 19): render accepted impossible metrics (an F1 of 150
 # rendered as "150.0 (paper 88.5, +61.5)", 1e300 as 301 digits). Now the run
 # record reader checks each metric's range (docs/RUN_RECORDS.md) and names
-# the file, the record and the field.
+# the file, the record and the field. Issue 39: --rows with a name no record
+# has wrote an empty table; now it is refused.
 #
 # Usage (from BUILD): render_faults_test.sh RUN_EXPERIMENT RENDER
 set -euo pipefail
