@@ -65,6 +65,36 @@ bool IsRelative(const std::string& metric) {
          metric.find("loss") != std::string::npos || metric == "null_threshold";
 }
 
+// One golden entry as --write_golden writes it: "run_id" a string,
+// "data_hashes" an object of strings, "metrics" an object of numbers. A
+// hand-edited file missing one is refused with the file, the run and the
+// field (reading it unchecked aborted).
+absl::Status CheckGoldenEntry(const std::string& path, const std::string& key,
+                              const nlohmann::json& entry) {
+  const auto bad = [&](const std::string& field, const char* expected) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": run \"", key,
+                                                   "\": field \"", field,
+                                                   "\": expected ", expected));
+  };
+  if (!entry.is_object()) return bad("", "an object");
+  if (!entry.contains("run_id") || !entry["run_id"].is_string()) {
+    return bad("run_id", "a string");
+  }
+  if (!entry.contains("data_hashes") || !entry["data_hashes"].is_object()) {
+    return bad("data_hashes", "an object");
+  }
+  for (const auto& [name, hash] : entry["data_hashes"].items()) {
+    if (!hash.is_string()) return bad("data_hashes." + name, "a string");
+  }
+  if (!entry.contains("metrics") || !entry["metrics"].is_object()) {
+    return bad("metrics", "an object");
+  }
+  for (const auto& [name, value] : entry["metrics"].items()) {
+    if (!value.is_number()) return bad("metrics." + name, "a number");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Run() {
   const std::string runs = ResolveUserPath(absl::GetFlag(FLAGS_runs));
   if (absl::GetFlag(FLAGS_runs).empty()) {
@@ -116,8 +146,18 @@ absl::Status Run() {
                      ": not a golden file (a JSON object with \"runs\" and "
                      "\"tolerance\" objects)"));
   }
-  const double points = golden["tolerance"].value("percent_points", 0.0);
-  const double relative = golden["tolerance"].value("relative", 0.0);
+  for (const char* name : {"percent_points", "relative"}) {
+    if (!golden["tolerance"].contains(name) ||
+        !golden["tolerance"][name].is_number()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          golden_path, ": \"tolerance.", name, "\": expected a number"));
+    }
+  }
+  for (const auto& [key, entry] : golden["runs"].items()) {
+    RETURN_IF_ERROR(CheckGoldenEntry(golden_path, key, entry));
+  }
+  const double points = golden["tolerance"]["percent_points"].get<double>();
+  const double relative = golden["tolerance"]["relative"].get<double>();
   std::map<std::string, const reports::RunRecord*> by_key;
   for (const reports::RunRecord& r : records) by_key[RunKey(r)] = &r;
 
