@@ -52,6 +52,7 @@
 #include "common/mpi_main.h"
 #include "common/parallel.h"
 #include "common/status_macros.h"
+#include "common/subprocess.h"
 #include "common/user_path.h"
 #include "experiments/config_loader.h"
 #include "experiments/device_flags.h"
@@ -147,20 +148,17 @@ namespace {
 
 constexpr char kProgram[] = "run_experiment";
 
-// `git rev-parse --short HEAD` of the workspace, "unknown" outside one.
+// `git rev-parse --short HEAD` of the workspace, "unknown" outside one (or
+// without git). An argument vector, no shell: the workspace path is never
+// interpreted, whatever it holds.
 std::string CodeVersion() {
   const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
-  const std::string command =
-      absl::StrCat("git -C '", workspace == nullptr ? "." : workspace,
-                   "' rev-parse --short HEAD 2>/dev/null");
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "unknown";
-  char buffer[64] = {0};
-  std::string out;
-  while (fgets(buffer, sizeof(buffer), pipe) != nullptr) out += buffer;
-  const int rc = pclose(pipe);
-  out = std::string(absl::StripAsciiWhitespace(out));
-  return rc == 0 && !out.empty() ? out : "unknown";
+  const absl::StatusOr<CommandResult> git =
+      RunCommand({"git", "-C", workspace == nullptr ? "." : workspace,
+                  "rev-parse", "--short", "HEAD"});
+  if (!git.ok() || git->exit_code != 0) return "unknown";
+  const std::string out(absl::StripAsciiWhitespace(git->stdout_text));
+  return out.empty() ? "unknown" : out;
 }
 
 // Whether any run needs the default corpus: pre-training on it (with the
