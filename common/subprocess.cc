@@ -21,8 +21,7 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv) {
   }
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return absl::UnavailableError(
-        absl::StrCat("pipe: ", std::strerror(errno)));
+    return absl::UnavailableError(absl::StrCat("pipe: ", std::strerror(errno)));
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -37,14 +36,14 @@ absl::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv) {
   }
   args.push_back(nullptr);
   pid_t pid = -1;
-  const int spawned = ::posix_spawnp(&pid, args[0], &actions, nullptr,
-                                     args.data(), environ);
+  const int spawned =
+      ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(pipe_fds[1]);
   if (spawned != 0) {
     ::close(pipe_fds[0]);
-    return absl::UnavailableError(absl::StrCat(
-        "cannot run ", argv[0], ": ", std::strerror(spawned)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot run ", argv[0], ": ", std::strerror(spawned)));
   }
   CommandResult result;
   char buffer[4096];

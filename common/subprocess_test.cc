@@ -11,8 +11,7 @@ using ::testing::HasSubstr;
 TEST(RunCommand, ArgumentsReachTheProgramVerbatimWithoutAShell) {
   // Through a shell each of these would be expanded, split or run.
   const std::string tricky = "o'brien $(touch /tmp/pwned) \"a b\" ;|*";
-  absl::StatusOr<CommandResult> result =
-      RunCommand({"printf", "%s\n", tricky});
+  absl::StatusOr<CommandResult> result = RunCommand({"printf", "%s\n", tricky});
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->exit_code, 0);
   EXPECT_EQ(result->stdout_text, tricky + "\n");
@@ -32,8 +31,7 @@ TEST(RunCommand, AProgramThatCannotStartIsAnError) {
   EXPECT_EQ(result.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(result.status().message(),
               HasSubstr("cannot run /nonexistent/program"));
-  EXPECT_EQ(RunCommand({}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RunCommand({}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "common/exit_status.h"
+#include "common/parallel.h"
 #include "common/user_path.h"
 #include "model/step_dump.h"
 
@@ -32,6 +33,13 @@ int main(int argc, char** argv) {
         "gradients\n  step_dump --checkpoint=DIR --batch=B.json "
         "--out=O.safetensors [--causal | --reverse_causal]");
     absl::ParseCommandLine(argc, argv);
+    // A malformed $BERTLAB_NUM_THREADS is a message here, not a CHECK later.
+    if (const absl::Status threads = bertlab::ApplyThreadsFlag(0);
+        !threads.ok()) {
+      std::fprintf(stderr, "step_dump: %s\n",
+                   std::string(threads.message()).c_str());
+      return 1;
+    }
     bertlab::StepDumpOptions options;
     options.checkpoint_dir =
         bertlab::ResolveUserPath(absl::GetFlag(FLAGS_checkpoint));

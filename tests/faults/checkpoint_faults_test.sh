@@ -37,6 +37,15 @@ dump() { expect_exit "$1" "$step_dump" --checkpoint="$work/dump" \
   --batch="$work/batch.json" --out="$work/dump.safetensors"; }
 cp -r "$checkpoint" "$work/dump"
 dump 0
+# A malformed thread count (issue 39): a message naming the variable, as
+# run_experiment gives, not a CHECK's abort.
+for threads in lots 0; do
+  BERTLAB_NUM_THREADS=$threads expect_exit 1 "$step_dump" \
+    --checkpoint="$work/dump" --batch="$work/batch.json" \
+    --out="$work/dump.safetensors"
+  expect_err "BERTLAB_NUM_THREADS=\"$threads\": expected an integer in [1, "
+  expect_no_err "Check failed"
+done
 for edit in '"hidden_size": 16/"hidden_size": 1000000000000' \
             '"vocab_size": [0-9]*/"vocab_size": 1099511627776' \
             '"num_hidden_layers": 1/"num_hidden_layers": 1000000000'; do
