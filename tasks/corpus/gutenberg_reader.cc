@@ -295,6 +295,13 @@ bool IsKeywordChapterHeading(absl::string_view line) {
 absl::StatusOr<std::unique_ptr<GutenbergReader>> GutenbergReader::Open(
     std::vector<std::string> paths, GutenbergReaderOptions options) {
   RETURN_IF_ERROR(ValidateReaderLimits(options.limits));
+  // NaN fails both comparisons: it would silently keep every front matter.
+  if (!(options.max_front_matter_fraction >= 0 &&
+        options.max_front_matter_fraction <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "max_front_matter_fraction = ", options.max_front_matter_fraction,
+        ": expected a fraction in [0, 1]"));
+  }
   RETURN_IF_ERROR(CheckInputFiles(paths));
   return std::unique_ptr<GutenbergReader>(
       new GutenbergReader(std::move(paths), std::move(options)));

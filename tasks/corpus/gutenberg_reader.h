@@ -73,7 +73,7 @@ struct GutenbergReaderOptions {
   ReaderLimits limits;
   // Front matter (the text before the first chapter heading) is dropped
   // when its sentences take at most this fraction of the body's bytes;
-  // 0 keeps it always.
+  // 0 keeps it always. In [0, 1] (Open refuses anything else, NaN too).
   double max_front_matter_fraction = 0.1;
 };
 

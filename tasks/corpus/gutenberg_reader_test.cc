@@ -1,6 +1,8 @@
 #include "tasks/corpus/gutenberg_reader.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -217,6 +219,22 @@ TEST(GutenbergReaderTest, LargeFrontMatterIsKept) {
   ASSERT_TRUE(read.ok());
   ASSERT_THAT(read->documents, SizeIs(3));
   EXPECT_THAT(read->documents[0].sentences, ElementsAre("A TEST"));
+}
+
+// Issue 39: --max_front_matter_fraction=nan was accepted (and kept every
+// front matter); a fraction outside [0, 1] is refused too.
+TEST(GutenbergReaderTest, AFractionOutsideZeroToOneIsRefused) {
+  const std::string path = WriteTestFile("fraction.txt", kBook);
+  for (const double fraction :
+       {std::nan(""), -0.1, 1.5, std::numeric_limits<double>::infinity()}) {
+    GutenbergReaderOptions options;
+    options.max_front_matter_fraction = fraction;
+    const auto reader = GutenbergReader::Open({path}, options);
+    EXPECT_EQ(reader.status().code(), absl::StatusCode::kInvalidArgument)
+        << fraction;
+    EXPECT_THAT(reader.status().message(),
+                ::testing::HasSubstr("expected a fraction in [0, 1]"));
+  }
 }
 
 TEST(GutenbergReaderTest, VolumeThenChapterGivesNoEmptyDocument) {
