@@ -123,12 +123,11 @@ TEST(ExperimentsValidateTest, PretrainMiniHasTheTable5Variants) {
 // (reverse-causal, right-to-left LM, ltr_no_nsp's shards) and
 // ltr_rtl_no_nsp fine-tunes the two encoders side by side.
 TEST(ExperimentsValidateTest, Table5HasTheElmoStyleRows) {
-  // The mini scale leaves them out for its budget
-  // (Table5MiniSeedsThePaperRows).
-  for (const char* scale : {"small", "paper"}) {
-    SCOPED_TRACE(scale);
-    absl::StatusOr<Experiment> table = LoadExperiment(
-        absl::StrCat("experiments/table5_ablation.", scale, ".textproto"));
+  // The mini and small scales leave them out for their budget
+  // (Table5MiniAndSmallSeedThePaperRows).
+  {
+    absl::StatusOr<Experiment> table =
+        LoadExperiment("experiments/table5_ablation.paper.textproto");
     ASSERT_TRUE(table.ok()) << table.status();
     ASSERT_EQ(table->variants_size(), 7);
     EXPECT_EQ(table->variants(4).name(), "rtl_no_nsp");
@@ -154,11 +153,11 @@ TEST(ExperimentsValidateTest, Table5HasTheElmoStyleRows) {
 // Table 5's control: full's encoder fine-tuned from random parameters. It
 // takes full's model and vocabulary, so selecting it pre-trains full alone,
 // and the plan says it is not pre-trained itself.
+// (Mini and small: Table5MiniAndSmallSeedThePaperRows.)
 TEST(ExperimentsValidateTest, Table5HasTheNoPretrainingControl) {
-  for (const char* scale : {"small", "paper"}) {
-    SCOPED_TRACE(scale);
-    absl::StatusOr<Experiment> table = LoadExperiment(
-        absl::StrCat("experiments/table5_ablation.", scale, ".textproto"));
+  {
+    absl::StatusOr<Experiment> table =
+        LoadExperiment("experiments/table5_ablation.paper.textproto");
     ASSERT_TRUE(table.ok()) << table.status();
     ASSERT_EQ(table->variants_size(), 7);
     const Variant& control = table->variants(6);
@@ -194,48 +193,80 @@ TEST(ExperimentsValidateTest, Table5HasTheNoPretrainingControl) {
   }
 }
 
-// Table 5 at mini scale (issue 38): BERT, No NSP and LTR & No NSP with three
-// pre-training seeds each, + BiLSTM on each LTR seed, one control from the
-// first seed's config, and the cloze test; no RTL or ELMo-style rows.
-TEST(ExperimentsValidateTest, Table5MiniSeedsThePaperRows) {
-  absl::StatusOr<Experiment> table =
+// Table 5 at mini and small scale (issue 38): BERT, No NSP and LTR & No NSP
+// with three pre-training seeds each, + BiLSTM on each LTR seed, one control
+// from the first seed's config, and the cloze test; no RTL or ELMo-style
+// rows. Small is mini pre-trained six times longer and nothing else.
+TEST(ExperimentsValidateTest, Table5MiniAndSmallSeedThePaperRows) {
+  absl::StatusOr<Experiment> mini =
       LoadExperiment("experiments/table5_ablation.mini.textproto");
-  ASSERT_TRUE(table.ok()) << table.status();
-  std::vector<std::string> names;
-  for (const Variant& v : table->variants()) names.push_back(v.name());
-  EXPECT_THAT(names,
-              ::testing::ElementsAre(
-                  "full.seed1", "full.seed2", "full.seed3", "no_nsp.seed1",
-                  "no_nsp.seed2", "no_nsp.seed3", "ltr_no_nsp.seed1",
-                  "ltr_no_nsp.seed2", "ltr_no_nsp.seed3",
-                  "ltr_no_nsp_bilstm.seed1", "ltr_no_nsp_bilstm.seed2",
-                  "ltr_no_nsp_bilstm.seed3", "no_pretraining"));
-  EXPECT_THAT(CheckpointSources(*table, "ltr_no_nsp_bilstm.seed2"),
-              ::testing::ElementsAre("ltr_no_nsp.seed2"));
-  EXPECT_TRUE(RandomInit(*table, "no_pretraining"));
-  EXPECT_THAT(CheckpointSources(*table, "no_pretraining"),
-              ::testing::ElementsAre("full.seed1"));
-  const std::vector<ResolvedRun> runs = ResolveRuns(*table);
-  int cloze = 0;
-  for (const ResolvedRun& run : runs) {
-    SCOPED_TRACE(run.name);
-    // One phase of 128 tokens: no column reads past it.
-    ASSERT_EQ(run.spec.pretraining().sequence_schedule().phases_size(), 1);
-    EXPECT_EQ(
-        run.spec.pretraining().sequence_schedule().phases(0).max_seq_length(),
-        128);
-    for (const FinetuneTaskSpec& task : run.spec.finetuning().tasks()) {
-      EXPECT_LE(task.max_seq_length(), 128);
+  ASSERT_TRUE(mini.ok()) << mini.status();
+  absl::StatusOr<Experiment> small =
+      LoadExperiment("experiments/table5_ablation.small.textproto");
+  ASSERT_TRUE(small.ok()) << small.status();
+  {
+    const std::vector<ResolvedRun> mini_runs = ResolveRuns(*mini);
+    const std::vector<ResolvedRun> small_runs = ResolveRuns(*small);
+    ASSERT_EQ(mini_runs.size(), small_runs.size());
+    for (size_t i = 0; i < mini_runs.size(); ++i) {
+      SCOPED_TRACE(mini_runs[i].name);
+      EXPECT_EQ(small_runs[i].name, mini_runs[i].name);
+      EXPECT_EQ(mini_runs[i].spec.pretraining().schedule().total_steps(), 800);
+      EXPECT_EQ(small_runs[i].spec.pretraining().schedule().total_steps(),
+                4800);
+      // Pre-training's length and cadence (and the masks' passes) aside,
+      // the runs are the same.
+      RunSpec longer = mini_runs[i].spec;
+      *longer.mutable_pretraining()->mutable_schedule() =
+          small_runs[i].spec.pretraining().schedule();
+      PretrainingSpec& p = *longer.mutable_pretraining();
+      const PretrainingSpec& q = small_runs[i].spec.pretraining();
+      p.mutable_data()->set_dupe_factor(q.data().dupe_factor());
+      p.set_eval_every_steps(q.eval_every_steps());
+      p.set_eval_batches(q.eval_batches());
+      p.set_checkpoint_every_steps(q.checkpoint_every_steps());
+      p.set_log_every_steps(q.log_every_steps());
+      EXPECT_EQ(longer.DebugString(), small_runs[i].spec.DebugString());
     }
-    cloze += RunsClozeTest(run.spec);
   }
-  // Every row but + BiLSTM, whose encoder is LTR's.
-  EXPECT_EQ(cloze, 10);
-  absl::StatusOr<std::string> plan = DescribeRunPlan(*table, {});
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_THAT(*plan, HasSubstr("total: 9 pre-training runs"));
-  // Five tasks a run (those without data are left out when it runs).
-  EXPECT_THAT(*plan, HasSubstr("65 fine-tuning runs, 10 cloze runs"));
+  for (const Experiment* table : {&*mini, &*small}) {
+    SCOPED_TRACE(table->description());
+    std::vector<std::string> names;
+    for (const Variant& v : table->variants()) names.push_back(v.name());
+    EXPECT_THAT(names,
+                ::testing::ElementsAre(
+                    "full.seed1", "full.seed2", "full.seed3", "no_nsp.seed1",
+                    "no_nsp.seed2", "no_nsp.seed3", "ltr_no_nsp.seed1",
+                    "ltr_no_nsp.seed2", "ltr_no_nsp.seed3",
+                    "ltr_no_nsp_bilstm.seed1", "ltr_no_nsp_bilstm.seed2",
+                    "ltr_no_nsp_bilstm.seed3", "no_pretraining"));
+    EXPECT_THAT(CheckpointSources(*table, "ltr_no_nsp_bilstm.seed2"),
+                ::testing::ElementsAre("ltr_no_nsp.seed2"));
+    EXPECT_TRUE(RandomInit(*table, "no_pretraining"));
+    EXPECT_THAT(CheckpointSources(*table, "no_pretraining"),
+                ::testing::ElementsAre("full.seed1"));
+    const std::vector<ResolvedRun> runs = ResolveRuns(*table);
+    int cloze = 0;
+    for (const ResolvedRun& run : runs) {
+      SCOPED_TRACE(run.name);
+      // One phase of 128 tokens: no column reads past it.
+      ASSERT_EQ(run.spec.pretraining().sequence_schedule().phases_size(), 1);
+      EXPECT_EQ(
+          run.spec.pretraining().sequence_schedule().phases(0).max_seq_length(),
+          128);
+      for (const FinetuneTaskSpec& task : run.spec.finetuning().tasks()) {
+        EXPECT_LE(task.max_seq_length(), 128);
+      }
+      cloze += RunsClozeTest(run.spec);
+    }
+    // Every row but + BiLSTM, whose encoder is LTR's.
+    EXPECT_EQ(cloze, 10);
+    absl::StatusOr<std::string> plan = DescribeRunPlan(*table, {});
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_THAT(*plan, HasSubstr("total: 9 pre-training runs"));
+    // Five tasks a run (those without data are left out when it runs).
+    EXPECT_THAT(*plan, HasSubstr("65 fine-tuning runs, 10 cloze runs"));
+  }
 }
 
 // The equal-FLOPs experiment is Table 5 mini's base with its LTR row and No
@@ -327,9 +358,10 @@ TEST(ExperimentsValidateTest, TablesTakeTheirBaseAndVariantsFromAblations) {
                 ::testing::ElementsAre(
                     absl::StrCat("ablations/scales/", scale, ".textproto")));
     EXPECT_FALSE(raw.base().has_model());
-    if (name == "table5_ablation.mini.textproto") {
-      // The one exception, for its three-seed budget (said in the file):
-      // one sequence phase and a larger held-out share, nothing else.
+    if (absl::StartsWith(name, "table5_ablation.") && scale != "paper") {
+      // The one exception, Table 5 mini and small, for their three-seed
+      // budget (said in the files): one sequence phase and a larger
+      // held-out share, nothing else.
       PretrainingSpec allowed;
       *allowed.mutable_sequence_schedule() =
           raw.base().pretraining().sequence_schedule();
