@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -620,8 +621,17 @@ class SquadTask : public FinetuneTask {
                                    nullptr, SquadEvalOptions()));
     const SquadPredictionMap texts = ToSquadPredictionMap(predictions);
     metrics.examples.kind = reports::DevExampleKind::kSpans;
+    // Each question's article: the bootstrap draws articles, not questions.
+    std::map<std::string, int64_t> article_of;
+    for (const SquadExample& example : dev_.examples) {
+      article_of[example.qid] =
+          dev_.paragraphs[example.paragraph_index].article;
+    }
     for (const SquadQuestionScore& score : written.per_question) {
       metrics.examples.ids.push_back(score.qid);
+      const auto article = article_of.find(score.qid);
+      CHECK(article != article_of.end()) << score.qid;
+      metrics.examples.groups.push_back(absl::StrCat(article->second));
       metrics.examples.exact_match.push_back(score.exact);
       metrics.examples.f1.push_back(score.f1);
       const auto text = texts.find(score.qid);

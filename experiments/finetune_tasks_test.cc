@@ -108,6 +108,29 @@ TEST(FinetuneTasksTest, OneSquadFileIsSplitByArticle) {
   EXPECT_EQ((*task)->ModelOptions().head, FinetuneHead::kSpan);
 }
 
+// A one-layer encoder of width 8 for `task`, from random parameters.
+absl::StatusOr<std::unique_ptr<Finetuner>> TinyTuner(
+    const FinetuneTask& task, const FullTokenizer& tokenizer,
+    int max_seq_length) {
+  FinetuneOptions options;
+  options.config.vocab_size = tokenizer.vocab().size();
+  options.config.hidden_size = 8;
+  options.config.num_attention_heads = 2;
+  options.config.intermediate_size = 16;
+  options.config.num_hidden_layers = 1;
+  options.config.max_position_embeddings = max_seq_length;
+  options.model = task.ModelOptions();
+  options.max_seq_length = max_seq_length;
+  options.batch_size = 2;
+  options.num_epochs = 1;
+  options.learning_rate = 5e-5;
+  options.warmup_proportion = 0.1;
+  options.clip_norm = 1.0;
+  options.seed = 12345;
+  options.progress = false;
+  return Finetuner::Create(options);
+}
+
 TEST(FinetuneTasksTest, SwagTrainsAndIsScoredWithItsPredictions) {
   const std::string root = Fresh("swag");
   fs::create_directories(root + "/swag");
@@ -124,23 +147,7 @@ TEST(FinetuneTasksTest, SwagTrainsAndIsScoredWithItsPredictions) {
   EXPECT_FALSE((*task)->derived());
   EXPECT_EQ((*task)->ModelOptions().num_choices, 4);
 
-  FinetuneOptions options;
-  options.config.vocab_size = tokenizer.vocab().size();
-  options.config.hidden_size = 8;
-  options.config.num_attention_heads = 2;
-  options.config.intermediate_size = 16;
-  options.config.num_hidden_layers = 1;
-  options.config.max_position_embeddings = 32;
-  options.model = (*task)->ModelOptions();
-  options.max_seq_length = 32;
-  options.batch_size = 2;
-  options.num_epochs = 1;
-  options.learning_rate = 5e-5;
-  options.warmup_proportion = 0.1;
-  options.clip_norm = 1.0;
-  options.seed = 12345;
-  options.progress = false;
-  auto tuner = Finetuner::Create(options);
+  auto tuner = TinyTuner(**task, tokenizer, 32);
   ASSERT_TRUE(tuner.ok());
   ASSERT_TRUE((*tuner)->Train((*task)->Train()).ok());
   const std::string out = Fresh("swag_out");
@@ -406,6 +413,34 @@ TEST(FinetuneTasksTest, SquadDevCapIsSpreadOverTheQuestions) {
   // Questions 0, 2, 4 (the first three would score 2 of 3).
   EXPECT_DOUBLE_EQ((*loaded)->Trivial()->at(0).metrics.at("exact_match"),
                    100.0);
+}
+
+// SQuAD's per-question scores say each question's article (its index in
+// the dev file), which the report's bootstrap draws by.
+TEST(FinetuneTasksTest, SquadDevExamplesNameTheirArticles) {
+  const std::string root = Fresh("articles_squad1");
+  WriteText(root + "/squad/v1.1/train-v1.1.json",
+            SquadJson("1.1", {{"light was good", "what?", "good"}}));
+  nlohmann::json dev = nlohmann::json::parse(SquadJson(
+      "1.1", {{"alpha beta", "a?", "alpha"}, {"gamma delta", "b?", "delta"}}));
+  nlohmann::json second =
+      nlohmann::json::parse(SquadJson("1.1", {{"epsilon zeta", "c?", "zeta"}}));
+  // The second article's question ids must differ from the first's.
+  second["data"][0]["paragraphs"][0]["qas"][0]["id"] = "q9";
+  dev["data"].push_back(second["data"][0]);
+  WriteText(root + "/squad/v1.1/dev-v1.1.json", dev.dump());
+  const FullTokenizer tokenizer = UncasedTokenizer();
+  auto task = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, SmallSpec(), tokenizer,
+                               SourcesIn(root));
+  ASSERT_TRUE(task.ok()) << task.status();
+  auto tuner = TinyTuner(**task, tokenizer, 64);
+  ASSERT_TRUE(tuner.ok()) << tuner.status();
+  auto metrics = (*task)->Evaluate(tuner->get(), Fresh("articles_out"));
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  ASSERT_EQ(metrics->size(), 1u);
+  const reports::DevExamples& examples = (*metrics)[0].examples;
+  EXPECT_EQ(examples.ids, (std::vector<std::string>{"q0", "q1", "q9"}));
+  EXPECT_EQ(examples.groups, (std::vector<std::string>{"0", "0", "1"}));
 }
 
 TEST(FinetuneTasksTest, StringAlignmentBaselineOfSquadCopiesAVerbatimCloze) {

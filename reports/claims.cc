@@ -305,18 +305,24 @@ std::string ClaimLabel(const ClaimCheck& check) {
 }
 
 std::string ClaimsMethod(bool selected, bool tuned, bool one_seed,
-                         bool examples_resampled, int paper_family,
-                         int control_family) {
+                         bool examples_resampled, int64_t articles,
+                         int paper_family, int control_family) {
   return absl::StrCat(
       "Method: Multi-Bootstrap (Sellam et al. 2022), ", kBootstrapRounds,
       " rounds, random seed ", kBootstrapSeed,
       ": each round draws pre-training seeds (paired where both rows have "
       "the same seeds), fine-tuning restarts within each seed",
-      examples_resampled ? " and dev examples (one draw for both rows; one by "
-                           "one, so the clustering of SQuAD's questions by "
-                           "article is not counted)"
-                         : " (dev examples not resampled: some runs have no "
-                           "per-example scores)",
+      !examples_resampled
+          ? " (dev examples not resampled: some runs have no per-example "
+            "scores)"
+      : articles > 0
+          ? absl::StrCat(" and dev examples (one draw for both rows; one by "
+                         "one, but SQuAD's questions by article, all of an "
+                         "article's questions together, as they are not "
+                         "independent: ",
+                         articles, " articles)")
+          : " and dev examples (one draw for both rows; one by one, so the "
+            "clustering of SQuAD's questions by article is not counted)",
       ", and recomputes the metric; interval = 2.5th-97.5th percentile of "
       "the difference, p = twice the smaller share of rounds on either side "
       "of 0. Holm's correction at 5% within each family: the paper's claims "

@@ -182,10 +182,12 @@ std::string ClaimLabel(const ClaimCheck& check);
 // `selected`: some cell's learning rate was chosen on dev from a grid of
 // two or more; `tuned`: some was chosen on a tune split (and none on dev);
 // `one_seed`: some claim's side has one pre-training seed;
-// `examples_resampled`: every measured claim resampled its dev examples.
+// `examples_resampled`: every measured claim resampled its dev examples;
+// `articles`: > 0 where a column's examples were drawn by article (the
+// most articles of such a column).
 std::string ClaimsMethod(bool selected, bool tuned, bool one_seed,
-                         bool examples_resampled, int paper_family,
-                         int control_family);
+                         bool examples_resampled, int64_t articles,
+                         int paper_family, int control_family);
 
 }  // namespace reports
 }  // namespace bertlab

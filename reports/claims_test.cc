@@ -429,6 +429,20 @@ TEST(ClaimWritersTest, MarkdownPutsVerdictsAboveTheTable) {
   EXPECT_THAT(ToCsv(*report), HasSubstr(",reproduced,"));
 }
 
+// The method says how dev examples were drawn: by article where SQuAD's
+// records give it, one by one otherwise, or not at all.
+TEST(ClaimsTest, MethodSaysHowDevExamplesWereDrawn) {
+  EXPECT_THAT(ClaimsMethod(false, false, false, true, 11, 10, 4),
+              HasSubstr("SQuAD's questions by article, all of an article's "
+                        "questions together, as they are not independent: "
+                        "11 articles)"));
+  EXPECT_THAT(ClaimsMethod(false, false, false, true, 0, 10, 4),
+              HasSubstr("one by one, so the clustering of SQuAD's questions "
+                        "by article is not counted"));
+  EXPECT_THAT(ClaimsMethod(false, false, false, false, 11, 10, 4),
+              HasSubstr("dev examples not resampled"));
+}
+
 }  // namespace
 }  // namespace reports
 }  // namespace bertlab

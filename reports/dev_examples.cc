@@ -20,6 +20,8 @@ namespace {
 constexpr char kLabelsHeader[] = "example_id\tgold_label\tpredicted_label";
 constexpr char kScoresHeader[] = "example_id\tgold_score\tpredicted_score";
 constexpr char kSpansHeader[] = "example_id\texact_match\tf1\tprediction";
+constexpr char kSpansWithArticlesHeader[] =
+    "example_id\texact_match\tf1\tprediction\tarticle";
 
 std::string OneLine(absl::string_view text) {
   std::string line(text);
@@ -90,10 +92,14 @@ std::string DevExamplesTsv(const DevExamples& examples) {
       text = kScoresHeader;
       break;
     case DevExampleKind::kSpans:
-      text = kSpansHeader;
+      text = examples.groups.empty() ? kSpansHeader : kSpansWithArticlesHeader;
       break;
   }
   text += "\n";
+  CHECK(examples.groups.empty() ||
+        (examples.kind == DevExampleKind::kSpans &&
+         examples.groups.size() == examples.ids.size()))
+      << "groups are for spans, one per example";
   for (int64_t i = 0; i < examples.size(); ++i) {
     const std::string& id = examples.ids[i];
     CHECK(id.find_first_of("\t\n\r") == std::string::npos) << id;
@@ -112,7 +118,15 @@ std::string DevExamplesTsv(const DevExamples& examples) {
         absl::StrAppend(&text, id, "\t",
                         absl::StrFormat("%.17g", examples.exact_match[i]), "\t",
                         absl::StrFormat("%.17g", examples.f1[i]), "\t",
-                        OneLine(examples.predictions[i]), "\n");
+                        OneLine(examples.predictions[i]));
+        if (!examples.groups.empty()) {
+          const std::string& group = examples.groups[i];
+          CHECK(!group.empty() &&
+                group.find_first_of("\t\n\r") == std::string::npos)
+              << group;
+          absl::StrAppend(&text, "\t", group);
+        }
+        text += "\n";
         break;
     }
   }
@@ -133,11 +147,15 @@ absl::StatusOr<DevExamples> ParseDevExamples(absl::string_view text,
   } else if (lines[0] == kSpansHeader) {
     examples.kind = DevExampleKind::kSpans;
     fields = 4;
+  } else if (lines[0] == kSpansWithArticlesHeader) {
+    examples.kind = DevExampleKind::kSpans;
+    fields = 5;
   } else {
     return LineError(
         path, 1,
         absl::StrCat("unknown header \"", OneLine(lines[0]), "\"; expected \"",
-                     absl::StrJoin({kLabelsHeader, kScoresHeader, kSpansHeader},
+                     absl::StrJoin({kLabelsHeader, kScoresHeader, kSpansHeader,
+                                    kSpansWithArticlesHeader},
                                    "\", \"",
                                    [](std::string* out, const char* h) {
                                      absl::StrAppend(out, OneLine(h));
@@ -194,6 +212,12 @@ absl::StatusOr<DevExamples> ParseDevExamples(absl::string_view text,
     examples.exact_match.push_back(a);
     examples.f1.push_back(b);
     examples.predictions.emplace_back(row[3]);
+    if (fields == 5) {
+      if (row[4].empty()) {
+        return LineError(path, line, "the article field is empty");
+      }
+      examples.groups.emplace_back(row[4]);
+    }
   }
   if (examples.size() == 0) {
     return LineError(path, 2, "no example rows below the header");

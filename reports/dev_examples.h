@@ -11,11 +11,17 @@
 //                                               multiple choice (class ids)
 //   example_id  gold_score  predicted_score     scores: regression (STS-B)
 //   example_id  exact_match  f1  prediction     spans: SQuAD, each
-//                                               question's official scores
-//                                               in [0, 1] and the answer
+//   [article]                                   question's official scores
+//                                               in [0, 1], the answer
 //                                               predicted (tabs and line
 //                                               breaks turned into spaces)
+//                                               and, in files written
+//                                               since 2026-12-06, its
+//                                               article (the index in the
+//                                               dev file's data[])
 // example_id holds no tab or line break and is unique within the file.
+// The article column is what a bootstrap resamples SQuAD by
+// (multi_bootstrap.h): questions about one article are not independent.
 //
 // Metrics (the record's names and units, percent or correlation x 100):
 //   labels: accuracy, f1 (of class 1), mcc;  scores: pearson, spearman;
@@ -50,6 +56,9 @@ struct DevExamples {
   std::vector<double> exact_match;
   std::vector<double> f1;
   std::vector<std::string> predictions;
+  // The cluster each example belongs to (spans: its article); empty when
+  // the file has no such column. No tab or line break.
+  std::vector<std::string> groups;
 
   int64_t size() const { return static_cast<int64_t>(ids.size()); }
 };

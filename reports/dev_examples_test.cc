@@ -75,6 +75,43 @@ TEST(DevExamplesTest, SpansAndScoresRoundTripExactly) {
   EXPECT_DOUBLE_EQ((*spearman)(*again, All(*again)), 100.0);
 }
 
+// SQuAD's records say each question's article (what the bootstrap draws);
+// files written before the column read back without it.
+TEST(DevExamplesTest, SpansCarryTheirArticles) {
+  DevExamples spans;
+  spans.kind = DevExampleKind::kSpans;
+  spans.ids = {"q1", "q2", "q3"};
+  spans.exact_match = {1.0, 0.0, 0.0};
+  spans.f1 = {1.0, 0.5, 0.0};
+  spans.predictions = {"a", "b", ""};
+  spans.groups = {"0", "0", "7"};
+  const std::string text = DevExamplesTsv(spans);
+  EXPECT_EQ(text,
+            "example_id\texact_match\tf1\tprediction\tarticle\n"
+            "q1\t1\t1\ta\t0\nq2\t0\t0.5\tb\t0\nq3\t0\t0\t\t7\n");
+  auto read = ParseDevExamples(text, "s.tsv");
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->groups, spans.groups);
+  EXPECT_EQ(read->predictions, spans.predictions);
+  spans.groups.clear();
+  auto old = ParseDevExamples(DevExamplesTsv(spans), "old.tsv");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_TRUE(old->groups.empty());
+  EXPECT_THAT(
+      std::string(ParseDevExamples("example_id\texact_match\tf1\t"
+                                   "prediction\tarticle\nq\t1\t1\tx\t\n",
+                                   "e.tsv")
+                      .status()
+                      .message()),
+      HasSubstr("e.tsv:2: the article field is empty"));
+  EXPECT_THAT(std::string(ParseDevExamples("example_id\texact_match\tf1\t"
+                                           "prediction\tarticle\nq\t1\t1\tx\n",
+                                           "e.tsv")
+                              .status()
+                              .message()),
+              HasSubstr("e.tsv:2: expected 5 tab-separated fields, got 4"));
+}
+
 TEST(DevExamplesTest, ConstantPredictionsAreFound) {
   DevExamples examples = Labels();
   examples.predicted_labels = {1, 1, 1, 1};

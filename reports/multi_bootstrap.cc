@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -57,6 +58,18 @@ bool SameSeedNames(const BootstrapArm& a, const BootstrapArm& b) {
   return true;
 }
 
+// The examples of each cluster, clusters in order of first appearance.
+std::vector<std::vector<int32_t>> Clusters(const std::vector<std::string>& of) {
+  std::map<std::string, size_t> index;
+  std::vector<std::vector<int32_t>> clusters;
+  for (size_t i = 0; i < of.size(); ++i) {
+    const auto [at, added] = index.emplace(of[i], clusters.size());
+    if (added) clusters.emplace_back();
+    clusters[at->second].push_back(static_cast<int32_t>(i));
+  }
+  return clusters;
+}
+
 int Runs(const BootstrapArm& arm) {
   int runs = 0;
   for (const BootstrapSeed& seed : arm.seeds) {
@@ -93,6 +106,7 @@ absl::StatusOr<MultiBootstrapResult> MultiBootstrap(
   }
   const bool resample = options.metric != nullptr && every_restart_has_examples;
   int64_t examples = 0;
+  bool every_restart_has_groups = resample;
   if (resample) {
     const DevExamples& reference = *first->examples;
     examples = reference.size();
@@ -109,6 +123,15 @@ absl::StatusOr<MultiBootstrapResult> MultiBootstrap(
                 ", or the same number in another order), so they cannot be "
                 "resampled together"));
           }
+          const std::vector<std::string>& groups = restart.examples->groups;
+          if (!groups.empty() && !reference.groups.empty() &&
+              groups != reference.groups) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                restart.source, " and ", first->source,
+                ": the runs put the same dev examples in different "
+                "articles, so they cannot be resampled together"));
+          }
+          every_restart_has_groups &= !groups.empty();
           const double whole = options.metric(*restart.examples, all);
           if (!(std::abs(whole - restart.value) <= 1e-6)) {
             return absl::InvalidArgumentError(absl::StrFormat(
@@ -128,6 +151,10 @@ absl::StatusOr<MultiBootstrapResult> MultiBootstrap(
   result.paired_seeds = SameSeedNames(a, b);
   result.examples_resampled = resample;
   result.examples = examples;
+  const std::vector<std::vector<int32_t>> clusters =
+      every_restart_has_groups ? Clusters(first->examples->groups)
+                               : std::vector<std::vector<int32_t>>();
+  result.example_groups = static_cast<int64_t>(clusters.size());
   result.seeds_a = static_cast<int>(a.seeds.size());
   result.seeds_b = static_cast<int>(b.seeds.size());
   result.runs_a = Runs(a);
@@ -159,8 +186,18 @@ absl::StatusOr<MultiBootstrapResult> MultiBootstrap(
   };
   std::vector<double> differences(options.rounds);
   for (int round = 0; round < options.rounds; ++round) {
-    for (int64_t i = 0; i < examples; ++i) {
-      drawn_examples[i] = stream.Below(examples);
+    if (clusters.empty()) {
+      for (int64_t i = 0; i < examples; ++i) {
+        drawn_examples[i] = stream.Below(examples);
+      }
+    } else {
+      const int64_t n = static_cast<int64_t>(clusters.size());
+      drawn_examples.clear();
+      for (int64_t i = 0; i < n; ++i) {
+        const std::vector<int32_t>& cluster = clusters[stream.Below(n)];
+        drawn_examples.insert(drawn_examples.end(), cluster.begin(),
+                              cluster.end());
+      }
     }
     const std::vector<int32_t> seeds_a = draw_seeds(a);
     const std::vector<int32_t> seeds_b =

@@ -6,7 +6,11 @@
 //
 // One round:
 //   1. Draw the dev examples with replacement, one draw for both arms (they
-//      are scored on the same set).
+//      are scored on the same set). Where the records say each example's
+//      cluster (DevExamples.groups: SQuAD's article) draw the clusters
+//      instead, as many as there are, each with all its examples: questions
+//      about one article succeed or fail together, and a draw of single
+//      questions would count them as independent.
 //   2. For each arm, draw its pre-training seeds with replacement; when
 //      both arms have the same seeds by name (a paired design) one draw
 //      serves both. Within each drawn seed, draw its restarts with
@@ -85,15 +89,18 @@ struct MultiBootstrapResult {
   bool paired_seeds = false;
   bool examples_resampled = false;
   int64_t examples = 0;  // dev examples per run, when resampled
+  // > 0: the examples were drawn by these many clusters (articles).
+  int64_t example_groups = 0;
   int seeds_a = 0, seeds_b = 0;
   int runs_a = 0, runs_b = 0;  // fine-tuning runs over all seeds
 };
 
 // Errors: an arm without seeds or a seed without restarts; rounds < 100;
 // with options.metric set and examples for every restart, runs scored on
-// different dev examples (by id, in order), or a run whose examples give a
-// metric other than its run.json value (more than 1e-6 apart; both paths
-// in the message).
+// different dev examples (by id, in order) or putting one example in
+// different clusters, or a run whose examples give a metric other than its
+// run.json value (more than 1e-6 apart; both paths in the message). The
+// examples are drawn by cluster only when every run says the clusters.
 absl::StatusOr<MultiBootstrapResult> MultiBootstrap(
     const BootstrapArm& a, const BootstrapArm& b,
     const MultiBootstrapOptions& options);

@@ -154,6 +154,73 @@ TEST(MultiBootstrapTest, OneSeedWithoutExamplesResamplesRestartsOnly) {
   EXPECT_EQ(again->standard_error, result->standard_error);
 }
 
+// Examples in clusters (SQuAD's articles) are drawn by cluster. With a
+// score that is constant within each of G equal clusters, the difference is
+// the mean of G cluster values c_g, whose bootstrap standard error is
+// sqrt(mean((c_g - mean c)^2) / G); a draw of single examples would give
+// sqrt(m) times less for clusters of m.
+TEST(MultiBootstrapTest, ClusteredExamplesAreDrawnByCluster) {
+  constexpr int kClusters = 20, kSize = 9;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  DevExamples scored, zero;
+  double sum = 0, squares = 0;
+  std::vector<double> values;
+  for (int g = 0; g < kClusters; ++g) values.push_back(normal(rng));
+  for (double c : values) sum += c;
+  for (double c : values) {
+    squares += (c - sum / kClusters) * (c - sum / kClusters);
+  }
+  for (int i = 0; i < kClusters * kSize; ++i) {
+    // Clusters interleaved, so a draw must gather their examples.
+    const int g = i % kClusters;
+    for (DevExamples* e : {&scored, &zero}) {
+      e->kind = DevExampleKind::kScores;
+      e->ids.push_back("q" + std::to_string(i));
+      e->groups.push_back("article" + std::to_string(g));
+      e->gold_scores.push_back(0);
+      e->predicted_scores.push_back(e == &scored ? values[g] : 0.0);
+    }
+  }
+  BootstrapArm a, b;
+  a.seeds.push_back({"", {{sum / kClusters, &scored, "a/run.json"}}});
+  b.seeds.push_back({"", {{0.0, &zero, "b/run.json"}}});
+  MultiBootstrapOptions options;
+  options.metric = &MeanScore;
+  options.rounds = 4000;
+  const double population_variance = squares / kClusters;
+  auto clustered = MultiBootstrap(a, b, options);
+  ASSERT_TRUE(clustered.ok()) << clustered.status();
+  EXPECT_EQ(clustered->example_groups, kClusters);
+  EXPECT_NEAR(clustered->difference, sum / kClusters, 1e-12);
+  // 4,000 rounds: the standard error's own relative error is about 1.1%.
+  const double expected = std::sqrt(population_variance / kClusters);
+  EXPECT_NEAR(clustered->standard_error / expected, 1.0, 0.06);
+
+  scored.groups.clear();
+  zero.groups.clear();
+  auto single = MultiBootstrap(a, b, options);
+  ASSERT_TRUE(single.ok()) << single.status();
+  EXPECT_EQ(single->example_groups, 0);
+  EXPECT_NEAR(single->standard_error /
+                  std::sqrt(population_variance / (kClusters * kSize)),
+              1.0, 0.06);
+
+  // One run without the clusters: drawn one by one. Runs that disagree
+  // about an example's cluster: refused.
+  for (int i = 0; i < kClusters * kSize; ++i) {
+    scored.groups.push_back("article" + std::to_string(i % kClusters));
+  }
+  auto mixed = MultiBootstrap(a, b, options);
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  EXPECT_EQ(mixed->example_groups, 0);
+  zero.groups = scored.groups;
+  zero.groups[3] = "article4";
+  EXPECT_THAT(MultiBootstrap(a, b, options).status().message(),
+              HasSubstr("b/run.json and a/run.json: the runs put the same dev "
+                        "examples in different articles"));
+}
+
 TEST(MultiBootstrapTest, RefusesExamplesThatDoNotMatch) {
   DevExamples x, y;
   for (DevExamples* e : {&x, &y}) {

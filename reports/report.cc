@@ -815,17 +815,21 @@ absl::StatusOr<TableReport> BuildTable(
     const bool tuned = chosen(true);
     bool one_seed = false;
     bool examples = true;
+    int64_t articles = 0;
     int paper_family = 0, control_family = 0;
     for (const ClaimCheck& check : table.claims) {
       if (!check.difference.has_value()) continue;
       one_seed |= check.seeds == 1 || check.than_seeds == 1;
       examples &=
           check.bootstrap.has_value() && check.bootstrap->examples_resampled;
+      if (check.bootstrap.has_value()) {
+        articles = std::max(articles, check.bootstrap->example_groups);
+      }
       (check.claim.beyond_paper() ? control_family : paper_family) =
           check.family_size;
     }
     table.claims_method = ClaimsMethod(selected, tuned, one_seed, examples,
-                                       paper_family, control_family);
+                                       articles, paper_family, control_family);
   }
   NoteCollapsed(table);
 

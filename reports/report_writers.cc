@@ -738,6 +738,7 @@ std::string ToJson(const Report& report) {
                 {"paired_seeds", result->paired_seeds},
                 {"examples_resampled", result->examples_resampled},
                 {"examples", result->examples},
+                {"example_groups", result->example_groups},
                 {"seeds", result->seeds_a},
                 {"than_seeds", result->seeds_b},
                 {"runs", result->runs_a},
