@@ -875,6 +875,17 @@ class RunChecker {
               "0 means all");
       InRange(path + ".tune_fraction", task.tune_fraction(), kTuneFraction,
               "e.g. 0.1; 0 chooses learning rates on dev");
+      if (task.choose_epoch_on_tune()) {
+        if (!(task.tune_fraction() > 0)) {
+          Add(path + ".choose_epoch_on_tune",
+              "needs a tune split to choose on: set tune_fraction (e.g. 0.1)");
+        }
+        if (task.num_epochs() != std::floor(task.num_epochs())) {
+          Add(path + ".choose_epoch_on_tune",
+              absl::StrCat("needs whole epochs; num_epochs is ",
+                           task.num_epochs()));
+        }
+      }
       AtLeast(path + ".doc_stride", task.doc_stride(), 1, "the paper's 128");
       AtLeast(path + ".max_query_length", task.max_query_length(), 1,
               "the paper's 64");

@@ -509,6 +509,33 @@ TEST(ValidationErrorTest, FinetuningTasksNameFieldAndFix) {
                                  "one of MNLI, QQP"));
 }
 
+// Choosing the epoch on tune needs a tune split and whole epochs.
+TEST(ValidationErrorTest, EpochChoiceNeedsATuneSplitAndWholeEpochs) {
+  Experiment experiment = ValidExperiment();
+  FinetuningSpec* finetuning = experiment.mutable_base()->mutable_finetuning();
+  finetuning->mutable_optimizer()->set_weight_decay(0);
+  FinetuneTaskSpec* no_split = finetuning->add_tasks();
+  no_split->set_task(FinetuneTaskSpec::SST2);
+  no_split->add_learning_rates(1e-4);
+  no_split->set_choose_epoch_on_tune(true);
+  FinetuneTaskSpec* part = finetuning->add_tasks();
+  part->set_task(FinetuneTaskSpec::MRPC);
+  part->add_learning_rates(1e-4);
+  part->set_tune_fraction(0.1);
+  part->set_num_epochs(2.5);
+  part->set_choose_epoch_on_tune(true);
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[0]."
+                                 "choose_epoch_on_tune needs a tune split to "
+                                 "choose on: set tune_fraction (e.g. 0.1)"));
+  EXPECT_THAT(message, HasSubstr("base.finetuning.tasks[1]."
+                                 "choose_epoch_on_tune needs whole epochs; "
+                                 "num_epochs is 2.5"));
+  part->set_num_epochs(3);
+  no_split->set_tune_fraction(0.2);
+  EXPECT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+}
+
 // Fine-tuning sizes are bounded (issue 39): a typo of a billion restarts or
 // 1e15 epochs is refused before anything runs, and the plan's run count
 // cannot overflow.

@@ -26,6 +26,7 @@
 #include "common/status_macros.h"
 #include "experiments/cloze_evaluation.h"
 #include "experiments/config_loader.h"
+#include "experiments/epoch_choice.h"
 #include "experiments/evaluation_text.h"
 #include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
@@ -1184,6 +1185,9 @@ class Runner {
     // No tune split is what runs before tune_fraction existed did: their
     // ids (and cached runs) stay valid.
     if (cell_spec.tune_fraction() == 0) cell_spec.clear_tune_fraction();
+    if (!cell_spec.choose_epoch_on_tune()) {
+      cell_spec.clear_choose_epoch_on_tune();
+    }
     // Fine-tuning runs on the CPU; the pre-training run's id carries its
     // device and precision.
     const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
@@ -1266,10 +1270,26 @@ class Runner {
     options.progress = options_.progress;
     options.label = absl::StrCat("fine-tune ", label);
     options.collective = collective_;
+    const std::string& primary_metric = FinetunePrimaryMetric(
+        stands_in_for == nullptr ? task.info() : *stands_in_for,
+        experiment_.report().table());
     const auto start = Clock::now();
     ASSIGN_OR_RETURN(std::unique_ptr<Finetuner> tuner,
                      Finetuner::Create(options), _.Prepend(label, ": "));
-    if (absl::Status trained = tuner->Train(task.Train()); !trained.ok()) {
+    // choose_epoch_on_tune: rank 0 scores the tune split after each epoch
+    // and keeps the best epoch's parameters for dev (followers record
+    // nothing).
+    EpochChoice best;
+    Finetuner::EpochEnd epoch_end = nullptr;
+    if (spec.choose_epoch_on_tune() && task.tune_size() > 0 && !Follower()) {
+      epoch_end = [&](int64_t epochs) -> absl::Status {
+        ASSIGN_OR_RETURN(auto metrics, task.EvaluateTune(tuner.get()));
+        return best.Offer(epochs, std::move(metrics), primary_metric,
+                          tuner->parameters());
+      };
+    }
+    if (absl::Status trained = tuner->Train(task.Train(), epoch_end);
+        !trained.ok()) {
       return absl::Status(trained.code(),
                           absl::StrCat(label, ": ", trained.message()));
     }
@@ -1278,14 +1298,18 @@ class Runner {
       ++summary_.finetune_runs;
       return absl::OkStatus();
     }
-    ASSIGN_OR_RETURN(const std::vector<TaskMetrics> results,
-                     task.Evaluate(tuner.get(), dir), _.Prepend(label, ": "));
     std::optional<reports::TuneScore> tune;
-    if (task.tune_size() > 0) {
+    if (best.epoch > 0) {
+      RETURN_IF_ERROR(tuner->RestoreParameters(best.parameters));
+      tune = reports::TuneScore{task.tune_size(), std::move(best.metrics),
+                                best.epoch};
+    } else if (task.tune_size() > 0) {
       ASSIGN_OR_RETURN(auto tune_metrics, task.EvaluateTune(tuner.get()),
                        _.Prepend(label, ": "));
       tune = reports::TuneScore{task.tune_size(), std::move(tune_metrics)};
     }
+    ASSIGN_OR_RETURN(const std::vector<TaskMetrics> results,
+                     task.Evaluate(tuner.get(), dir), _.Prepend(label, ": "));
     const auto end = Clock::now();
     for (size_t i = 0; i < results.size(); ++i) {
       const TaskMetrics& result = results[i];
@@ -1302,9 +1326,7 @@ class Runner {
       record.restart = restart;
       record.seed = static_cast<int64_t>(seed);
       record.metrics = {result.metrics.begin(), result.metrics.end()};
-      record.primary_metric = FinetunePrimaryMetric(
-          stands_in_for == nullptr ? task.info() : *stands_in_for,
-          experiment_.report().table());
+      record.primary_metric = primary_metric;
       SetTimings(start, end, &record);
       record.data_hashes = hashes;
       record.warnings = task.warnings();
@@ -1323,6 +1345,9 @@ class Runner {
       }
       Say(absl::StrCat(
           "fine-tuned ", label, " (", result.task, "): ", summary,
+          best.epoch > 0
+              ? absl::StrCat(" at epoch ", best.epoch, " (chosen on tune)")
+              : "",
           absl::StrFormat(" in %.0f s, %.0f tokens/s", tuner->stats().seconds,
                           tuner->stats().tokens_per_second)));
       // Before run.json, which marks the run finished.

@@ -531,6 +531,12 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
           absl::StrCat("metrics.", record.primary_metric),
           "missing: the tune split chooses by the primary metric");
     }
+    if (tune_reader.Has("epoch")) {
+      ASSIGN_OR_RETURN(score.epoch, tune_reader.Integer("epoch"));
+      if (score.epoch < 1) {
+        return tune_reader.Error("epoch", "must be at least 1 (1-based)");
+      }
+    }
     RETURN_IF_ERROR(tune_reader.Finish());
   }
   if (reader.Has("baselines")) {
@@ -701,6 +707,7 @@ nlohmann::json RunRecordToJson(const RunRecord& record) {
   if (record.tune.has_value()) {
     json["tune"] = {{"examples", record.tune->examples},
                     {"metrics", record.tune->metrics}};
+    if (record.tune->epoch > 0) json["tune"]["epoch"] = record.tune->epoch;
   }
   if (record.compute.has_value()) {
     json["compute"] = {

@@ -106,6 +106,10 @@ struct FinetuneTraining {
 struct TuneScore {
   int64_t examples = 0;
   std::map<std::string, double> metrics;
+  // >= 1: the epoch the run's dev scores are from, chosen as the best on
+  // tune (FinetuneTaskSpec.choose_epoch_on_tune; these are its tune
+  // scores); 0: the last epoch, nothing chosen.
+  int64_t epoch = 0;
 };
 
 struct RunRecord {

@@ -344,6 +344,15 @@ TEST(ParseRunRecordTest, TrivialAndComputeAreCheckedLikeTheRest) {
   EXPECT_EQ(with_tune->tune->examples, 40);
   EXPECT_EQ(with_tune->tune->metrics.at("accuracy"), 71.5);
   EXPECT_EQ(RunRecordToJson(*with_tune)["tune"], json["tune"]);
+  json["tune"]["epoch"] = 2;  // chosen on tune
+  const auto with_epoch = ParseRunRecord(json.dump(), "r");
+  ASSERT_TRUE(with_epoch.ok()) << with_epoch.status();
+  EXPECT_EQ(with_epoch->tune->epoch, 2);
+  EXPECT_EQ(RunRecordToJson(*with_epoch)["tune"], json["tune"]);
+  json["tune"]["epoch"] = 0;
+  EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
+              HasSubstr("field \"tune.epoch\": must be at least 1"));
+  json["tune"].erase("epoch");
   json["tune"]["examples"] = 0;
   EXPECT_THAT(ParseRunRecord(json.dump(), "r").status().message(),
               HasSubstr("field \"tune.examples\": must be at least 1"));

@@ -531,7 +531,19 @@ absl::StatusOr<std::unique_ptr<Finetuner>> Finetuner::Create(
   return tuner;
 }
 
-absl::Status Finetuner::Train(const TrainingSet& set) {
+absl::Status Finetuner::RestoreParameters(
+    const std::vector<float>& parameters) {
+  if (parameters.size() != params_.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options_.label, ": ", parameters.size(),
+                     " parameters to restore, the model has ", params_.size()));
+  }
+  params_ = parameters;
+  return absl::OkStatus();
+}
+
+absl::Status Finetuner::Train(const TrainingSet& set,
+                              const EpochEnd& epoch_end) {
   const BertConfig& config = model_->config();
   const Items items(set, options_, config);
   RETURN_IF_ERROR(items.Check(/*training=*/true));
@@ -645,12 +657,18 @@ absl::Status Finetuner::Train(const TrainingSet& set) {
     stats_.lowest_step_loss = std::min(stats_.lowest_step_loss, loss);
     epoch_loss += loss;
     ++epoch_steps;
-    const bool epoch_end =
+    const bool last_of_epoch =
         in_epoch == steps_per_epoch - 1 || step == total_steps - 1;
-    if (epoch_end) {
+    if (last_of_epoch) {
       stats_.epoch_losses.push_back(epoch_loss / epoch_steps);
       epoch_loss = 0;
       epoch_steps = 0;
+      if (epoch_end != nullptr) {
+        if (absl::Status status = epoch_end(epoch + 1); !status.ok()) {
+          progress.Finish();
+          return status;
+        }
+      }
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -48,6 +48,7 @@
 
 #include <stdint.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -168,11 +169,24 @@ class Finetuner {
       const FinetuneOptions& options);
   ~Finetuner();
 
+  // Called after each epoch's last step with the number of epochs done
+  // (1, 2, ...; the last call may end a part epoch), on every rank; an
+  // error stops training and is Train's. It may predict with the parameters
+  // of that moment (and keep a copy of parameters()): how a run chooses its
+  // epoch on a tune split.
+  using EpochEnd = std::function<absl::Status(int64_t epochs_done)>;
+
   // Trains for the configured epochs. Errors: an empty or mismatched set
   // (wrong kind for the head, a sequence longer than max_seq_length, a label
-  // out of range, a choice count other than num_choices) and a non-finite
-  // loss or gradient norm (naming the step).
-  absl::Status Train(const TrainingSet& set);
+  // out of range, a choice count other than num_choices), a non-finite
+  // loss or gradient norm (naming the step) and epoch_end's.
+  absl::Status Train(const TrainingSet& set,
+                     const EpochEnd& epoch_end = nullptr);
+
+  // Puts back parameters kept from parameters() (of this Finetuner: the
+  // same layout), e.g. an earlier epoch's. InvalidArgument on a size other
+  // than parameters()'.
+  absl::Status RestoreParameters(const std::vector<float>& parameters);
 
   // Predictions without dropout, one row per example, in input order:
   // (N, num_labels) logits (regression: (N, 1) scores).

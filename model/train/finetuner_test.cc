@@ -131,6 +131,56 @@ TEST(FinetunerTest, SameSeedSameParametersOtherSeedOthers) {
   EXPECT_NE((*a)->parameters(), (*c)->parameters());
 }
 
+// The epoch-end hook: called once per epoch with the count done, free to
+// predict mid-training without changing what training computes; the
+// parameters kept at an epoch restore that epoch's predictions, and an
+// error from the hook stops training.
+TEST(FinetunerTest, EpochEndSeesEachEpochAndItsParametersRestore) {
+  const auto train = MarkerTask(48, 1);
+  const auto dev = MarkerTask(16, 2);
+  FinetuneOptions options = TinyOptions();
+  options.num_epochs = 3;
+  auto plain = Finetuner::Create(options);
+  auto hooked = Finetuner::Create(options);
+  ASSERT_TRUE(plain.ok() && hooked.ok());
+  ASSERT_TRUE((*plain)->Train(TrainingSet::Classification(&train)).ok());
+  std::vector<int64_t> calls;
+  std::vector<float> kept, kept_logits;
+  Finetuner* tuner = hooked->get();
+  ASSERT_TRUE(tuner
+                  ->Train(TrainingSet::Classification(&train),
+                          [&](int64_t epochs) -> absl::Status {
+                            calls.push_back(epochs);
+                            auto logits = tuner->PredictClassification(dev);
+                            if (!logits.ok()) return logits.status();
+                            if (epochs == 2) {
+                              kept = tuner->parameters();
+                              kept_logits = *logits;
+                            }
+                            return absl::OkStatus();
+                          })
+                  .ok());
+  EXPECT_EQ(calls, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(tuner->parameters(), (*plain)->parameters());
+  EXPECT_NE(kept, tuner->parameters());
+  ASSERT_TRUE(tuner->RestoreParameters(kept).ok());
+  auto again = tuner->PredictClassification(dev);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, kept_logits);
+  EXPECT_FALSE(tuner->RestoreParameters({1.0f, 2.0f}).ok());
+
+  auto stopped = Finetuner::Create(options);
+  ASSERT_TRUE(stopped.ok());
+  int stopped_calls = 0;
+  const absl::Status status =
+      (*stopped)->Train(TrainingSet::Classification(&train), [&](int64_t) {
+        ++stopped_calls;
+        return absl::InternalError("tune failed");
+      });
+  EXPECT_THAT(status.message(), HasSubstr("tune failed"));
+  EXPECT_EQ(stopped_calls, 1);
+}
+
 TEST(FinetunerTest, LoadsAPretrainingCheckpointUnderTheNewHead) {
   const BertConfig config = ToyBertConfig();
   const BertForPretraining pretrained(config, /*next_sentence=*/true);
