@@ -18,8 +18,7 @@ absl::Status EpochChoice::Offer(int64_t epochs,
     return absl::InternalError(absl::StrCat(
         "epoch ", epochs, ": the tune split's scores (",
         absl::StrJoin(offered, ", ", absl::PairFormatter(" ")),
-        ") have no finite \"", primary_metric,
-        "\" to choose the epoch by"));
+        ") have no finite \"", primary_metric, "\" to choose the epoch by"));
   }
   if (epoch > 0 && !(found->second > score)) return absl::OkStatus();
   epoch = epochs;

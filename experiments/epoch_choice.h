@@ -18,8 +18,8 @@ namespace bertlab {
 namespace experiments {
 
 struct EpochChoice {
-  int64_t epoch = 0;  // 1-based; 0: nothing offered yet
-  double score = 0;   // its tune score in primary_metric
+  int64_t epoch = 0;                      // 1-based; 0: nothing offered yet
+  double score = 0;                       // its tune score in primary_metric
   std::map<std::string, double> metrics;  // its tune scores
   std::vector<float> parameters;          // the model's after that epoch
 

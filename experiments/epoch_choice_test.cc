@@ -13,18 +13,14 @@ using ::testing::HasSubstr;
 // and all its scores.
 TEST(EpochChoiceTest, KeepsTheBestEarliestEpoch) {
   EpochChoice choice;
-  ASSERT_TRUE(choice.Offer(1, {{"accuracy", 60}, {"f1", 70}}, "accuracy",
-                           {1.0f})
-                  .ok());
-  ASSERT_TRUE(choice.Offer(2, {{"accuracy", 65}, {"f1", 50}}, "accuracy",
-                           {2.0f})
-                  .ok());
-  ASSERT_TRUE(choice.Offer(3, {{"accuracy", 65}, {"f1", 90}}, "accuracy",
-                           {3.0f})
-                  .ok());
-  ASSERT_TRUE(choice.Offer(4, {{"accuracy", 64}, {"f1", 99}}, "accuracy",
-                           {4.0f})
-                  .ok());
+  ASSERT_TRUE(
+      choice.Offer(1, {{"accuracy", 60}, {"f1", 70}}, "accuracy", {1.0f}).ok());
+  ASSERT_TRUE(
+      choice.Offer(2, {{"accuracy", 65}, {"f1", 50}}, "accuracy", {2.0f}).ok());
+  ASSERT_TRUE(
+      choice.Offer(3, {{"accuracy", 65}, {"f1", 90}}, "accuracy", {3.0f}).ok());
+  ASSERT_TRUE(
+      choice.Offer(4, {{"accuracy", 64}, {"f1", 99}}, "accuracy", {4.0f}).ok());
   EXPECT_EQ(choice.epoch, 2);
   EXPECT_EQ(choice.score, 65);
   EXPECT_EQ(choice.metrics.at("f1"), 50);

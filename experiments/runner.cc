@@ -30,6 +30,7 @@
 #include "experiments/evaluation_text.h"
 #include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
+#include "experiments/pretraining_cache.h"
 #include "experiments/pretraining_corpus.h"
 #include "experiments/pretraining_curve.h"
 #include "experiments/pretraining_data_prep.h"
@@ -667,6 +668,18 @@ class Runner {
       std::cerr << "experiment: " << text << "\n";
     }
   }
+  // What the user must hear even without progress lines: a repair.
+  void Warn(const std::string& text) const {
+    if (!Follower()) std::cerr << "experiment: " << text << "\n";
+  }
+  void SaySealed(const CachedPretraining& cached,
+                 const std::string& train_dir) const {
+    if (!cached.sealed_now) return;
+    Warn(absl::StrCat(train_dir,
+                      ": a result from before results were "
+                      "sealed, checked against its checkpoint and "
+                      "metrics.jsonl, now sealed"));
+  }
 
   std::string Description(size_t index) const {
     if (experiment_.variants_size() == 0) return experiment_.description();
@@ -740,7 +753,7 @@ class Runner {
     const std::string record_dir =
         Join(Join(options_.output_dir, "pretrain"),
              absl::StrCat(run.name, "-", run_id.substr(0, 8)));
-    const std::string result_path = Join(train_dir, "result.json");
+    const std::string result_path = Join(train_dir, kPretrainingResultFile);
     Pretrained pretrained{
         run_id, "",       data.vocab_file, data.corpus_hash,        false,
         run_id, run.name, data.corpus_dir, run.spec.model().cased()};
@@ -764,7 +777,10 @@ class Runner {
       // Planned, or another run's source (kOne): its checkpoint once it
       // has finished.
       if (in_cache) {
-        ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
+        ASSIGN_OR_RETURN(const CachedPretraining cached,
+                         ReadCachedPretraining(train_dir));
+        SaySealed(cached, train_dir);
+        pretrained.checkpoint = cached.checkpoint;
       }
       pretrained_[run.name] = pretrained;
       if (mode_ == Mode::kPlan) plan(false);
@@ -785,7 +801,10 @@ class Runner {
     ASSIGN_OR_RETURN(const bool trained, PathExists(result_path));
     if (recorded && trained) {
       ++summary_.cached_runs;
-      ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
+      ASSIGN_OR_RETURN(const CachedPretraining cached,
+                       ReadCachedPretraining(train_dir));
+      SaySealed(cached, train_dir);
+      pretrained.checkpoint = cached.checkpoint;
       pretrained_[run.name] = pretrained;
       Say(absl::StrCat("pre-training ", run.name, ": done earlier (", train_dir,
                        ")"));
@@ -796,15 +815,31 @@ class Runner {
       ++summary_.cached_runs;
       Say(absl::StrCat("pre-training ", run.name, ": the same run is in the ",
                        "cache (", train_dir, ")"));
-      ASSIGN_OR_RETURN(const std::string text, ReadText(result_path));
-      result_json = nlohmann::json::parse(text, nullptr, false);
-      if (result_json.is_discarded() || !result_json.contains("metrics")) {
+      ASSIGN_OR_RETURN(CachedPretraining cached,
+                       ReadCachedPretraining(train_dir));
+      SaySealed(cached, train_dir);
+      if (!cached.result.contains("metrics")) {
         return absl::DataLossError(
             absl::StrCat(result_path, ": not a pre-training result; delete ",
                          train_dir, " to train again"));
       }
+      result_json = std::move(cached.result);
+      pretrained.checkpoint = cached.checkpoint;
     } else {
       Say(absl::StrCat("pre-training ", run.name, " -> ", train_dir));
+      // A final checkpoint without a result: trained again from the one
+      // before, so that the result is measured (pretraining_cache.h).
+      if (!Follower()) {
+        ASSIGN_OR_RETURN(const bool removed,
+                         RemoveUnrecordedFinalCheckpoint(
+                             train_dir, options.schedule.total_steps));
+        if (removed) {
+          Warn(absl::StrCat("pre-training ", run.name,
+                            ": its final checkpoint has no result (the run "
+                            "stopped between the two); training its last "
+                            "stretch again"));
+        }
+      }
       options.output_dir = train_dir;
       options.progress =
           options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
@@ -838,11 +873,11 @@ class Runner {
             {"flops", result.training_flops}};
       }
       result_json["timings"] = Timings(start, end);
-      RETURN_IF_ERROR(
-          WriteFileAtomically(result_path, result_json.dump(2) + "\n"));
+      ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
+      RETURN_IF_ERROR(WriteSealedPretrainingResult(
+          train_dir, pretrained.checkpoint, result_json));
       ++summary_.pretrain_runs;
     }
-    ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
     ASSIGN_OR_RETURN(const BertConfig config,
                      ReadCheckpointConfig(pretrained.checkpoint));
     reports::RunRecord record =
@@ -1051,6 +1086,7 @@ class Runner {
       Say(absl::StrCat(label, ": done earlier"));
       return absl::OkStatus();
     }
+    RETURN_IF_ERROR(VerifyForUse(pretrained, rtl));
     ASSIGN_OR_RETURN(const ClozeTest* test, ClozeTestOf(pretrained, spec),
                      _.Prepend(label, ": "));
     const auto start = Clock::now();
@@ -1168,6 +1204,22 @@ class Runner {
     return absl::OkStatus();
   }
 
+  // The checkpoints a run reads weights (or, for the control, the config)
+  // from, checked file by file against their manifests once per process
+  // (pretraining_cache.h).
+  absl::Status VerifyForUse(const Pretrained& pretrained,
+                            const Pretrained* rtl) {
+    for (const Pretrained* source : {&pretrained, rtl}) {
+      if (source == nullptr ||
+          verified_checkpoints_.count(source->checkpoint) > 0) {
+        continue;
+      }
+      RETURN_IF_ERROR(VerifyCheckpointForUse(source->checkpoint));
+      verified_checkpoints_.insert(source->checkpoint);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status FinetuneOne(
       const ResolvedRun& run, const std::string& description,
       const Pretrained& pretrained, const Pretrained* rtl,
@@ -1250,6 +1302,7 @@ class Runner {
       return absl::OkStatus();
     }
     if (!Follower()) RETURN_IF_ERROR(CreateDirectories(dir));
+    RETURN_IF_ERROR(VerifyForUse(pretrained, rtl));
     ASSIGN_OR_RETURN(const BertConfig config,
                      ReadCheckpointConfig(pretrained.checkpoint));
     // Computed when the task was loaded; checked before training.
@@ -1376,6 +1429,9 @@ class Runner {
   // Every run this experiment has (its records are the report's).
   std::set<std::string> run_ids_;
   std::map<std::string, Pretrained> pretrained_;
+  // Checkpoints whose files this process has checked against their
+  // manifests (VerifyForUse).
+  std::set<std::string> verified_checkpoints_;
   std::map<std::string, std::unique_ptr<FinetuneTask>> tasks_;
   std::vector<std::unique_ptr<FullTokenizer>> tokenizers_;
   // ClozeTestOf's, by corpus, vocabulary, casing and spec.

@@ -54,7 +54,9 @@
 //   <output_dir>/logs/                    with --jobs=N, each job's output
 //   <cache_dir>/data/                     prepared pre-training data
 //   <cache_dir>/pretrain/<id>/            metrics.jsonl, checkpoints/,
-//                                         result.json (written last)
+//                                         result.json (written last, sealed
+//                                         to the final checkpoint, checked
+//                                         before use: pretraining_cache.h)
 //   <output_dir>/data/default_tasks-v<N>/ the derived default tasks (N:
 //                                         kDefaultTasksVersion, their design)
 //   <output_dir>/data/tasks/              SQuAD files split by article
