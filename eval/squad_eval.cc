@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -25,7 +26,6 @@ namespace bertlab {
 namespace {
 
 using Json = nlohmann::json;
-using OrderedJson = nlohmann::ordered_json;
 
 // Python's string.punctuation.
 bool IsAsciiPunctuation(char32_t c) {
@@ -120,6 +120,44 @@ double F1FromCounts(int64_t num_same, size_t num_pred, size_t num_gold) {
 }
 
 // ---- JSON access with paths in messages -----------------------------------
+
+// The keys of a JSON text's top-level object, in file order, repeats
+// included (a SAX handler; the text is already known to parse).
+struct TopLevelKeys : nlohmann::json_sax<Json> {
+  std::vector<std::string> keys;
+  int depth = 0;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    ++depth;
+    return true;
+  }
+  bool end_object() override {
+    --depth;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    ++depth;
+    return true;
+  }
+  bool end_array() override {
+    --depth;
+    return true;
+  }
+  bool key(string_t& key) override {
+    if (depth == 1) keys.push_back(key);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&,
+                   const nlohmann::detail::exception&) override {
+    return false;
+  }
+};
 
 template <typename JsonType>
 absl::StatusOr<JsonType> ParseJsonText(absl::string_view text,
@@ -416,31 +454,32 @@ absl::StatusOr<SquadPredictionMap> ReadSquadPredictionsFile(
 
 absl::StatusOr<SquadNaProbs> ParseSquadNaProbs(absl::string_view json_text,
                                                absl::string_view source) {
-  ASSIGN_OR_RETURN(const OrderedJson root,
-                   ParseJsonText<OrderedJson>(json_text, source));
+  // The values by key (a std::map: a repeated key keeps its last value) and
+  // the keys in file order from a second, SAX pass: ordered_json would keep
+  // both but finds each key by a linear search, quadratic in the questions.
+  ASSIGN_OR_RETURN(const Json root, ParseJsonText<Json>(json_text, source));
   if (!root.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(
         source, ": na_probs must be a JSON object qid -> number (it is ",
         root.type_name(), ")"));
   }
+  TopLevelKeys keys;
+  Json::sax_parse(json_text.begin(), json_text.end(), &keys);
   SquadNaProbs na_probs;
-  absl::flat_hash_map<std::string, size_t> index;
-  for (auto it = root.begin(); it != root.end(); ++it) {
-    if (!it.value().is_number()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          source, ": the value for \"", it.key(), "\" is not a number (it is ",
-          it.value().type_name(), ")"));
-    }
-    SquadNaProb na_prob{it.key(), it.value().get<double>(),
-                        it.value().is_number_integer()};
+  na_probs.reserve(root.size());
+  absl::flat_hash_set<std::string> placed;
+  for (const std::string& key : keys.keys) {
     // A repeated key keeps its first place and its last value, as a Python
     // dict built by json.load does.
-    auto [slot, inserted] = index.try_emplace(na_prob.qid, na_probs.size());
-    if (inserted) {
-      na_probs.push_back(std::move(na_prob));
-    } else {
-      na_probs[slot->second] = std::move(na_prob);
+    if (!placed.insert(key).second) continue;
+    const Json& value = root.at(key);
+    if (!value.is_number()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": the value for \"", key,
+                       "\" is not a number (it is ", value.type_name(), ")"));
     }
+    na_probs.push_back(
+        SquadNaProb{key, value.get<double>(), value.is_number_integer()});
   }
   return na_probs;
 }

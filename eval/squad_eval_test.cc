@@ -181,6 +181,28 @@ TEST(EvaluateTest, IntegerThresholdPrintsAsInteger) {
               HasSubstr("\"best_f1\": 100.0,\n  \"best_f1_thresh\": -2\n}"));
 }
 
+// null_odds.json read as Python's json.load reads it: keys in file order
+// (the threshold walk breaks ties by it), a repeated key at its first place
+// with its last value; a value that is not a number is refused.
+TEST(NaProbsTest, FileOrderAndRepeatedKeysAsPython) {
+  auto na_probs =
+      ParseSquadNaProbs(R"({"z": 1, "a": {"nested": 1} , "m": 2.5})", "n.json");
+  EXPECT_THAT(na_probs.status().message(),
+              HasSubstr("n.json: the value for \"a\" is not a number (it is "
+                        "object)"));
+  na_probs = ParseSquadNaProbs(R"({"z": 1, "a": 0.5, "z": 3, "m": 2.5})", "n");
+  ASSERT_TRUE(na_probs.ok()) << na_probs.status();
+  ASSERT_EQ(na_probs->size(), 3u);
+  EXPECT_EQ((*na_probs)[0].qid, "z");
+  EXPECT_EQ((*na_probs)[0].value, 3.0);
+  EXPECT_TRUE((*na_probs)[0].is_integer);
+  EXPECT_EQ((*na_probs)[1].qid, "a");
+  EXPECT_EQ((*na_probs)[2].qid, "m");
+  EXPECT_FALSE((*na_probs)[2].is_integer);
+  EXPECT_FALSE(ParseSquadNaProbs("[1, 2]", "n").ok());
+  EXPECT_FALSE(ParseSquadNaProbs("{\"a\": ", "n").ok());
+}
+
 TEST(ChooseThresholdTest, BestF1OverScoreDiffs) {
   auto gold = ParseSquadGold(ReadTestdata("squad_v2_fixture.json"), "v2");
   ASSERT_TRUE(gold.ok());

@@ -85,15 +85,15 @@ absl::StatusOr<CachedPretraining> SealOlderResult(const std::string& train_dir,
   }
   ASSIGN_OR_RETURN(const nlohmann::json eval, LastEvaluation(train_dir));
   int checked = 0;
-  for (const char* key : {"mlm_perplexity", "lm_perplexity",
-                          "unigram_perplexity"}) {
+  for (const char* key :
+       {"mlm_perplexity", "lm_perplexity", "unigram_perplexity"}) {
     if (!metrics->contains(key)) continue;
     const nlohmann::json& ours = (*metrics)[key];
-    const bool same = eval.is_object() && eval.value("step", -1) == state->step &&
-                      eval.contains(key) && eval[key].is_number() &&
-                      ours.is_number() &&
-                      std::abs(ours.get<double>() - eval[key].get<double>()) <=
-                          1e-9 * std::abs(eval[key].get<double>());
+    const bool same =
+        eval.is_object() && eval.value("step", -1) == state->step &&
+        eval.contains(key) && eval[key].is_number() && ours.is_number() &&
+        std::abs(ours.get<double>() - eval[key].get<double>()) <=
+            1e-9 * std::abs(eval[key].get<double>());
     if (!same) {
       return Refused(
           train_dir, path,
@@ -176,8 +176,7 @@ absl::StatusOr<CachedPretraining> ReadCachedPretraining(
                                 "read: ",
                                 manifest.status().message()));
   }
-  const std::string bound =
-      (*checkpoint)["manifest_sha256"].get<std::string>();
+  const std::string bound = (*checkpoint)["manifest_sha256"].get<std::string>();
   if (*manifest != bound) {
     return Refused(
         train_dir, Under(dir, kCheckpointManifestFile),
@@ -194,9 +193,9 @@ absl::Status VerifyCheckpointForUse(const std::string& checkpoint_dir) {
   if (verified.ok()) return verified;
   const std::string train_dir =
       fs::path(checkpoint_dir).parent_path().parent_path().string();
-  return Refused(train_dir, checkpoint_dir,
-                 absl::StrCat("the checkpoint does not verify: ",
-                              verified.message()));
+  return Refused(
+      train_dir, checkpoint_dir,
+      absl::StrCat("the checkpoint does not verify: ", verified.message()));
 }
 
 absl::StatusOr<bool> RemoveUnrecordedFinalCheckpoint(

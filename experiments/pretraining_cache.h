@@ -47,8 +47,8 @@ namespace experiments {
 inline constexpr char kPretrainingResultFile[] = "result.json";
 
 struct CachedPretraining {
-  nlohmann::json result;   // metrics, timings, compute (without the seal)
-  std::string checkpoint;  // the final checkpoint's directory
+  nlohmann::json result;    // metrics, timings, compute (without the seal)
+  std::string checkpoint;   // the final checkpoint's directory
   bool sealed_now = false;  // an unsealed result, checked and sealed
 };
 
