@@ -441,6 +441,25 @@ TEST(ClaimsTest, MethodSaysHowDevExamplesWereDrawn) {
                         "by article is not counted"));
   EXPECT_THAT(ClaimsMethod(false, false, false, false, 11, 10, 4),
               HasSubstr("dev examples not resampled"));
+
+  // A claim drawn by few articles says its interval is too narrow.
+  ReportOptions options;
+  options.generated_at = "DATE";
+  absl::StatusOr<Report> report = BuildReport(VerdictRecords(), options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ClaimCheck* drawn = nullptr;
+  for (ClaimCheck& check : report->tables[0].claims) {
+    if (check.bootstrap.has_value()) drawn = &check;
+  }
+  ASSERT_NE(drawn, nullptr);
+  const std::string note =
+      "only 11 articles: the bootstrap's article draw is "
+      "coarse and its interval narrower than it should be";
+  EXPECT_THAT(ToMarkdown(*report), Not(HasSubstr(note)));
+  drawn->bootstrap->example_groups = 11;
+  EXPECT_THAT(ToMarkdown(*report), HasSubstr(note));
+  drawn->bootstrap->example_groups = kFewExampleGroups;
+  EXPECT_THAT(ToMarkdown(*report), Not(HasSubstr("articles: the bootstrap")));
 }
 
 }  // namespace

@@ -302,6 +302,13 @@ std::vector<std::string> ClaimCells(const ClaimCheck& check, int decimals) {
   if (check.bootstrap.has_value() && !check.bootstrap->examples_resampled) {
     notes.push_back("dev examples not resampled");
   }
+  if (check.bootstrap.has_value() && check.bootstrap->example_groups > 0 &&
+      check.bootstrap->example_groups < kFewExampleGroups) {
+    notes.push_back(absl::StrCat(
+        "only ", check.bootstrap->example_groups,
+        " articles: the bootstrap's article draw is coarse and its interval "
+        "narrower than it should be"));
+  }
   const int fewest_seeds = std::min(check.seeds, check.than_seeds);
   const int most_seeds = std::max(check.seeds, check.than_seeds);
   if (most_seeds > 1 && most_seeds < kFewPretrainingSeeds) {
