@@ -86,6 +86,9 @@ void FillFromSelection(const CellSelection& selection,
     run.source = record->path;
     cell.collapsed += run.collapsed;
     cell.selected_runs.push_back(std::move(run));
+    if (record->tune.has_value() && record->tune->epoch > 0) {
+      cell.chosen_epochs.push_back(record->tune->epoch);
+    }
   }
   for (const LearningRatePoint& point : selection.sweep) {
     cell.learning_rate_grid.push_back(point.learning_rate);
@@ -419,6 +422,22 @@ void NoteGridEdges(TableReport& table) {
     table.footnotes.push_back(absl::StrCat(
         "Learning rate fixed (a grid of one, nothing selected on dev): ",
         absl::StrJoin(fixed, "; "), "."));
+  }
+  std::vector<std::string> epochs;  // "row / column: 2, 3, 3"
+  for (const ReportRow& row : table.rows) {
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      const ReportCell& cell = row.cells[c];
+      if (cell.chosen_epochs.empty()) continue;
+      epochs.push_back(absl::StrCat(row.name, " / ",
+                                    table.columns[c].paper.display, ": ",
+                                    absl::StrJoin(cell.chosen_epochs, ", ")));
+    }
+  }
+  if (!epochs.empty()) {
+    table.footnotes.push_back(absl::StrCat(
+        "Epochs chosen per run on the task's tune split (the epoch each run "
+        "at the selected rate reported; dev chose nothing): ",
+        absl::StrJoin(epochs, "; "), "."));
   }
   if (!on_tune.empty()) {
     table.footnotes.push_back(absl::StrCat(

@@ -55,6 +55,9 @@ struct ReportCell {
   // on dev); 0 for pre-training and average cells.
   double learning_rate = 0.0;
   bool chosen_on_tune = false;
+  // The epoch each run at that rate reported, chosen on its tune split
+  // (RunRecord tune.epoch), in the runs' order; empty where none chose.
+  std::vector<int64_t> chosen_epochs;
   // Every learning rate run for this cell, ascending.
   std::vector<double> learning_rate_grid;
   // The grid has at least two rates and the chosen one is its smallest or

@@ -212,6 +212,22 @@ TEST(BuildReportTest, GridEdgeIsMarkedAndNoted) {
   EXPECT_THAT(tuned_table.footnotes,
               ::testing::Contains(HasSubstr(
                   "Learning rate chosen per cell on the task's tune split")));
+  EXPECT_TRUE(cell.chosen_epochs.empty());
+  // Runs that chose their epoch on tune: the cell lists those of its rate.
+  for (RunRecord& record : tuned) {
+    record.tune->epoch = record.learning_rate == 1e-5 ? 2 + record.restart : 1;
+  }
+  const Report epochs_report = Build(tuned);
+  const TableReport& epochs_table = epochs_report.tables[0];
+  EXPECT_EQ(Row(epochs_table, "full")
+                .cells[Column(epochs_table, "mrpc:accuracy")]
+                .chosen_epochs,
+            (std::vector<int64_t>{2, 3}));
+  EXPECT_THAT(epochs_table.footnotes,
+              ::testing::Contains(HasSubstr(
+                  "Epochs chosen per run on the task's tune split (the epoch "
+                  "each run at the selected rate reported; dev chose "
+                  "nothing): BERT / MRPC (Acc): 2, 3.")));
 
   // When every selected cell is at an edge, the note says so once.
   std::vector<RunRecord> edges;
