@@ -31,6 +31,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "model/optim/schedule.h"
+#include "tasks/utf8.h"
 
 namespace bertlab {
 namespace experiments {
@@ -1155,6 +1156,22 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
                                "\") must be [A-Za-z0-9_.-]+ (it names the "
                                "output directory)"),
                   "");
+  }
+  // Descriptions go into every record (JSON, UTF-8): refused here, not
+  // when the first record is written after pre-training.
+  const auto check_text = [&](const std::string& path,
+                              const std::string& text) {
+    if (!IsValidUtf8(text)) {
+      findings->Add(path,
+                    "is not valid UTF-8 (save the file as UTF-8, or remove "
+                    "the bytes that are not)",
+                    "");
+    }
+  };
+  check_text("description", experiment.description());
+  for (int i = 0; i < experiment.variants_size(); ++i) {
+    check_text(absl::StrCat("variants[", i, "].description"),
+               experiment.variants(i).description());
   }
   if (!experiment.has_base()) {
     findings->Add("base",

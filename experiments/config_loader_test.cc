@@ -509,6 +509,22 @@ TEST(ValidationErrorTest, FinetuningTasksNameFieldAndFix) {
                                  "one of MNLI, QQP"));
 }
 
+// Descriptions go into every JSON record: invalid UTF-8 is refused when the
+// experiment is loaded (issue 39: it failed after pre-training, as an
+// internal error).
+TEST(ValidationErrorTest, DescriptionsMustBeUtf8) {
+  Experiment experiment = ValidExperiment();
+  experiment.set_description("caf\xe9 table");
+  experiment.add_variants()->set_name("v");
+  experiment.mutable_variants(0)->set_description("ok \xff\xfe");
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message, HasSubstr("description is not valid UTF-8"));
+  EXPECT_THAT(message, HasSubstr("variants[0].description is not valid UTF-8"));
+  experiment.set_description("caf\xc3\xa9 table");
+  experiment.mutable_variants(0)->set_description("ok");
+  EXPECT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+}
+
 // Choosing the epoch on tune needs a tune split and whole epochs.
 TEST(ValidationErrorTest, EpochChoiceNeedsATuneSplitAndWholeEpochs) {
   Experiment experiment = ValidExperiment();
