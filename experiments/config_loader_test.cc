@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "common/check.h"
 #include "experiments/experiment.pb.h"
 #include "gmock/gmock.h"
@@ -288,6 +291,28 @@ TEST(ParseErrorTest, TabCountsAsOneColumn) {
   EXPECT_EQ(LoadError("bad_tab.textproto"),
             Testdata("bad_tab.textproto:4:2: unknown field \"modle\" in "
                      "RunSpec; did you mean \"model\"?"));
+}
+
+// CR-only line ends are named as such (issue 39: they gave "base is
+// required"); CRLF files load.
+TEST(ParseErrorTest, CarriageReturnLineEndsAreNamed) {
+  const std::string dir = ::testing::TempDir() + "/line_ends";
+  std::filesystem::create_directories(dir);
+  std::string text = kValid;
+  std::string cr = text, crlf = text;
+  std::replace(cr.begin(), cr.end(), '\n', '\r');
+  crlf = absl::StrReplaceAll(crlf, {{"\n", "\r\n"}});
+  {
+    std::ofstream(dir + "/cr.textproto", std::ios::binary) << cr;
+    std::ofstream(dir + "/crlf.textproto", std::ios::binary) << crlf;
+  }
+  const absl::StatusOr<Experiment> mac = LoadExperiment(dir + "/cr.textproto");
+  EXPECT_THAT(mac.status().message(),
+              HasSubstr("cr.textproto:1: a carriage return without a line "
+                        "feed: the file has CR-only (classic Mac) line ends"));
+  const absl::StatusOr<Experiment> windows =
+      LoadExperiment(dir + "/crlf.textproto");
+  EXPECT_TRUE(windows.ok()) << windows.status();
 }
 
 TEST(ParseErrorTest, SingularFieldGivenTwice) {

@@ -275,6 +275,19 @@ std::string DescribeParseError(absl::string_view source, absl::string_view text,
 absl::Status ParseTextStrictly(absl::string_view text, absl::string_view source,
                                Message* message, ParseInfoTree* tree) {
   message->Clear();
+  // A carriage return alone ends no line for the parser, which would then
+  // read the whole file as one comment line or report a later symptom
+  // ("base is required").
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')) {
+      const int line = 1 + static_cast<int>(std::count(text.begin(),
+                                                       text.begin() + i, '\n'));
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ":", line,
+          ": a carriage return without a line feed: the file has CR-only "
+          "(classic Mac) line ends; save it with LF (or CRLF) line ends"));
+    }
+  }
   ParseErrorCollector collector;
   TextFormat::Parser parser;
   parser.RecordErrorsTo(&collector);

@@ -61,6 +61,14 @@ absl::StatusOr<GlueSet> ReadGlueFile(const GlueTaskSpec& task,
                        kind == GlueFileKind::kLabelled ? "train/dev" : "test",
                        " header line"));
     }
+    // CR-only line ends make the whole file its header line: say so rather
+    // than report a file without rows.
+    if (line.find('\r') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          reader->Location(),
+          ": a carriage return without a line feed: the file has CR-only "
+          "(classic Mac) line ends; save it with LF (or CRLF) line ends"));
+    }
     expected_fields =
         static_cast<int>(std::count(line.begin(), line.end(), '\t')) + 1;
     if (expected_fields < needed) {

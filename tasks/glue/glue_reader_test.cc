@@ -236,6 +236,27 @@ TEST(GlueReaderTest, WrongColumnCountNamesFileAndLine) {
             cola + ":2: 2 tab-separated fields, expected 4 for CoLA");
 }
 
+// CR-only line ends are named (issue 39: "no data rows"); CRLF reads.
+TEST(GlueReaderTest, CarriageReturnLineEndsAreNamed) {
+  const std::string mac =
+      WriteTemp("rte_cr.tsv",
+                "index\tsentence1\tsentence2\tlabel\r0\ta\tb\tentailment\r");
+  EXPECT_EQ(ReadGlueFile(Task("RTE"), GlueFileKind::kLabelled, mac)
+                .status()
+                .message(),
+            mac +
+                ":1: a carriage return without a line feed: the file has "
+                "CR-only (classic Mac) line ends; save it with LF (or CRLF) "
+                "line ends");
+  const std::string windows = WriteTemp(
+      "rte_crlf.tsv",
+      "index\tsentence1\tsentence2\tlabel\r\n0\ta\tb\tentailment\r\n");
+  const absl::StatusOr<GlueSet> read =
+      ReadGlueFile(Task("RTE"), GlueFileKind::kLabelled, windows);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->examples.size(), 1u);
+}
+
 TEST(GlueReaderTest, UnknownLabelNamesFileAndLine) {
   const std::string path = WriteTemp("rte_bad_label.tsv",
                                      "index\tsentence1\tsentence2\tlabel\n0\ta"
