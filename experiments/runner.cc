@@ -281,6 +281,28 @@ bool HoldsRunRecords(const std::string& dir) {
   return false;
 }
 
+// One output directory holds one experiment's runs: the report and
+// `render` read every record there, so the runs of another experiment (its
+// experiment.textproto names it) are refused before any work.
+absl::Status CheckOneExperiment(const std::string& output_dir,
+                                const std::string& name) {
+  const std::string path = Join(output_dir, "experiment.textproto");
+  ASSIGN_OR_RETURN(const bool exists, PathExists(path));
+  if (!exists) return absl::OkStatus();
+  ASSIGN_OR_RETURN(const std::string text, ReadText(path));
+  Experiment there;
+  google::protobuf::TextFormat::Parser parser;
+  parser.AllowPartialMessage(true);
+  if (!parser.ParseFromString(text, &there) || there.name() == name) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      output_dir, " holds the runs of experiment \"", there.name(), "\" (",
+      path, "), not of \"", name,
+      "\": an output directory holds one experiment's runs; give another "
+      "--output_dir"));
+}
+
 // Records `execution` in <output_dir>/execution.json, or checks it against
 // what is there: one output directory holds runs made one way, else a rerun
 // with another --cpu_gemm or --precision would make a second record of every
@@ -416,6 +438,8 @@ class Runner {
       if (!options_.cache_dir.empty()) {
         RETURN_IF_ERROR(CreateDirectories(options_.cache_dir));
       }
+      RETURN_IF_ERROR(
+          CheckOneExperiment(options_.output_dir, experiment_.name()));
       RETURN_IF_ERROR(CheckExecution(options_.output_dir, execution_));
     }
     // A single run (a job of --jobs=N) leaves the file to the command that

@@ -32,7 +32,9 @@
 // carry it, and the CI regression check compares the numbers. A run has a
 // directory named after its id:
 //
-//   <output_dir>/experiment.textproto     the experiment as loaded
+//   <output_dir>/experiment.textproto     the experiment as loaded; one
+//                                         experiment per directory: another
+//                                         name is refused before any work
 //   <output_dir>/execution.json           CPU GEMM engine, device and
 //                                         precision of every run here; a
 //                                         command with others is refused

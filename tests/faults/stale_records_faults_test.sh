@@ -5,7 +5,8 @@
 # runner's report reads only the records of its own runs and says how many
 # others it left out, where it used to refuse the directory ("remove the
 # stale one") after all the training. `render` on the directory still
-# refuses the mix, naming both records.
+# refuses the mix, naming both records. Another experiment in the directory
+# is refused before any work.
 #
 # Usage (from BUILD): stale_records_faults_test.sh RUN_EXPERIMENT RENDER
 set -euo pipefail
@@ -32,4 +33,17 @@ grep -q "Table 2: SQuAD v1.1 results" "$last_stdout" ||
 
 expect_exit 1 "$render" "$runs" --output_dir="$TEST_TMPDIR/report"
 expect_err "are both restart 0 at learning rate 0.001"
+
+# Another experiment (another name) in the same directory is refused before
+# any work: the directory's records are one experiment's.
+other=$TEST_TMPDIR/other.textproto
+sed 's/^name: "tiny_squad"/name: "tiny_other"/' "$reseeded" > "$other"
+grep -q '^name: "tiny_other"' "$other" || fail "the name was not changed"
+before=$(find "$runs" -name run.json | wc -l)
+expect_exit 1 "$run_experiment" --experiment="$other" "${flags[@]}"
+expect_err "$runs holds the runs of experiment \"tiny_squad\" ($runs/experiment.textproto), not of \"tiny_other\": an output directory holds one experiment's runs; give another --output_dir"
+[ "$(find "$runs" -name run.json | wc -l)" -eq "$before" ] ||
+  fail "the refused experiment wrote records"
+grep -q '^name: "tiny_squad"' "$runs/experiment.textproto" ||
+  fail "the refused experiment replaced experiment.textproto"
 echo "PASS"
