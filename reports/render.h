@@ -6,9 +6,13 @@
 //   ASSIGN_OR_RETURN(RenderResult result,
 //                    RenderReport(runs_dir, runs_dir + "/report", options));
 //
-// Writes, each atomically: report.md, report.csv, report.tex, report.json,
-// report.html (report_html.h: the page with the tables and every plot) and,
-// per table with fine-tuning runs, TABLE_lr_sweep.svg.
+// Writes report.md, report.csv, report.tex, report.json, report.html
+// (report_html.h: the page with the tables and every plot) and, per table
+// with fine-tuning runs, TABLE_lr_sweep.svg, as one set: into a staging
+// directory beside output_dir that then replaces it in one rename, so the
+// directory never holds files of two renders (a full disk or a kill leaves
+// the previous report whole; the next render removes the staging
+// directory). An output_dir holding other files is refused.
 #ifndef BERTLAB_REPORTS_RENDER_H_
 #define BERTLAB_REPORTS_RENDER_H_
 

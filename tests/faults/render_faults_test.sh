@@ -3,7 +3,7 @@
 # rendered as "150.0 (paper 88.5, +61.5)", 1e300 as 301 digits). Now the run
 # record reader checks each metric's range (docs/RUN_RECORDS.md) and names
 # the file, the record and the field. Issue 39: --rows with a name no record
-# has wrote an empty table; now it is refused.
+# has wrote an empty table; now it is refused. A report is written as a set.
 #
 # Usage (from BUILD): render_faults_test.sh RUN_EXPERIMENT RENDER
 set -euo pipefail
@@ -53,4 +53,29 @@ expect_err "field \"metrics.f_1\": not a metric of schema 1"
 cp "$TEST_TMPDIR/record.json" "$record"
 expect_exit 1 "$render" "$runs" --output_dir="$TEST_TMPDIR/report" --rows=bert_bsae
 expect_err "row \"bert_bsae\": no run record fills it; the records' rows are bert_base, no_nsp"
+
+# A report is written as a set (issue 39): a disk that fills mid-render
+# leaves the previous report whole, not old and new files mixed, and no
+# staging directory; one left by a killed render goes at the next render.
+report=$TEST_TMPDIR/set
+expect_exit 0 "$render" "$runs" --output_dir="$report" --date=2026-01-01
+sums() { (cd "$report" && sha256sum -- * | sort); }
+first=$(sums)
+[ "$(ls "$report" | wc -l)" -ge 6 ] || fail "render wrote fewer files than a report has"
+expect_exit 1 env BERTLAB_TESTING_ENOSPC_AFTER_BYTES=4000 "$render" "$runs" \
+  --output_dir="$report" --date=2026-02-02
+expect_err "No space left on device"
+[ "$(sums)" = "$first" ] || fail "a failed render changed the report"
+ls -d "$report".staging-* > /dev/null 2>&1 && fail "a failed render left its staging directory"
+mkdir "$report.staging-999999999"
+touch "$report.staging-999999999/report.md"
+expect_exit 0 "$render" "$runs" --output_dir="$report" --date=2026-02-02
+ls -d "$report".staging-* > /dev/null 2>&1 && fail "a killed render's staging directory is still there"
+grep -q "2026-02-02" "$report/report.md" || fail "the new report is not in place"
+[ "$(sums)" != "$first" ] || fail "the second render changed nothing"
+#    A directory with other files is not replaced.
+touch "$report/notes.txt"
+expect_exit 1 "$render" "$runs" --output_dir="$report" --date=2026-03-03
+expect_err "$report holds notes.txt, which is not a report's file"
+[ -f "$report/notes.txt" ] || fail "the user's file is gone"
 echo "PASS"
