@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -85,24 +86,34 @@ absl::StatusOr<CachedPretraining> SealOlderResult(const std::string& train_dir,
   }
   ASSIGN_OR_RETURN(const nlohmann::json eval, LastEvaluation(train_dir));
   int checked = 0;
-  for (const char* key :
-       {"mlm_perplexity", "lm_perplexity", "unigram_perplexity"}) {
+  // The result's name, then metrics.jsonl's for the same number (the
+  // left-to-right and right-to-left LMs log theirs by direction).
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"mlm_perplexity", "mlm_perplexity"},
+      {"lm_perplexity", "ltr_perplexity"},
+      {"lm_perplexity", "rtl_perplexity"},
+      {"unigram_perplexity", "unigram_perplexity"}};
+  const bool at_step =
+      eval.is_object() && eval.value("step", -1) == state->step;
+  for (const auto& [key, logged] : pairs) {
     if (!metrics->contains(key)) continue;
+    // The other direction's name, where this run logged the one.
+    if (key != logged && at_step && !eval.contains(logged)) continue;
     const nlohmann::json& ours = (*metrics)[key];
     const bool same =
-        eval.is_object() && eval.value("step", -1) == state->step &&
-        eval.contains(key) && eval[key].is_number() && ours.is_number() &&
-        std::abs(ours.get<double>() - eval[key].get<double>()) <=
-            1e-9 * std::abs(eval[key].get<double>());
+        at_step && eval.contains(logged) && eval[logged].is_number() &&
+        ours.is_number() &&
+        std::abs(ours.get<double>() - eval[logged].get<double>()) <=
+            1e-9 * std::abs(eval[logged].get<double>());
     if (!same) {
       return Refused(
           train_dir, path,
-          absl::StrCat("written before results were sealed, and its ", key,
-                       " (", ours.dump(), ") is not the evaluation at step ",
-                       state->step, " in metrics.jsonl (",
-                       eval.is_object() && eval.contains(key) ? eval[key].dump()
-                                                              : "none",
-                       ")"));
+          absl::StrCat(
+              "written before results were sealed, and its ", key, " (",
+              ours.dump(), ") is not the evaluation at step ", state->step,
+              " in metrics.jsonl (",
+              at_step && eval.contains(logged) ? eval[logged].dump() : "none",
+              ")"));
     }
     ++checked;
   }
