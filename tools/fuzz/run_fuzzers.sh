@@ -61,47 +61,37 @@ done
 build=${FUZZ_BUILD_DIR:-/tmp/bertlab-fuzz}
 mkdir -p "$build/obj" "$build/gen"
 
-# The sources of the fuzzers' dependencies (the srcs of their cc_library
-# deps in the BUILD files of common, experiments, model, model/bert,
-# tasks, tasks/corpus, tasks/glue, tasks/pretraining_data, tasks/squad,
-# tasks/swag and tasks/fuzz; a missing one shows as an undefined symbol at
-# link time), and experiment.pb.cc, which protoc writes into $build/gen.
-library_sources=(
-  common/check.cc
-  common/directory.cc
-  common/file.cc
-  common/status_macros.cc
-  experiments/config_loader.cc
-  model/bert/config.cc
-  model/safetensors.cc
-  tasks/basic_tokenizer.cc
-  tasks/corpus/diatheke_reader.cc
-  tasks/corpus/document_builder.cc
-  tasks/corpus/gutenberg_reader.cc
-  tasks/corpus/line_reader.cc
-  tasks/corpus/reference_format_reader.cc
-  tasks/corpus/reference_format_writer.cc
-  tasks/corpus/sentence_splitter.cc
-  tasks/corpus/wikiextractor_reader.cc
-  tasks/full_tokenizer.cc
-  tasks/fuzz/memory_file.cc
-  tasks/fuzz/tokenizer_invariants.cc
-  tasks/glue/glue_reader.cc
-  tasks/glue/glue_tasks.cc
-  tasks/pretraining_data/instance_config.cc
-  tasks/pretraining_data/shard_format.cc
-  tasks/squad/squad_reader.cc
-  tasks/swag/csv.cc
-  tasks/swag/swag.cc
-  tasks/unicode_text.cc
-  tasks/utf8.cc
-  tasks/vocab.cc
-  tasks/wordpiece.cc
-)
+# The sources each fuzzer links: the local .cc files of its Bazel target's
+# dependencies (bazel query), but the fuzzer itself and the replay driver
+# (libFuzzer brings its own main), so the list cannot fall behind the BUILD
+# files. experiment.pb.cc, which protoc writes into $build/gen, is linked
+# into every fuzzer.
+sources_of() {  # sources_of DIR FUZZER
+  bazel query "kind('source file', deps(//$1:$2))" --output=label \
+      2> "$build/query-$2.log" |
+    sed -n 's|^//\([^:]*\):\(.*\.cc\)$|\1/\2|p' |
+    grep -v -e "^$1/$2\.cc\$" -e '^tasks/fuzz/fuzz_driver_main\.cc$' ||
+    true
+}
+declare -A sources_for
+library_sources=()
+for fuzzer in "${fuzzers[@]}"; do
+  list=$(sources_of "${dir_of[$fuzzer]}" "$fuzzer")
+  [ -n "$list" ] || {
+    echo "run_fuzzers: bazel query found no sources for $fuzzer" \
+      "($build/query-$fuzzer.log)" >&2
+    exit 2
+  }
+  sources_for[$fuzzer]=$list
+  while IFS= read -r source; do library_sources+=("$source"); done <<< "$list"
+done
+mapfile -t library_sources < <(printf '%s\n' "${library_sources[@]}" | sort -u)
 generated_sources=(experiments/experiment.pb.cc)
 pkg_modules=(absl_base absl_flat_hash_map absl_flat_hash_set absl_status
   absl_statusor absl_strings absl_str_format libutf8proc nlohmann_json
-  protobuf)
+  protobuf openblas)
+# What WORKSPACE links without a .pc file: oneDNN and its OpenMP.
+extra_libs=(-ldnnl -lgomp)
 sanitizers=address,undefined
 
 # clang++ that links libFuzzer, installed from Debian when missing.
@@ -140,13 +130,12 @@ compile() {  # compile SOURCE OBJECT EXTRA_FLAGS...
 echo "run_fuzzers: building ${fuzzers[*]} in $build ($(clang++ --version | head -1))"
 protoc -I. --cpp_out="$build/gen" experiments/experiment.proto ||
   { echo "run_fuzzers: protoc failed on experiments/experiment.proto" >&2; exit 2; }
-objects=()
+object_of() { local source=$1; echo "$build/obj/${source//\//_}.o"; }
 pids=()
 jobs=$(nproc)
 for source in "${library_sources[@]}" "${generated_sources[@]}"; do
-  object="$build/obj/${source//\//_}.o"
+  object=$(object_of "$source")
   [ -f "$source" ] || source="$build/gen/$source"
-  objects+=("$object")
   compile "$source" "$object" -fsanitize=fuzzer-no-link,$sanitizers &
   pids+=($!)
   if [ ${#pids[@]} -ge "$jobs" ]; then
@@ -158,8 +147,13 @@ for pid in "${pids[@]}"; do wait "$pid" || exit 2; done
 for fuzzer in "${fuzzers[@]}"; do
   compile "${dir_of[$fuzzer]}/$fuzzer.cc" "$build/obj/$fuzzer.o" \
     -fsanitize=fuzzer-no-link,$sanitizers || exit 2
+  objects=()
+  while IFS= read -r source; do
+    objects+=("$(object_of "$source")")
+  done <<< "${sources_for[$fuzzer]}"
+  objects+=("$(object_of "${generated_sources[0]}")")
   clang++ -fsanitize=fuzzer,$sanitizers "$build/obj/$fuzzer.o" \
-    "${objects[@]}" "${pkg_libs[@]}" -o "$build/$fuzzer" ||
+    "${objects[@]}" "${pkg_libs[@]}" "${extra_libs[@]}" -o "$build/$fuzzer" ||
     { echo "run_fuzzers: cannot link $fuzzer" >&2; exit 2; }
 done
 
