@@ -696,13 +696,18 @@ class Runner {
   void Warn(const std::string& text) const {
     if (!Follower()) std::cerr << "experiment: " << text << "\n";
   }
-  void SaySealed(const CachedPretraining& cached,
-                 const std::string& train_dir) const {
-    if (!cached.sealed_now) return;
-    Warn(absl::StrCat(train_dir,
-                      ": a result from before results were "
-                      "sealed, checked against its checkpoint and "
-                      "metrics.jsonl, now sealed"));
+  // ReadCachedPretraining, saying so when it sealed an older result.
+  absl::StatusOr<CachedPretraining> ReadCached(
+      const std::string& train_dir) const {
+    ASSIGN_OR_RETURN(CachedPretraining cached,
+                     ReadCachedPretraining(train_dir));
+    if (cached.sealed_now) {
+      Warn(absl::StrCat(train_dir,
+                        ": a result from before results were "
+                        "sealed, checked against its checkpoint and "
+                        "metrics.jsonl, now sealed"));
+    }
+    return cached;
   }
 
   std::string Description(size_t index) const {
@@ -801,9 +806,7 @@ class Runner {
       // Planned, or another run's source (kOne): its checkpoint once it
       // has finished.
       if (in_cache) {
-        ASSIGN_OR_RETURN(const CachedPretraining cached,
-                         ReadCachedPretraining(train_dir));
-        SaySealed(cached, train_dir);
+        ASSIGN_OR_RETURN(const CachedPretraining cached, ReadCached(train_dir));
         pretrained.checkpoint = cached.checkpoint;
       }
       pretrained_[run.name] = pretrained;
@@ -825,9 +828,7 @@ class Runner {
     ASSIGN_OR_RETURN(const bool trained, PathExists(result_path));
     if (recorded && trained) {
       ++summary_.cached_runs;
-      ASSIGN_OR_RETURN(const CachedPretraining cached,
-                       ReadCachedPretraining(train_dir));
-      SaySealed(cached, train_dir);
+      ASSIGN_OR_RETURN(const CachedPretraining cached, ReadCached(train_dir));
       pretrained.checkpoint = cached.checkpoint;
       pretrained_[run.name] = pretrained;
       Say(absl::StrCat("pre-training ", run.name, ": done earlier (", train_dir,
@@ -839,9 +840,7 @@ class Runner {
       ++summary_.cached_runs;
       Say(absl::StrCat("pre-training ", run.name, ": the same run is in the ",
                        "cache (", train_dir, ")"));
-      ASSIGN_OR_RETURN(CachedPretraining cached,
-                       ReadCachedPretraining(train_dir));
-      SaySealed(cached, train_dir);
+      ASSIGN_OR_RETURN(CachedPretraining cached, ReadCached(train_dir));
       if (!cached.result.contains("metrics")) {
         return absl::DataLossError(
             absl::StrCat(result_path, ": not a pre-training result; delete ",
