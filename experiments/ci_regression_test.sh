@@ -2,7 +2,8 @@
 # The CI regression check: runs experiments/ci_regression.textproto (tiny
 # pre-training of the full and LTR variants on the embedded corpus, then
 # RTE and SQuAD v1.1 fine-tuning from ../shared/data, + BiLSTM included) on
-# 2 threads and compares every run's metrics with ci_regression.golden.json
+# 2 threads, on oneDNN (the golden ids name the engine; the default is the
+# machine's), and compares every run's metrics with ci_regression.golden.json
 # (check_regression_main.cc states the tolerances), and again with --jobs=2
 # for the same report. Then it shows that the
 # check catches a drift: a golden file with one metric moved by 5 points
@@ -22,7 +23,7 @@ data=${BERTLAB_SHARED_DATA:-$source_root/../shared/data}
 
 out=$TEST_TMPDIR/runs
 "$run_experiment" --experiment="$experiment" --data_dir="$data" \
-  --default_corpus="$corpus" --output_dir="$out" --threads=2 \
+  --default_corpus="$corpus" --output_dir="$out" --threads=2 --cpu_gemm=onednn \
   --report_date=2026-01-01 --progress=false > "$TEST_TMPDIR/report.md"
 grep -q "SQuAD v1.1 (F1)" "$TEST_TMPDIR/report.md" ||
   { echo "FAIL: the report lacks the SQuAD column"; exit 1; }
@@ -33,7 +34,7 @@ grep -q "SQuAD v1.1 (F1)" "$TEST_TMPDIR/report.md" ||
 
 # A second run of the same command finishes nothing new (everything cached).
 "$run_experiment" --experiment="$experiment" --data_dir="$data" \
-  --default_corpus="$corpus" --output_dir="$out" --threads=2 \
+  --default_corpus="$corpus" --output_dir="$out" --threads=2 --cpu_gemm=onednn \
   --report_date=2026-01-01 --progress=false > /dev/null 2> "$TEST_TMPDIR/again.log"
 grep -q "0 pre-training, 0 fine-tuning and 0 cloze runs now, 8 finished earlier" \
   "$TEST_TMPDIR/again.log" || { echo "FAIL: rerun was not cached"; cat "$TEST_TMPDIR/again.log"; exit 1; }
@@ -42,7 +43,7 @@ grep -q "0 pre-training, 0 fine-tuning and 0 cloze runs now, 8 finished earlier"
 # (same ids) and fine-tunes to the same numbers.
 "$run_experiment" --experiment="$experiment" --data_dir="$data" \
   --default_corpus="$corpus" --output_dir="$TEST_TMPDIR/runs2" \
-  --cache_dir="$out/cache" --threads=2 --report_date=2026-01-01 \
+  --cache_dir="$out/cache" --threads=2 --cpu_gemm=onednn --report_date=2026-01-01 \
   --progress=false > /dev/null 2> "$TEST_TMPDIR/cache.log"
 grep -q "0 pre-training, 6 fine-tuning and 0 cloze runs now, 2 finished earlier" \
   "$TEST_TMPDIR/cache.log" || { echo "FAIL: the cache was not used"; cat "$TEST_TMPDIR/cache.log"; exit 1; }
@@ -52,7 +53,7 @@ grep -q "0 pre-training, 6 fine-tuning and 0 cloze runs now, 2 finished earlier"
 # report, bit for bit, as the run on 2 threads one after another.
 "$run_experiment" --experiment="$experiment" --data_dir="$data" \
   --default_corpus="$corpus" --output_dir="$TEST_TMPDIR/runs3" \
-  --cache_dir="$out/cache" --threads=2 --jobs=2 --report_date=2026-01-01 \
+  --cache_dir="$out/cache" --threads=2 --cpu_gemm=onednn --jobs=2 --report_date=2026-01-01 \
   --progress=false > "$TEST_TMPDIR/jobs.md" 2> "$TEST_TMPDIR/jobs.log" ||
   { echo "FAIL: --jobs=2 failed"; cat "$TEST_TMPDIR/jobs.log"; exit 1; }
 grep -q "0 pre-training, 6 fine-tuning and 0 cloze runs now, 2 finished earlier" \

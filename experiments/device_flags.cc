@@ -21,7 +21,9 @@ ABSL_FLAG(std::string, cpu_gemm, "",
           "the library of the float matrix products on the CPU: openblas, "
           "onednn (oneDNN's f32 matmul) or onednn_bf16 (oneDNN's bf16 "
           "matmul, what --precision=bf16 on the cpu device uses); empty: "
-          "onednn_bf16 for bf16 on the cpu device, else onednn. Results "
+          "onednn_bf16 for bf16 on the cpu device, else onednn where oneDNN "
+          "has AVX-512 and openblas on other CPUs (the faster engine of "
+          "each, model/ops/cpu_gemm_engine.h). Results "
           "differ in the last bits, so run ids cover it (double products "
           "always use OpenBLAS)");
 
@@ -46,7 +48,7 @@ absl::Status ReadDeviceFlags(experiments::RunSpec::Precision experiment,
   const bool cpu_bf16 = parsed_device == "cpu" &&
                         parsed_precision == BackendPrecision::kBfloat16Mixed;
   CpuGemmEngine engine =
-      cpu_bf16 ? CpuGemmEngine::kOneDnnBf16 : kDefaultCpuGemmEngine;
+      cpu_bf16 ? CpuGemmEngine::kOneDnnBf16 : DefaultCpuGemmEngine();
   if (!cpu_gemm.empty()) {
     const absl::StatusOr<CpuGemmEngine> named = ParseCpuGemmEngine(cpu_gemm);
     if (!named.ok()) {

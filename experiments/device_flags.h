@@ -21,7 +21,8 @@ namespace bertlab {
 // on a CPU without oneDNN's bf16 matmul. Also sets the process-wide CPU GEMM
 // engine (SetCpuGemmEngine), like ApplyThreadsFlag sets the thread count:
 // --cpu_gemm, or by default onednn_bf16 for bf16 on the cpu device and
-// onednn (kDefaultCpuGemmEngine) otherwise; nothing is changed on an error.
+// the machine's default otherwise (DefaultCpuGemmEngine: onednn where oneDNN
+// has AVX-512, openblas elsewhere); nothing is changed on an error.
 // Whether the binary has the device is checked when the backend is made.
 absl::Status ReadDeviceFlags(experiments::RunSpec::Precision experiment,
                              std::string* device, BackendPrecision* precision);

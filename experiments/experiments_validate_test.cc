@@ -256,6 +256,11 @@ TEST(ExperimentsValidateTest, Table5MiniAndSmallSeedThePaperRows) {
           128);
       for (const FinetuneTaskSpec& task : run.spec.finetuning().tasks()) {
         EXPECT_LE(task.max_seq_length(), 128);
+        // Nothing chosen on dev (issue 38, item 4): a grid of rates and the
+        // epochs, chosen on a tune split of train.
+        EXPECT_GT(task.tune_fraction(), 0);
+        EXPECT_TRUE(task.choose_epoch_on_tune());
+        EXPECT_GE(task.learning_rates_size(), 2);
       }
       cloze += RunsClozeTest(run.spec);
     }
@@ -264,8 +269,9 @@ TEST(ExperimentsValidateTest, Table5MiniAndSmallSeedThePaperRows) {
     absl::StatusOr<std::string> plan = DescribeRunPlan(*table, {});
     ASSERT_TRUE(plan.ok()) << plan.status();
     EXPECT_THAT(*plan, HasSubstr("total: 9 pre-training runs"));
-    // Five tasks a run (those without data are left out when it runs).
-    EXPECT_THAT(*plan, HasSubstr("65 fine-tuning runs, 10 cloze runs"));
+    // Five tasks a run at two rates each (those without data are left out
+    // when it runs).
+    EXPECT_THAT(*plan, HasSubstr("130 fine-tuning runs, 10 cloze runs"));
   }
 }
 

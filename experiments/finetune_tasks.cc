@@ -526,8 +526,12 @@ class SquadTask : public FinetuneTask {
                         ? ""
                         : absl::StrCat(" (first: ", stats.skipped[0], ")")));
     }
-    Truncate(&train.examples, spec.max_train_examples());
     if (spec.tune_fraction() > 0) {
+      // Spread like dev, so that the tune split (drawn by article) finds
+      // articles on both sides: the first max_train_examples questions are
+      // two or three articles'. Without a tune split, the first ones, as
+      // runs before tune splits read them.
+      Spread(&train.examples, spec.max_train_examples());
       // By article, so that no tune question shares a context with a
       // training one.
       int64_t articles = 0;
@@ -553,6 +557,8 @@ class SquadTask : public FinetuneTask {
                          "max_train_examples"));
       }
       result->tune_size_ = static_cast<int64_t>(result->tune_.examples.size());
+    } else {
+      Truncate(&train.examples, spec.max_train_examples());
     }
     // The answer lengths the v1.1 trivial predictor is fitted on.
     std::vector<int64_t> train_answer_words;

@@ -595,6 +595,23 @@ TEST(FinetuneTasksTest, SquadTuneSplitHoldsOutWholeArticles) {
   // About a quarter of the 40 articles (10 +- 2.7).
   EXPECT_GE((*task)->tune_size(), 4 * 5);
   EXPECT_LE((*task)->tune_size(), 16 * 5);
+
+  // With max_train_examples, the questions kept are spread over the file
+  // (one per article here), not the first ones (8 articles' worth, which
+  // a draw by article would often leave without a tune question).
+  FinetuneTaskSpec spec = SmallSpec();
+  spec.set_tune_fraction(0.25);
+  spec.set_max_train_examples(40);
+  auto spread = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer,
+                                 SourcesIn(root));
+  ASSERT_TRUE(spread.ok()) << spread.status();
+  EXPECT_EQ((*spread)->tune_size() + (*spread)->train_size(), 40);
+  EXPECT_EQ((*spread)->tune_size(), (*task)->tune_size() / 5);
+  spec.clear_tune_fraction();
+  auto first = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer,
+                                SourcesIn(root));
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ((*first)->train_size(), 40);
 }
 
 }  // namespace

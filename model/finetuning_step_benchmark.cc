@@ -32,8 +32,8 @@
 //             configuration;
 //   loss      the last step's loss (about ln 3 from the initialisation).
 //
-// BM_FinetuningStep/<size>/batch:<B> runs the float products on OpenBLAS (the
-// default CPU GEMM engine), BM_FinetuningStepOneDnn/... on oneDNN's f32
+// BM_FinetuningStep/<size>/batch:<B> runs the float products on OpenBLAS,
+// BM_FinetuningStepOneDnn/... on oneDNN's f32
 // matmul and BM_FinetuningStepOneDnnBf16/... on its bf16 matmul (BF16 mixed
 // precision: GEMM inputs rounded to bf16, FP32 sums and everything else FP32;
 // registered only where OneDnnBf16MatmulAvailable())
@@ -157,7 +157,7 @@ void BM_FinetuningStep(benchmark::State& state, CpuGemmEngine engine,
   state.counters["GFLOP/step"] = step_flops * 1e-9;
   state.counters["RSS_MiB"] = PeakRssMiB();
   state.counters["loss"] = loss;
-  SetCpuGemmEngine(kDefaultCpuGemmEngine);
+  SetCpuGemmEngine(DefaultCpuGemmEngine());
 }
 
 // BM_FinetuningStep[OneDnn[Bf16]]/<size>/batch:<B>; the bf16 engine's exist

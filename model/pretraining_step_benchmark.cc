@@ -41,8 +41,8 @@
 // BM_SgemmPeak runs cblas_sgemm on square 2048 products and on the BASE FFN
 // shape (1024 x 3072 x 768): GFLOP/s = 2 M N K per call.
 //
-// BM_PretrainingStep/... runs the float products on OpenBLAS (the default
-// CPU GEMM engine), BM_PretrainingStepOneDnn/... (same sizes, batches and
+// BM_PretrainingStep/... runs the float products on OpenBLAS,
+// BM_PretrainingStepOneDnn/... (same sizes, batches and
 // sequence lengths) on oneDNN's f32 matmul and
 // BM_PretrainingStepOneDnnBf16/... on its bf16 matmul (BF16 mixed precision:
 // GEMM inputs rounded to bf16, FP32 sums and everything else FP32;
@@ -224,7 +224,7 @@ void BM_PretrainingStep(benchmark::State& state, CpuGemmEngine engine,
   state.counters["GFLOP/step"] = StepFlops(*config, batch, shape) * 1e-9;
   state.counters["RSS_MiB"] = PeakRssMiB();
   state.counters["loss"] = loss;
-  SetCpuGemmEngine(kDefaultCpuGemmEngine);
+  SetCpuGemmEngine(DefaultCpuGemmEngine());
 }
 
 // With --benchmark_repetitions=N the "min" aggregate of the time and the
@@ -342,7 +342,7 @@ void BM_OneDnnMatmulPeak(benchmark::State& state, CpuGemmEngine engine) {
   }
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * m * n * k * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  SetCpuGemmEngine(kDefaultCpuGemmEngine);
+  SetCpuGemmEngine(DefaultCpuGemmEngine());
 }
 
 bool RegisterMatmulPeaks() {

@@ -395,8 +395,9 @@ void NoteGridEdges(TableReport& table) {
   };
   std::vector<std::string> cells;
   std::set<std::string> grids;
-  std::set<std::string> fixed;            // columns run at one learning rate
-  std::set<std::string> on_dev, on_tune;  // columns chosen from a grid
+  std::set<std::string> fixed;       // columns run at one learning rate
+  std::set<std::string> on_dev;      // columns chosen from a grid
+  std::vector<std::string> on_tune;  // "row / column 0.0001"
   int selected = 0;
   for (const ReportRow& row : table.rows) {
     for (size_t c = 0; c < table.columns.size(); ++c) {
@@ -408,8 +409,13 @@ void NoteGridEdges(TableReport& table) {
         continue;
       }
       ++selected;
-      (cell.chosen_on_tune ? on_tune : on_dev)
-          .insert(table.columns[c].paper.display);
+      if (cell.chosen_on_tune) {
+        on_tune.push_back(
+            absl::StrCat(row.name, " / ", table.columns[c].paper.display, " ",
+                         absl::StrFormat("%g", cell.learning_rate)));
+      } else {
+        on_dev.insert(table.columns[c].paper.display);
+      }
       if (!cell.learning_rate_at_grid_edge) continue;
       grids.insert(join_rates(cell.learning_rate_grid));
       cells.push_back(
@@ -443,7 +449,7 @@ void NoteGridEdges(TableReport& table) {
     table.footnotes.push_back(absl::StrCat(
         "Learning rate chosen per cell on the task's tune split (held out of "
         "training; the dev scores shown chose nothing): ",
-        absl::StrJoin(on_tune, ", "), "."));
+        absl::StrJoin(on_tune, "; "), "."));
   }
   if (!on_dev.empty()) {
     table.footnotes.push_back(absl::StrCat(
@@ -896,6 +902,27 @@ absl::StatusOr<TableReport> BuildTable(
 }
 
 }  // namespace
+
+std::string CellRateSelection(const TableReport& table) {
+  bool on_tune = false;
+  bool on_dev = false;
+  for (const ReportRow& row : table.rows) {
+    for (const ReportCell& cell : row.cells) {
+      if (cell.learning_rate <= 0 || cell.learning_rate_grid.size() < 2) {
+        continue;
+      }
+      (cell.chosen_on_tune ? on_tune : on_dev) = true;
+    }
+  }
+  if (on_tune && !on_dev) {
+    return "with the best mean score on its task's tune split, not on dev";
+  }
+  if (on_tune) {
+    return "with the best mean score on its task's tune split where it has "
+           "one, else on dev";
+  }
+  return "with the best mean dev score";
+}
 
 std::string ShortVariantName(absl::string_view description) {
   const size_t colon = description.find(": ");

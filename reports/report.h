@@ -195,6 +195,11 @@ std::string PlainRowName(absl::string_view name);
 // in the paper)"); the whole description without one.
 std::string ShortVariantName(absl::string_view description);
 
+// How the cells' learning rate was selected, for the writers' "Cells:"
+// line: "with the best mean dev score", or by the tune split's scores where
+// cells chose on one (ReportCell::chosen_on_tune).
+std::string CellRateSelection(const TableReport& table);
+
 absl::StatusOr<Report> BuildReport(const std::vector<RunRecord>& records,
                                    const ReportOptions& options);
 

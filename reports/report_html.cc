@@ -308,8 +308,10 @@ void AppendResultsTable(const TableReport& table, std::string& out) {
   absl::StrAppend(
       &out,
       "<p class=\"note\">Cells: ours (mean ± sample std over restarts at the "
-      "learning rate with the best mean dev score; the mean alone for one "
-      "restart), the paper's number and ours minus the paper's "
+      "learning rate ",
+      Text(CellRateSelection(table)),
+      "; the mean alone for one restart), the paper's number and ours minus "
+      "the paper's "
       "(<span class=\"better\">better</span> / <span "
       "class=\"worse\">worse</span> than the paper in the column's "
       "direction; no difference for a derived stand-in task), then the "

@@ -209,9 +209,17 @@ TEST(BuildReportTest, GridEdgeIsMarkedAndNoted) {
   EXPECT_TRUE(cell.chosen_on_tune);
   EXPECT_EQ(cell.learning_rate, 1e-5);
   EXPECT_EQ(cell.mean, 70.5);
+  // The note names each cell's rate, and the cells' line says what chose.
   EXPECT_THAT(tuned_table.footnotes,
-              ::testing::Contains(HasSubstr(
-                  "Learning rate chosen per cell on the task's tune split")));
+              ::testing::Contains(
+                  "Learning rate chosen per cell on the task's tune split "
+                  "(held out of training; the dev scores shown chose "
+                  "nothing): BERT / MRPC (Acc) 1e-05."));
+  EXPECT_THAT(ToMarkdown(tuned_report),
+              HasSubstr("at the learning rate with the best mean score on its "
+                        "task's tune split, not on dev (the mean alone"));
+  EXPECT_THAT(ToMarkdown(report),
+              HasSubstr("at the learning rate with the best mean dev score"));
   EXPECT_TRUE(cell.chosen_epochs.empty());
   // Runs that chose their epoch on tune: the cell lists those of its rate.
   for (RunRecord& record : tuned) {

@@ -429,10 +429,11 @@ std::string ToMarkdown(const Report& report) {
     }
     absl::StrAppend(
         &out,
-        "\nCells: ours = mean ± sample std over restarts at the learning rate "
-        "with the best mean dev score (the mean alone for one restart; med = "
-        "median, n = restarts), then the paper's number and ours minus the "
-        "paper's (no difference for a derived stand-in task).\n");
+        "\nCells: ours = mean ± sample std over restarts at the learning rate ",
+        CellRateSelection(table),
+        " (the mean alone for one restart; med = median, n = restarts), then "
+        "the paper's number and ours minus the paper's (no difference for a "
+        "derived stand-in task).\n");
     AppendComputeMarkdown(table, out);
     if (!table.footnotes.empty()) {
       absl::StrAppend(&out, "\nNotes:\n\n");

@@ -3,20 +3,42 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
+#include "oneapi/dnnl/dnnl.h"
 
 namespace bertlab {
 namespace {
 
-std::atomic<CpuGemmEngine> current_engine{kDefaultCpuGemmEngine};
+// -1 until the first Set or Get: the default asks oneDNN for its ISA, which
+// is not for a static initialiser.
+constexpr int kUnset = -1;
+std::atomic<int> current_engine{kUnset};
 
 }  // namespace
 
+CpuGemmEngine DefaultCpuGemmEngine() {
+  static const CpuGemmEngine engine = [] {
+    const int isa = static_cast<int>(dnnl_get_effective_cpu_isa());
+    const int avx512 = static_cast<int>(dnnl_cpu_isa_avx512_core);
+    return (isa & avx512) == avx512 ? CpuGemmEngine::kOneDnn
+                                    : CpuGemmEngine::kOpenBlas;
+  }();
+  return engine;
+}
+
 void SetCpuGemmEngine(CpuGemmEngine engine) {
-  current_engine.store(engine, std::memory_order_relaxed);
+  current_engine.store(static_cast<int>(engine), std::memory_order_relaxed);
 }
 
 CpuGemmEngine GetCpuGemmEngine() {
-  return current_engine.load(std::memory_order_relaxed);
+  int engine = current_engine.load(std::memory_order_relaxed);
+  if (engine == kUnset) {
+    int unset = kUnset;
+    current_engine.compare_exchange_strong(
+        unset, static_cast<int>(DefaultCpuGemmEngine()),
+        std::memory_order_relaxed);
+    engine = current_engine.load(std::memory_order_relaxed);
+  }
+  return static_cast<CpuGemmEngine>(engine);
 }
 
 std::string CpuGemmEngineName(CpuGemmEngine engine) {

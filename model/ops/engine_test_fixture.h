@@ -34,7 +34,7 @@ class OnCpuGemmEngine : public ::testing::Test {
 
  private:
   bool restore_ = false;
-  CpuGemmEngine saved_engine_ = kDefaultCpuGemmEngine;
+  CpuGemmEngine saved_engine_ = DefaultCpuGemmEngine();
   int saved_threads_ = 1;
 };
 

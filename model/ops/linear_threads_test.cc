@@ -85,7 +85,7 @@ class LinearThreadsTest : public ::testing::TestWithParam<CpuGemmEngine> {
 
  private:
   int saved_threads_ = 1;
-  CpuGemmEngine saved_engine_ = kDefaultCpuGemmEngine;
+  CpuGemmEngine saved_engine_ = DefaultCpuGemmEngine();
 };
 
 TEST_P(LinearThreadsTest, BitIdenticalAcrossThreadCounts) {

@@ -157,7 +157,7 @@ void BM_Gemm(benchmark::State& state, CpuGemmEngine engine,
   }
   SetGflops(state, 2.0 * rows * out_features * in_features);
   state.SetLabel(absl::StrCat("threads:", *threads));
-  SetCpuGemmEngine(kDefaultCpuGemmEngine);
+  SetCpuGemmEngine(DefaultCpuGemmEngine());
 }
 
 bool RegisterGemmBenchmarks() {

@@ -828,7 +828,7 @@ class PretrainerBf16Test : public ::testing::Test {
                                 BackendPrecision precision, uint64_t seed = 7) {
     SetCpuGemmEngine(precision == BackendPrecision::kBfloat16Mixed
                          ? CpuGemmEngine::kOneDnnBf16
-                         : kDefaultCpuGemmEngine);
+                         : DefaultCpuGemmEngine());
     PretrainingOptions options = TinyOptions(TempDir(name));
     options.precision = precision;
     options.seed = seed;
@@ -842,7 +842,7 @@ class PretrainerBf16Test : public ::testing::Test {
   }
 
  private:
-  CpuGemmEngine saved_engine_ = kDefaultCpuGemmEngine;
+  CpuGemmEngine saved_engine_ = DefaultCpuGemmEngine();
 };
 
 TEST_F(PretrainerBf16Test, TwoRunsAreBitIdentical) {

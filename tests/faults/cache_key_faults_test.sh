@@ -13,8 +13,10 @@ set -euo pipefail
 source tests/faults/faults_lib.sh
 run_experiment=$1
 cache=$TEST_TMPDIR/cache
+# The engine named, as the default is the machine's (oneDNN where it has
+# AVX-512, OpenBLAS elsewhere): a later --cpu_gemm wins.
 flags=(--experiment="$experiment" --data_dir="$data_dir" --progress=false
-       --report_date=2026-01-01 --cache_dir="$cache")
+       --report_date=2026-01-01 --cache_dir="$cache" --cpu_gemm=onednn)
 
 pretrain_ids() {
   sed -n 's/.*"run_id": "\([0-9a-f]*\)".*/\1/p' "$1"/pretrain/*/run.json | sort
@@ -62,8 +64,8 @@ expect_exit 1 "$run_experiment" "${flags[@]}" --output_dir="$threads"
 expect_err "run_experiment: $threads was made by a runner whose run ids included the thread count ($threads/execution.json)"
 [ -z "$(find "$threads" -name run.json)" ] || fail "the refused run wrote records"
 
-# The CPU GEMM engine changes the bits too: OpenBLAS runs (the default is
-# oneDNN) are runs of their own, every oneDNN record says so, an OpenBLAS
+# The CPU GEMM engine changes the bits too: OpenBLAS runs are runs of
+# their own beside the oneDNN ones, every oneDNN record says so, an OpenBLAS
 # directory's settings name no engine (ids made before the flag stay
 # valid), and the oneDNN directory refuses OpenBLAS runs. A bad engine is
 # refused before any work.
