@@ -28,14 +28,12 @@ inline constexpr CpuGemmEngine kCpuGemmEngines[] = {CpuGemmEngine::kOpenBlas,
 
 // The engine of a process that sets none: oneDNN's f32 matmul where oneDNN
 // runs its AVX-512 kernels (its effective ISA includes avx512_core, which
-// ONEDNN_MAX_CPU_ISA can lower), OpenBLAS elsewhere. OpenBLAS runs its
-// Haswell (AVX2) kernels on every machine under the project's
-// OPENBLAS_CORETYPE=Haswell, so where oneDNN has AVX-512 it has twice the
-// vector width: 403 against 243 GFLOP/s for BASE's FFN product on Zen 5,
-// 1.9 to 4.3 times the whole training step on the 2-core Intel machine. On
-// an AVX2-only CPU both run AVX2 and OpenBLAS was the faster: oneDNN's
-// BASE step 13% slower at seq 128 and 23% at seq 512 (model/ops/README.md
-// has the numbers). Fixed for the process on first use.
+// ONEDNN_MAX_CPU_ISA can lower), OpenBLAS elsewhere. With AVX-512 oneDNN was
+// the faster wherever it was measured: 403 against 243 GFLOP/s for BASE's
+// FFN product on Zen 5, 1.9 to 4.3 times the whole training step on the
+// 2-core Intel machine. On an AVX2-only CPU OpenBLAS was: oneDNN's BASE step
+// 13% slower at seq 128 and 23% at seq 512 (model/ops/README.md has the
+// numbers). Fixed for the process on first use.
 CpuGemmEngine DefaultCpuGemmEngine();
 
 // Sets the engine of every later float Gemm. Not from inside a ParallelFor

@@ -1,8 +1,7 @@
 // The default CPU GEMM engine follows the ISA oneDNN runs: oneDNN's f32
-// matmul where that includes AVX-512, OpenBLAS (AVX2 under
-// OPENBLAS_CORETYPE=Haswell) elsewhere. Run twice by BUILD: as the machine
-// is, and with ONEDNN_MAX_CPU_ISA=AVX2, which makes any machine an AVX2 one
-// for oneDNN.
+// matmul where that includes AVX-512, OpenBLAS elsewhere. Run twice by
+// BUILD: as the machine is, and with ONEDNN_MAX_CPU_ISA=AVX2, which makes
+// any machine an AVX2 one for oneDNN.
 #include "model/ops/cpu_gemm_engine.h"
 
 #include <cstdlib>

@@ -391,10 +391,6 @@ TEST(CpuGemmEngineTest, NamesParse) {
       << bad.status();
 }
 
-TEST(CpuGemmEngineTest, DefaultIsOneDnn) {
-  EXPECT_EQ(GetCpuGemmEngine(), CpuGemmEngine::kOneDnn);
-}
-
 // The answer depends on the CPU (false without AVX-512 on oneDNN 2.6); the
 // probe must give one without crashing, the same each time.
 TEST(OneDnnBf16Test, AvailabilityIsABoolAndStable) {
