@@ -191,6 +191,25 @@ TEST(LoadExperimentTest, PretrainingSeedsExpandIntoOneVariantPerSeed) {
   EXPECT_THAT(repeated.status().message(),
               HasSubstr("variants[0].row (\"a/b\") must be [A-Za-z0-9_.-]+ "
                         "(it names a report row)"));
+
+  // A row kept to its first seeds; the error names the line of the field.
+  const absl::StatusOr<Experiment> fewer = ParseExperiment(
+      absl::StrCat(kValid,
+                   "pretraining_seeds: [ 1, 2 ]\n"
+                   "variants { name: \"full\" max_pretraining_seeds: 1 }\n"),
+      "exp.textproto", options);
+  ASSERT_TRUE(fewer.ok()) << fewer.status();
+  ASSERT_EQ(fewer->variants_size(), 1);
+  EXPECT_EQ(fewer->variants(0).name(), "full.seed1");
+  const absl::StatusOr<Experiment> none = ParseExperiment(
+      absl::StrCat(kValid, "pretraining_seeds: [ 1 ]\n",
+                   "variants { name: \"full\" max_pretraining_seeds: 0 }\n"),
+      "exp.textproto", options);
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("exp.textproto:"));
+  EXPECT_THAT(none.status().message(),
+              HasSubstr(":25: variants[0].max_pretraining_seeds (0) must be "
+                        "at least 1"));
 }
 
 TEST(LoadExperimentTest, MissingExperimentFileIsNotFound) {

@@ -194,9 +194,9 @@ TEST(ExperimentsValidateTest, Table5HasTheNoPretrainingControl) {
 }
 
 // Table 5 at mini and small scale (issue 38): BERT, No NSP and LTR & No NSP
-// with three pre-training seeds each, + BiLSTM on each LTR seed, one control
-// from the first seed's config, and the cloze test; no RTL or ELMo-style
-// rows. Small is mini pre-trained six times longer and nothing else.
+// with three pre-training seeds each, + BiLSTM on the first LTR seed, one
+// control from the first seed's config, and the cloze test; no RTL or
+// ELMo-style rows. Small is mini pre-trained six times longer and nothing else.
 TEST(ExperimentsValidateTest, Table5MiniAndSmallSeedThePaperRows) {
   absl::StatusOr<Experiment> mini =
       LoadExperiment("experiments/table5_ablation.mini.textproto");
@@ -238,10 +238,9 @@ TEST(ExperimentsValidateTest, Table5MiniAndSmallSeedThePaperRows) {
                     "full.seed1", "full.seed2", "full.seed3", "no_nsp.seed1",
                     "no_nsp.seed2", "no_nsp.seed3", "ltr_no_nsp.seed1",
                     "ltr_no_nsp.seed2", "ltr_no_nsp.seed3",
-                    "ltr_no_nsp_bilstm.seed1", "ltr_no_nsp_bilstm.seed2",
-                    "ltr_no_nsp_bilstm.seed3", "no_pretraining"));
-    EXPECT_THAT(CheckpointSources(*table, "ltr_no_nsp_bilstm.seed2"),
-                ::testing::ElementsAre("ltr_no_nsp.seed2"));
+                    "ltr_no_nsp_bilstm.seed1", "no_pretraining"));
+    EXPECT_THAT(CheckpointSources(*table, "ltr_no_nsp_bilstm.seed1"),
+                ::testing::ElementsAre("ltr_no_nsp.seed1"));
     EXPECT_TRUE(RandomInit(*table, "no_pretraining"));
     EXPECT_THAT(CheckpointSources(*table, "no_pretraining"),
                 ::testing::ElementsAre("full.seed1"));
@@ -271,7 +270,7 @@ TEST(ExperimentsValidateTest, Table5MiniAndSmallSeedThePaperRows) {
     EXPECT_THAT(*plan, HasSubstr("total: 9 pre-training runs"));
     // Five tasks a run at two rates each (those without data are left out
     // when it runs).
-    EXPECT_THAT(*plan, HasSubstr("130 fine-tuning runs, 10 cloze runs"));
+    EXPECT_THAT(*plan, HasSubstr("110 fine-tuning runs, 10 cloze runs"));
   }
 }
 

@@ -12,7 +12,9 @@
 //
 // The no-pre-training control is not repeated: it takes its source's
 // config and vocabulary, not its weights, so its runs differ by fine-tuning
-// seed alone.
+// seed alone. A variant with max_pretraining_seeds: N runs the first N
+// seeds only (bilstm with 1: bilstm.seed1 alone), and one that reads
+// another's checkpoint no more seeds than that one has.
 #ifndef BERTLAB_EXPERIMENTS_PRETRAINING_SEEDS_H_
 #define BERTLAB_EXPERIMENTS_PRETRAINING_SEEDS_H_
 
@@ -37,7 +39,8 @@ const std::string& VariantRow(const Variant& variant);
 // (field path, message) pairs in the loader's form: a seed given twice, a
 // variant that sets its own pretraining.seed beside the list, a row that is
 // not [A-Za-z0-9_.-]+, a name the expansion would make that another variant
-// already has. Empty when nothing is.
+// already has, a max_pretraining_seeds of 0, on the control or without the
+// list. Empty when nothing is.
 std::vector<std::pair<std::string, std::string>> PretrainingSeedProblems(
     const Experiment& experiment);
 

@@ -153,6 +153,60 @@ TEST(PretrainingSeedsTest, ProblemsNameTheFieldAndTheFix) {
   EXPECT_TRUE(PretrainingSeedProblems(experiment).empty());
 }
 
+// A row given fewer seeds: bilstm runs on the first of ltr's, and elmo,
+// which reads rtl (one seed), follows rtl without saying so.
+TEST(PretrainingSeedsTest, MaxPretrainingSeedsKeepsTheFirstSeeds) {
+  Experiment experiment = Parse(kTable5);
+  experiment.add_pretraining_seeds(9);
+  experiment.mutable_variants(1)->set_max_pretraining_seeds(1);  // rtl
+  experiment.mutable_variants(2)->set_max_pretraining_seeds(2);  // bilstm
+  ASSERT_TRUE(PretrainingSeedProblems(experiment).empty());
+  ExpandPretrainingSeeds(&experiment);
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const Variant& v : experiment.variants()) {
+    EXPECT_FALSE(v.has_max_pretraining_seeds()) << v.name();
+    got.emplace_back(v.name(), v.pretrained_from());
+  }
+  EXPECT_THAT(got, ElementsAre(Pair("ltr.seed7", ""), Pair("ltr.seed8", ""),
+                               Pair("ltr.seed9", ""), Pair("rtl.seed7", ""),
+                               Pair("bilstm.seed7", "ltr.seed7"),
+                               Pair("bilstm.seed8", "ltr.seed8"),
+                               Pair("elmo.seed7", "ltr.seed7"),
+                               Pair("no_pretraining", "ltr.seed7")));
+  // More than the list has runs them all.
+  Experiment all = Parse(kTable5);
+  all.mutable_variants(0)->set_max_pretraining_seeds(5);
+  ExpandPretrainingSeeds(&all);
+  EXPECT_EQ(all.variants_size(), 9);
+}
+
+TEST(PretrainingSeedsTest, MaxPretrainingSeedsProblems) {
+  Experiment experiment = Parse(kTable5);
+  experiment.mutable_variants(0)->set_max_pretraining_seeds(0);
+  experiment.mutable_variants(4)->set_max_pretraining_seeds(1);
+  // A name the first seed would make is taken; the second seed's is not
+  // made, so "rtl.seed8" collides with nothing.
+  experiment.mutable_variants(1)->set_max_pretraining_seeds(1);
+  experiment.add_variants()->set_name("rtl.seed7");
+  experiment.add_variants()->set_name("rtl.seed8");
+  EXPECT_THAT(
+      PretrainingSeedProblems(experiment),
+      ElementsAre(
+          Pair("variants[0].max_pretraining_seeds", "(0) must be at least 1"),
+          Pair("variants[4].max_pretraining_seeds",
+               "is set on the control (random_init), which "
+               "pretraining_seeds does not repeat; remove it"),
+          Pair("variants[5].name",
+               "(\"rtl.seed7\") is the name pretraining_seeds[0] "
+               "gives variants[1]; rename one")));
+  experiment.clear_pretraining_seeds();
+  EXPECT_THAT(PretrainingSeedProblems(experiment),
+              ::testing::Contains(
+                  Pair("variants[1].max_pretraining_seeds",
+                       "is set, and the experiment has no pretraining_seeds "
+                       "to choose from; remove it")));
+}
+
 TEST(PretrainingSeedsTest, SeedVariantName) {
   EXPECT_EQ(SeedVariantName("ltr_no_nsp", 12345), "ltr_no_nsp.seed12345");
 }
