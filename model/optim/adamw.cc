@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
 #include "common/parallel.h"
+#include "model/optim/adamw_kernel.h"
+#include "model/optim/adamw_simd.h"
 
 namespace bertlab {
 namespace {
@@ -71,21 +73,50 @@ void AdamW<T>::set_step(int64_t step) {
   step_ = step;
 }
 
+namespace {
+
+// The update of [begin, end) with the widest build the CPU runs: float in
+// the AVX-512 or AVX2 build (bit-identical to the scalar loop), double in
+// the scalar loop.
+void Update(const adamw_internal::StepConstants& c, double decay, int64_t begin,
+            int64_t end, const float* grads, float* m, float* v,
+            float* params) {
+  static const bool avx512 = AdamWAvx512Available();
+  static const bool avx2 = AdamWAvx2Available();
+  if (avx512) {
+    AdamWUpdateAvx512(c, decay, begin, end, grads, m, v, params);
+  } else if (avx2) {
+    AdamWUpdateAvx2(c, decay, begin, end, grads, m, v, params);
+  } else {
+    adamw_internal::UpdateScalar(c, decay, begin, end, grads, m, v, params);
+  }
+}
+
+void Update(const adamw_internal::StepConstants& c, double decay, int64_t begin,
+            int64_t end, const double* grads, double* m, double* v,
+            double* params) {
+  adamw_internal::UpdateScalar(c, decay, begin, end, grads, m, v, params);
+}
+
+}  // namespace
+
 template <typename T>
 void AdamW<T>::Step(double lr, const T* grads, T* params) {
   CHECK(std::isfinite(lr) && lr >= 0) << lr;
   const int64_t t = step_ + 1;
-  const double beta1 = options_.beta1;
-  const double beta2 = options_.beta2;
-  const double one_minus_beta1 = 1.0 - beta1;
-  const double one_minus_beta2 = 1.0 - beta2;
-  const double epsilon = options_.epsilon;
-  const double weight_decay = options_.weight_decay;
+  adamw_internal::StepConstants c;
+  c.beta1 = options_.beta1;
+  c.beta2 = options_.beta2;
+  c.one_minus_beta1 = 1.0 - c.beta1;
+  c.one_minus_beta2 = 1.0 - c.beta2;
+  c.epsilon = options_.epsilon;
+  c.lr = lr;
   // Without bias correction the divisors are 1, which divides exactly.
-  const double m_divisor =
-      options_.bias_correction ? 1.0 - std::pow(beta1, t) : 1.0;
-  const double v_divisor =
-      options_.bias_correction ? 1.0 - std::pow(beta2, t) : 1.0;
+  if (options_.bias_correction) {
+    c.m_divisor = 1.0 - std::pow(c.beta1, t);
+    c.v_divisor = 1.0 - std::pow(c.beta2, t);
+  }
+  const double weight_decay = options_.weight_decay;
   T* m = m_.data();
   T* v = v_.data();
   const std::vector<WeightDecaySpan>& spans = decay_spans_;
@@ -96,20 +127,8 @@ void AdamW<T>::Step(double lr, const T* grads, T* params) {
         spans.begin(), spans.end(), begin,
         [](int64_t index, const WeightDecaySpan& s) { return index < s.end; });
     for (; span != spans.end() && span->begin < end; ++span) {
-      const int64_t lo = std::max(begin, span->begin);
-      const int64_t hi = std::min(end, span->end);
-      const double decay = span->decay ? weight_decay : 0.0;
-      for (int64_t i = lo; i < hi; ++i) {
-        const double g = grads[i];
-        m[i] = static_cast<T>(beta1 * m[i] + one_minus_beta1 * g);
-        v[i] = static_cast<T>(beta2 * v[i] + one_minus_beta2 * g * g);
-        const double m_hat = static_cast<double>(m[i]) / m_divisor;
-        const double v_hat = static_cast<double>(v[i]) / v_divisor;
-        const double param = params[i];
-        const double update =
-            m_hat / (std::sqrt(v_hat) + epsilon) + decay * param;
-        params[i] = static_cast<T>(param - lr * update);
-      }
+      Update(c, span->decay ? weight_decay : 0.0, std::max(begin, span->begin),
+             std::min(end, span->end), grads, m, v, params);
     }
   });
   step_ = t;
