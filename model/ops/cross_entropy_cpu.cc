@@ -6,7 +6,8 @@
 #include "common/check.h"
 #include "common/parallel.h"
 #include "model/ops/cross_entropy.h"
-#include "model/ops/vector_math.h"
+#include "model/ops/softmax_row_kernels.h"
+#include "model/ops/softmax_row_simd.h"
 
 namespace bertlab {
 namespace {
@@ -41,59 +42,19 @@ void SoftmaxRow(T* out, const T* in, int64_t cols, T* row_max,
   *log_sum = std::log(sum);
 }
 
-// max_c in[c] (cols >= 1) as kLanes lane maxima: the maximum of finite
-// values does not depend on the order. (A NaN makes the whole row NaN either
-// way.)
-float RowMax(const float* in, int64_t cols) {
-  using vector_math::FloatVector;
-  using vector_math::kLanes;
-  float max_value = in[0];
-  int64_t c = 0;
-  if (cols >= kLanes) {
-    FloatVector maxima = vector_math::Load(in);
-    for (c = kLanes; c + kLanes <= cols; c += kLanes) {
-      const FloatVector next = vector_math::Load(in + c);
-      maxima = maxima < next ? next : maxima;
-    }
-    float lanes[kLanes];
-    vector_math::Store(lanes, maxima);
-    for (float lane : lanes) max_value = std::max(max_value, lane);
-  }
-  for (; c < cols; ++c) max_value = std::max(max_value, in[c]);
-  return max_value;
-}
-
-// The float row, kLanes at a time with model/ops/vector_math.h's Exp (within
-// 2 ulp of expf): the exponentials are the costly part of attention's softmax
-// and of the masked-LM loss over the vocabulary. The sum is in double as
-// vector_math::InterleavedSum's four partial sums, reproducible and no longer
-// one serial chain of additions.
+// The float row: softmax_row_kernels.h in the widest build the CPU runs
+// (16 lanes with AVX-512F, 8 with AVX2, else the baseline's 4), all with the
+// same bits. The exponentials are the costly part of attention's softmax and
+// of the language-model loss over the vocabulary.
 template <>
 void SoftmaxRow<float>(float* out, const float* in, int64_t cols,
                        float* row_max, double* log_sum) {
-  using vector_math::kLanes;
-  const int64_t whole = cols - cols % kLanes;
-  const float max_value = RowMax(in, cols);
-  for (int64_t c = 0; c < whole; c += kLanes) {
-    vector_math::Store(out + c,
-                       vector_math::Exp(vector_math::Load(in + c) - max_value));
-  }
-  if (whole < cols) {
-    vector_math::StorePartial(
-        out + whole,
-        vector_math::Exp(vector_math::LoadPartial(in + whole, cols - whole) -
-                         max_value),
-        cols - whole);
-  }
-  // sum >= 1: the max term is exp(0).
-  const double sum = vector_math::InterleavedSum(
-      cols, [&](int64_t c) { return static_cast<double>(out[c]); });
-  const float inverse = static_cast<float>(1.0 / sum);
-  for (int64_t c = 0; c < whole; c += kLanes) {
-    vector_math::Store(out + c, vector_math::Load(out + c) * inverse);
-  }
-  for (int64_t c = whole; c < cols; ++c) out[c] *= inverse;
-  *row_max = max_value;
+  static const bool kAvx512 = SoftmaxRowAvx512Available();
+  static const bool kAvx2 = SoftmaxRowAvx2Available();
+  const double sum = kAvx512 ? SoftmaxRowAvx512(out, in, cols, row_max)
+                     : kAvx2
+                         ? SoftmaxRowAvx2(out, in, cols, row_max)
+                         : softmax_internal::SoftmaxRow(out, in, cols, row_max);
   *log_sum = std::log(sum);
 }
 

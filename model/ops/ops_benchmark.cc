@@ -47,6 +47,8 @@
 #include "model/ops/gemm_onednn.h"
 #include "model/ops/layer_norm.h"
 #include "model/ops/linear.h"
+#include "model/ops/softmax_row_kernels.h"
+#include "model/ops/softmax_row_simd.h"
 
 namespace bertlab {
 namespace {
@@ -283,6 +285,34 @@ void BM_GeluBackward(benchmark::State& state) {
   SetElementThroughput(state, n, /*d_out, in, d_in*/ 3);
 }
 BENCHMARK(BM_GeluBackward)->Apply(GeluArgs);
+
+// One softmax row of a left-to-right LM's loss (the mini vocabulary, 8,000
+// classes) in each build of softmax_row_kernels.h, one thread: /build:0 the
+// baseline's 4 lanes (what ran before softmax_row_simd.h), 1 AVX2, 2
+// AVX-512F (skipped where the CPU lacks it).
+void BM_SoftmaxRow(benchmark::State& state) {
+  constexpr int64_t kCols = 8000;
+  const int build = static_cast<int>(state.range(0));
+  if ((build == 1 && !SoftmaxRowAvx2Available()) ||
+      (build == 2 && !SoftmaxRowAvx512Available())) {
+    state.SkipWithError("the CPU lacks this instruction set");
+    return;
+  }
+  const std::vector<float> in = Filled(kCols, 0);
+  std::vector<float> out(kCols);
+  float row_max = 0;
+  for (auto _ : state) {
+    const double sum =
+        build == 0 ? softmax_internal::SoftmaxRow(out.data(), in.data(), kCols,
+                                                  &row_max)
+        : build == 1 ? SoftmaxRowAvx2(out.data(), in.data(), kCols, &row_max)
+                     : SoftmaxRowAvx512(out.data(), in.data(), kCols, &row_max);
+    benchmark::DoNotOptimize(sum);
+    benchmark::ClobberMemory();
+  }
+  SetElementThroughput(state, kCols, /*in, out*/ 2);
+}
+BENCHMARK(BM_SoftmaxRow)->ArgName("build")->DenseRange(0, 2);
 
 // The FFN's intermediate layer, (1024, 768) -> (1024, 3072), as the encoder
 // ran it before bias_gelu.h (/fused:0: LinearForward with its bias, then

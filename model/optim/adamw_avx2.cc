@@ -29,10 +29,10 @@ struct Avx2Doubles {
 bool AdamWAvx2Available() { return __builtin_cpu_supports("avx2"); }
 
 void AdamWUpdateAvx2(const adamw_internal::StepConstants& constants,
-                       double decay, int64_t begin, int64_t end,
-                       const float* grads, float* m, float* v, float* params) {
+                     double decay, int64_t begin, int64_t end,
+                     const float* grads, float* m, float* v, float* params) {
   adamw_internal::UpdateFloatLanes<Avx2Doubles>(constants, decay, begin, end,
-                                                  grads, m, v, params);
+                                                grads, m, v, params);
 }
 
 #else
@@ -40,8 +40,8 @@ void AdamWUpdateAvx2(const adamw_internal::StepConstants& constants,
 bool AdamWAvx2Available() { return false; }
 
 void AdamWUpdateAvx2(const adamw_internal::StepConstants& constants,
-                       double decay, int64_t begin, int64_t end,
-                       const float* grads, float* m, float* v, float* params) {
+                     double decay, int64_t begin, int64_t end,
+                     const float* grads, float* m, float* v, float* params) {
   adamw_internal::UpdateScalar(constants, decay, begin, end, grads, m, v,
                                params);
 }

@@ -17,8 +17,7 @@ namespace bertlab {
 namespace {
 
 struct Buffers {
-  explicit Buffers(int64_t n)
-      : grads(n), m(n), v(n), params(n) {
+  explicit Buffers(int64_t n) : grads(n), m(n), v(n), params(n) {
     for (int64_t i = 0; i < n; ++i) {
       grads[i] = 1e-3f * static_cast<float>((i * 7919) % 2001 - 1000);
       params[i] = 1e-4f * static_cast<float>((i * 104729) % 2001 - 1000);
@@ -84,10 +83,14 @@ void BM_AdamWAvx2(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 
-BENCHMARK(BM_AdamWStep)->Arg(1400000)->Arg(110000000)->Unit(
-    benchmark::kMillisecond);
-BENCHMARK(BM_AdamWAvx2)->Arg(1400000)->Arg(110000000)->Unit(
-    benchmark::kMillisecond);
+BENCHMARK(BM_AdamWStep)
+    ->Arg(1400000)
+    ->Arg(110000000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AdamWAvx2)
+    ->Arg(1400000)
+    ->Arg(110000000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AdamWScalarLoop)
     ->Arg(1400000)
     ->Arg(110000000)

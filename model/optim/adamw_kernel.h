@@ -36,7 +36,8 @@ inline void UpdateScalar(const StepConstants& c, double decay, int64_t begin,
     const double m_hat = static_cast<double>(m[i]) / c.m_divisor;
     const double v_hat = static_cast<double>(v[i]) / c.v_divisor;
     const double param = params[i];
-    const double update = m_hat / (std::sqrt(v_hat) + c.epsilon) + decay * param;
+    const double update =
+        m_hat / (std::sqrt(v_hat) + c.epsilon) + decay * param;
     params[i] = static_cast<T>(param - c.lr * update);
   }
 }
@@ -49,19 +50,19 @@ inline void UpdateScalar(const StepConstants& c, double decay, int64_t begin,
 // units' divider is what bounds this loop.
 template <typename V, bool kCorrected>
 inline void UpdateFloatLanesImpl(const StepConstants& c, double decay,
-                                 int64_t begin, int64_t end,
-                                 const float* grads, float* m, float* v,
-                                 float* params) {
+                                 int64_t begin, int64_t end, const float* grads,
+                                 float* m, float* v, float* params) {
   using D = typename V::D;
   const D beta1 = V::Set(c.beta1), one_minus_beta1 = V::Set(c.one_minus_beta1);
   const D beta2 = V::Set(c.beta2), one_minus_beta2 = V::Set(c.one_minus_beta2);
   const D m_divisor = V::Set(c.m_divisor), v_divisor = V::Set(c.v_divisor);
-  const D epsilon = V::Set(c.epsilon), lr = V::Set(c.lr), decay_v = V::Set(decay);
+  const D epsilon = V::Set(c.epsilon), lr = V::Set(c.lr),
+          decay_v = V::Set(decay);
   int64_t i = begin;
   for (; i + V::kLanes <= end; i += V::kLanes) {
     const D g = V::Load(grads + i);
-    V::Store(m + i, V::Add(V::Mul(beta1, V::Load(m + i)),
-                           V::Mul(one_minus_beta1, g)));
+    V::Store(m + i,
+             V::Add(V::Mul(beta1, V::Load(m + i)), V::Mul(one_minus_beta1, g)));
     V::Store(v + i, V::Add(V::Mul(beta2, V::Load(v + i)),
                            V::Mul(V::Mul(one_minus_beta2, g), g)));
     // Read back as float, as the scalar loop does.
