@@ -15,7 +15,7 @@ bool SoftmaxRowAvx2Available() {
 }
 
 double SoftmaxRowAvx2(float* out, const float* in, int64_t cols,
-                        float* row_max) {
+                      float* row_max) {
   return softmax_internal::SoftmaxRow(out, in, cols, row_max);
 }
 
