@@ -12,6 +12,10 @@
 
 #include <cmath>
 
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 namespace bertlab {
 namespace adamw_internal {
 
@@ -23,6 +27,20 @@ struct StepConstants {
   double epsilon = 0;
   double lr = 0;
 };
+
+// The functions below are compiled into the scalar build and both vector
+// builds, so each build's copy lives in an inline namespace of its own (as
+// model/ops/vector_math.h does): the linker can never hand the scalar caller
+// the AVX-512 copy of a template both instantiate.
+#if defined(__AVX512F__)
+#define BERTLAB_ADAMW_ISA avx512
+#elif defined(__AVX2__)
+#define BERTLAB_ADAMW_ISA avx2
+#else
+#define BERTLAB_ADAMW_ISA baseline
+#endif
+
+inline namespace BERTLAB_ADAMW_ISA {
 
 // Elements [begin, end) of one weight-decay span: decay is the span's
 // weight decay (0 for LayerNorm and biases).
@@ -89,6 +107,50 @@ inline void UpdateFloatLanes(const StepConstants& c, double decay,
   }
 }
 
+// The instruction set's doubles for UpdateFloatLanes, in the file compiled
+// for it (adamw_avx512.cc with -mavx512f, adamw_avx2.cc with -mavx2): float
+// lanes widened on load and rounded to float on store.
+#if defined(__AVX512F__)
+struct IsaDoubles {
+  using D = __m512d;
+  static constexpr int64_t kLanes = 8;
+  static D Load(const float* p) { return _mm512_cvtps_pd(_mm256_loadu_ps(p)); }
+  static void Store(float* p, D x) { _mm256_storeu_ps(p, _mm512_cvtpd_ps(x)); }
+  static D Set(double x) { return _mm512_set1_pd(x); }
+  static D Add(D a, D b) { return _mm512_add_pd(a, b); }
+  static D Sub(D a, D b) { return _mm512_sub_pd(a, b); }
+  static D Mul(D a, D b) { return _mm512_mul_pd(a, b); }
+  static D Div(D a, D b) { return _mm512_div_pd(a, b); }
+  static D Sqrt(D x) { return _mm512_sqrt_pd(x); }
+};
+#elif defined(__AVX2__)
+struct IsaDoubles {
+  using D = __m256d;
+  static constexpr int64_t kLanes = 4;
+  static D Load(const float* p) { return _mm256_cvtps_pd(_mm_loadu_ps(p)); }
+  static void Store(float* p, D x) { _mm_storeu_ps(p, _mm256_cvtpd_ps(x)); }
+  static D Set(double x) { return _mm256_set1_pd(x); }
+  static D Add(D a, D b) { return _mm256_add_pd(a, b); }
+  static D Sub(D a, D b) { return _mm256_sub_pd(a, b); }
+  static D Mul(D a, D b) { return _mm256_mul_pd(a, b); }
+  static D Div(D a, D b) { return _mm256_div_pd(a, b); }
+  static D Sqrt(D x) { return _mm256_sqrt_pd(x); }
+};
+#endif
+
+// The float update in the widest build this file is compiled for; the
+// scalar loop in one compiled for neither.
+inline void UpdateFloat(const StepConstants& c, double decay, int64_t begin,
+                        int64_t end, const float* grads, float* m, float* v,
+                        float* params) {
+#if defined(__AVX512F__) || defined(__AVX2__)
+  UpdateFloatLanes<IsaDoubles>(c, decay, begin, end, grads, m, v, params);
+#else
+  UpdateScalar(c, decay, begin, end, grads, m, v, params);
+#endif
+}
+
+}  // namespace BERTLAB_ADAMW_ISA
 }  // namespace adamw_internal
 }  // namespace bertlab
 
