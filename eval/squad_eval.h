@@ -36,20 +36,6 @@
 
 namespace bertlab {
 
-// ---- Python-compatible JSON output -----------------------------------------
-
-// Python's repr(float) (what json.dumps writes for a float): the shortest
-// digits that round-trip, fixed notation for decimal exponents in [-4, 16),
-// else "1e-05" / "1.5e+16"; always a "." or an exponent ("100.0").
-// NaN / Infinity as json.dumps writes them.
-std::string PythonFloatRepr(double value);
-
-// json.dumps of a string with ensure_ascii (the default): quotes, \" \\ \n
-// \r \t \b \f, other control characters and every non-ASCII character as
-// lowercase \uXXXX (UTF-16 surrogate pairs above U+FFFF). `utf8` must be
-// valid UTF-8.
-std::string PythonJsonString(absl::string_view utf8);
-
 // ---- normalization and per-answer scores -----------------------------------
 
 std::string NormalizeSquadAnswer(absl::string_view text);

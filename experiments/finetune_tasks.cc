@@ -15,6 +15,7 @@
 #include "common/split_mix.h"
 #include "common/status_macros.h"
 #include "eval/glue_scoring.h"
+#include "eval/squad_decoded.h"
 #include "eval/squad_eval.h"
 #include "experiments/run_lock.h"
 #include "nlohmann/json.hpp"

@@ -6,12 +6,12 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "common/check.h"
 #include "common/file.h"
+#include "tasks/python_json.h"
 #include "tasks/unicode_text.h"
 #include "tasks/utf8.h"
 
@@ -350,49 +350,6 @@ absl::Status WriteSquadPredictionsFile(
 absl::Status WriteSquadNullOddsFile(
     const std::string& path, absl::Span<const SquadPrediction> predictions) {
   return WriteFileAtomically(path, SquadNullOddsJson(predictions));
-}
-
-SquadPredictionMap ToSquadPredictionMap(
-    absl::Span<const SquadPrediction> predictions) {
-  SquadPredictionMap map;
-  for (const SquadPrediction& prediction : predictions) {
-    map[prediction.qid] = prediction.text;
-  }
-  return map;
-}
-
-SquadPredictionMap ToSquadBestNonNullMap(
-    absl::Span<const SquadPrediction> predictions) {
-  SquadPredictionMap map;
-  for (const SquadPrediction& prediction : predictions) {
-    map[prediction.qid] = prediction.best_non_null_text;
-  }
-  return map;
-}
-
-SquadNaProbs ToSquadNaProbs(absl::Span<const SquadPrediction> predictions) {
-  SquadNaProbs na_probs;
-  for (const SquadPrediction& prediction : predictions) {
-    na_probs.push_back(SquadNaProb{prediction.qid, prediction.score_diff,
-                                   /*is_integer=*/false});
-  }
-  return na_probs;
-}
-
-SquadGold ToSquadGold(const SquadDataset& dataset) {
-  SquadGold gold;
-  gold.version = dataset.version;
-  gold.is_v2 =
-      absl::StartsWith(dataset.version, "v2") || dataset.has_impossible;
-  for (const SquadExample& example : dataset.examples) {
-    SquadGoldQuestion question;
-    question.qid = example.qid;
-    for (const SquadAnswer& answer : example.answers) {
-      question.answer_texts.push_back(answer.text);
-    }
-    gold.questions.push_back(std::move(question));
-  }
-  return gold;
 }
 
 }  // namespace bertlab

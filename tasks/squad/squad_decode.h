@@ -31,7 +31,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "eval/squad_eval.h"
 #include "tasks/basic_tokenizer.h"
 #include "tasks/full_tokenizer.h"
 #include "tasks/squad/squad_features.h"
@@ -100,16 +99,6 @@ absl::Status WriteSquadPredictionsFile(
     const std::string& path, absl::Span<const SquadPrediction> predictions);
 absl::Status WriteSquadNullOddsFile(
     const std::string& path, absl::Span<const SquadPrediction> predictions);
-
-// For eval/squad_eval.h: the written texts, the best non-null texts
-// (ChooseSquadNullThreshold), the score_diffs as na_probs, and the gold
-// answers of an evaluation-mode dataset.
-SquadPredictionMap ToSquadPredictionMap(
-    absl::Span<const SquadPrediction> predictions);
-SquadPredictionMap ToSquadBestNonNullMap(
-    absl::Span<const SquadPrediction> predictions);
-SquadNaProbs ToSquadNaProbs(absl::Span<const SquadPrediction> predictions);
-SquadGold ToSquadGold(const SquadDataset& dataset);
 
 }  // namespace bertlab
 

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/squad_decoded.h"
 #include "eval/squad_eval.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
