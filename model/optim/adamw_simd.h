@@ -1,6 +1,6 @@
 // AdamW's float update (adamw_kernel.h) built for AVX2 (4 doubles a vector)
-// and AVX-512F (8), which AdamW<float>::Step prefers, in that order of
-// preference reversed, to the scalar loop. In the mini table's fine-tuning
+// and AVX-512F (8). AdamW<float>::Step runs the widest build the CPU has,
+// else the scalar loop. In the mini table's fine-tuning
 // perf profile the scalar update was 11% of the time, the largest
 // elementwise cost. Bit-identical to the scalar loop.
 #ifndef BERTLAB_MODEL_OPTIM_ADAMW_SIMD_H_
