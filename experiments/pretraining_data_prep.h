@@ -14,6 +14,9 @@
 //     DONE                     the data seed and the leave-out filter's key;
 //                              the documents, one sentence per line
 //     left_out.txt             "<documents> <words>" the filter left out
+//     corpus_stats.txt         PreparedData's hash and counts of train.txt
+//                              and held_out.txt, made once (a run reads it
+//                              instead of the text)
 //     vocab-<size>-<case>.txt  a trained vocabulary
 //     shards-<S>/train/, held_out/, DONE
 //                              S: the phase's instance config, the
@@ -69,14 +72,22 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
 #include "tasks/corpus/contamination_filter.h"
 
 namespace bertlab {
 namespace experiments {
+
+// KeyFile's results in one process, by a corpus file's path and the key
+// before it: the variants of an experiment share a corpus, and reading it
+// once per variant was most of a run's start.
+using CorpusFileKeys =
+    absl::flat_hash_map<std::pair<std::string, uint64_t>, uint64_t>;
 
 struct DataPrepOptions {
   // Where prepared data is kept when the spec has no shards_dir.
@@ -97,6 +108,9 @@ struct DataPrepOptions {
   // Sentences pre-training must not see (see the header); null or empty:
   // none. Not owned; must outlive the call.
   const ContaminationFilter* leave_out = nullptr;
+  // Corpus files already keyed by this process; null reads each every time.
+  // Not owned.
+  CorpusFileKeys* file_keys = nullptr;
 };
 
 struct PreparedData {

@@ -387,6 +387,64 @@ TEST(PretrainingDataPrepTest, RefusesACorpusBelowMinCorpusWords) {
               HasSubstr("the corpus has 24 words"));
 }
 
+// The hash and counts are kept in corpus_stats.txt, made once: a corpus
+// prepared before the file existed gets it, and a damaged one is refused by
+// name, never silently believed or made again.
+TEST(PretrainingDataPrepTest, KeepsTheCorpusStatsBesideTheText) {
+  absl::StatusOr<RunSpec> spec = Spec(TwoSources(11));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  const DataPrepOptions options = Options("corpus_stats");
+  absl::StatusOr<PreparedData> first = PreparePretrainingData(*spec, options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const std::string stats =
+      (fs::path(first->corpus_dir) / "corpus_stats.txt").string();
+  absl::StatusOr<std::string> text = ReadFileToString(stats);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ(*text,
+            absl::StrCat(first->train_documents, " ", first->train_words, " ",
+                         first->held_out_documents, " ", first->held_out_words,
+                         " ", first->corpus_hash, "\n"));
+  // 60 documents of 8 words, none left out.
+  EXPECT_EQ(first->train_documents + first->held_out_documents, 60);
+  EXPECT_EQ(first->train_words + first->held_out_words, 480);
+
+  fs::remove(stats);
+  absl::StatusOr<PreparedData> again = PreparePretrainingData(*spec, options);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->corpus_hash, first->corpus_hash);
+  EXPECT_EQ(again->train_documents, first->train_documents);
+  EXPECT_EQ(again->held_out_words, first->held_out_words);
+  EXPECT_EQ(ReadFileToString(stats).value_or(""), *text);
+
+  ASSERT_TRUE(WriteFileAtomically(stats, "57 12 fnv1a64:00\n").ok());
+  absl::StatusOr<PreparedData> damaged = PreparePretrainingData(*spec, options);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(damaged.status().message(), HasSubstr(stats));
+  EXPECT_THAT(damaged.status().message(), HasSubstr("delete it"));
+}
+
+// With DataPrepOptions.file_keys a process reads each corpus file once for
+// the key, and the key is the one read without it.
+TEST(PretrainingDataPrepTest, KeysEachCorpusFileOncePerProcess) {
+  absl::StatusOr<RunSpec> spec = Spec(TwoSources(13));
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  absl::StatusOr<PreparedData> unkept =
+      PreparePretrainingData(*spec, Options("file_keys_unkept"));
+  ASSERT_TRUE(unkept.ok()) << unkept.status();
+  CorpusFileKeys keys;
+  DataPrepOptions options = Options("file_keys_kept");
+  options.file_keys = &keys;
+  for (int call = 0; call < 2; ++call) {
+    absl::StatusOr<PreparedData> kept = PreparePretrainingData(*spec, options);
+    ASSERT_TRUE(kept.ok()) << kept.status();
+    EXPECT_EQ(fs::path(kept->corpus_dir).filename(),
+              fs::path(unkept->corpus_dir).filename());
+    EXPECT_EQ(kept->corpus_hash, unkept->corpus_hash);
+    EXPECT_EQ(keys.size(), 2u);  // the two sources' files
+  }
+}
+
 }  // namespace
 }  // namespace experiments
 }  // namespace bertlab

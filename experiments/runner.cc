@@ -751,6 +751,7 @@ class Runner {
     prep.root = Join(options_.cache_dir, "data");
     prep.default_corpus = options_.default_corpus;
     prep.verbose = options_.progress;
+    prep.file_keys = &corpus_file_keys_;
     // Not prefixed by the variant: a file under --data_dir that does not
     // parse is the data's fault, named by its file:line:column.
     ASSIGN_OR_RETURN(prep.leave_out, LeaveOut(run.spec.pretraining().data()));
@@ -923,14 +924,14 @@ class Runner {
          CorpusSources(run.spec.pretraining().data())) {
       if (source.format == PretrainingData::DEFAULT_CORPUS) {
         ASSIGN_OR_RETURN(record.data_hashes["default_corpus.txt"],
-                         Sha256FileHex(options_.default_corpus));
+                         FileSha256(options_.default_corpus));
         continue;
       }
       for (const std::string& file : source.files) {
         // By file name; by path where two sources share one (wiki_00).
         std::string name = fs::path(file).filename().string();
         if (record.data_hashes.count(name) > 0) name = file;
-        ASSIGN_OR_RETURN(record.data_hashes[name], Sha256FileHex(file));
+        ASSIGN_OR_RETURN(record.data_hashes[name], FileSha256(file));
       }
     }
     RETURN_IF_ERROR(WriteRecord(record_dir, record));
@@ -1066,7 +1067,7 @@ class Runner {
     // The random-init control's parameters.
     const uint64_t seed = run.spec.pretraining().seed();
     ASSIGN_OR_RETURN(const std::string vocab_hash,
-                     Sha256FileHex(pretrained.vocab_file));
+                     FileSha256(pretrained.vocab_file));
     const std::string held_out = Join(pretrained.corpus_dir, "held_out.txt");
     // The corpus hash covers train.txt and held_out.txt, which with the
     // vocabulary and the spec make the items.
@@ -1122,7 +1123,7 @@ class Runner {
     const auto end = Clock::now();
     ASSIGN_OR_RETURN(const BertConfig config,
                      ReadCheckpointConfig(pretrained.checkpoint));
-    ASSIGN_OR_RETURN(const std::string held_out_hash, Sha256FileHex(held_out));
+    ASSIGN_OR_RETURN(const std::string held_out_hash, FileSha256(held_out));
     // kClozeTask last.
     std::reverse(outcomes.begin(), outcomes.end());
     for (const ClozeOutcome& outcome : outcomes) {
@@ -1169,9 +1170,9 @@ class Runner {
         sources.size() > 1 ? &pretrained_.at(sources[1]) : nullptr;
     if (rtl != nullptr) {
       ASSIGN_OR_RETURN(const std::string ltr_vocab,
-                       Sha256FileHex(pretrained.vocab_file));
+                       FileSha256(pretrained.vocab_file));
       ASSIGN_OR_RETURN(const std::string rtl_vocab,
-                       Sha256FileHex(rtl->vocab_file));
+                       FileSha256(rtl->vocab_file));
       if (ltr_vocab != rtl_vocab) {
         return absl::FailedPreconditionError(absl::StrCat(
             "variant ", run.name, ": the vocabularies of ", sources[0], " (",
@@ -1211,7 +1212,7 @@ class Runner {
       std::map<std::string, std::string> hashes;
       std::string data_hash_text;
       for (const auto& [name, path] : loaded->data_files()) {
-        ASSIGN_OR_RETURN(const std::string hash, Sha256FileHex(path));
+        ASSIGN_OR_RETURN(const std::string hash, FileSha256(path));
         hashes[name] = hash;
         absl::StrAppend(&data_hash_text, name, "=", hash, "\n");
       }
@@ -1225,6 +1226,16 @@ class Runner {
       }
     }
     return absl::OkStatus();
+  }
+
+  // Sha256FileHex, once per file and process: every variant's runs record
+  // the hashes of the task files and the corpus, and hashing them again for
+  // each was a second of every run's start.
+  absl::StatusOr<std::string> FileSha256(const std::string& path) {
+    const auto known = file_sha256_.find(path);
+    if (known != file_sha256_.end()) return known->second;
+    ASSIGN_OR_RETURN(std::string hash, Sha256FileHex(path));
+    return file_sha256_.emplace(path, std::move(hash)).first->second;
   }
 
   // The checkpoints a run reads weights (or, for the control, the config)
@@ -1449,6 +1460,9 @@ class Runner {
   std::vector<ResolvedRun> runs_;
   TaskSources sources_;
   std::map<int, ContaminationFilter> leave_out_;  // LeaveOut's, by its key
+  CorpusFileKeys corpus_file_keys_;  // the corpus files read for their key
+  // FileSha256's, by path.
+  std::map<std::string, std::string> file_sha256_;
   // Every run this experiment has (its records are the report's).
   std::set<std::string> run_ids_;
   std::map<std::string, Pretrained> pretrained_;
