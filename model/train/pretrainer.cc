@@ -586,74 +586,325 @@ absl::StatusOr<std::string> PretrainingRunIdentity(
   return text;
 }
 
-absl::StatusOr<PretrainingResult> RunPretraining(
-    const PretrainingOptions& options) {
-  CheckPretrainingOptions(options);
-  if (options.output_dir.empty()) {
-    return absl::InvalidArgumentError("output_dir is empty");
+namespace {
+
+// What one optimizer step did (Pretrainer::Step).
+struct StepOutcome {
+  int phase = 0;
+  double loss = 0;  // means over the micro-batches
+  double lm_loss = 0;
+  double nsp_loss = 0;
+  int64_t tokens = 0;  // padded B*T tokens
+  int64_t real_tokens = 0;
+  int64_t predictions = 0;
+  double flops = 0;
+  ClipResult clip;
+  double learning_rate = 0;
+  bool finite = true;  // false: the update was skipped
+};
+
+// One run of RunPretraining, stage by stage: Open (the lock, the data once,
+// the model on its backend, resumption), Start (the log and the first
+// evaluation), then Step, ShowProgress, LogIfDue, EvaluateIfDue and
+// CheckpointIfDue for each step, and Finish.
+class Pretrainer {
+ public:
+  explicit Pretrainer(const PretrainingOptions& options)
+      : options_(options),
+        collective_(options.collective != nullptr ? options.collective
+                                                  : SingleProcessCollective()),
+        writer_(collective_->rank() == 0),
+        masked_lm_(options.objective == LanguageModel::kMaskedLm),
+        phase_ends_(PhaseEndSteps(options)),
+        total_(options.schedule.total_steps),
+        stop_(options.stop_after_step > 0
+                  ? std::min(total_, options.stop_after_step)
+                  : total_),
+        checkpoints_dir_(options.output_dir + "/checkpoints"),
+        model_(options.model, masked_lm_ && options.next_sentence),
+        progress_(options.progress == ProgressMode::kLive ||
+                      (options.progress == ProgressMode::kAuto &&
+                       ::isatty(STDERR_FILENO) == 1),
+                  writer_ && options.progress != ProgressMode::kOff,
+                  options.progress_interval_seconds) {}
+
+  // Takes the output directory's lock (rank 0), opens the shards once, makes
+  // the backend and resumes from the newest usable checkpoint, or
+  // initialises the parameters.
+  absl::Status Open() {
+    RETURN_IF_ERROR(CheckMicroBatchesSplit(
+        options_.gradient_accumulation_steps, collective_->size(),
+        "pretraining.optimizer.gradient_accumulation_steps"));
+    share_ = MicroBatchesOf(collective_->rank(), collective_->size(),
+                            options_.gradient_accumulation_steps);
+    RETURN_IF_ERROR(TakeLock());
+    ASSIGN_OR_RETURN(data_, OpenRunData(options_));
+    run_config_ = RunConfigText(options_, data_);
+    run_config_hash_ = Fnv1a64Hex(Fnv1a64(run_config_));
+    ASSIGN_OR_RETURN(backend_,
+                     MakePretrainingBackend(options_.device, options_.precision,
+                                            model_, options_.optimizer));
+    SetTrainerSeeds(options_.seed, &state_);
+    state_.run_config = run_config_;
+    state_.run_config_hash = run_config_hash_;
+    RETURN_IF_ERROR(Resume());
+    backend_->SyncFromHost();
+    result_.start_step = state_.step;
+    result_.final_step = state_.step;
+    result_.last_checkpoint = resumed_from_;
+    CopyCounts();
+    return absl::OkStatus();
   }
-  Collective* const collective = options.collective != nullptr
-                                     ? options.collective
-                                     : SingleProcessCollective();
-  // Rank 0 alone writes (the lock, the log, checkpoints, progress).
-  const bool writer = collective->rank() == 0;
-  RETURN_IF_ERROR(CheckMicroBatchesSplit(
-      options.gradient_accumulation_steps, collective->size(),
-      "pretraining.optimizer.gradient_accumulation_steps"));
-  const MicroBatchShare share =
-      MicroBatchesOf(collective->rank(), collective->size(),
-                     options.gradient_accumulation_steps);
-  const Clock::time_point run_start = Clock::now();
-  std::error_code error;
-  if (writer) std::filesystem::create_directories(options.output_dir, error);
-  if (error) {
-    return absl::InternalError(absl::StrCat(
-        "cannot create ", options.output_dir, ": ", error.message()));
+
+  bool done() const { return state_.step >= stop_; }
+
+  // The result of a run already at its last step; the log stays as it is.
+  PretrainingResult NothingToDo() {
+    progress_.Message(absl::StrCat("pretrain: ", resumed_from_, " is at step ",
+                                   state_.step, "; nothing to do"));
+    return result_;
   }
+
+  // Opens the metrics log, writes the start entry and line, and evaluates
+  // step 0 of a fresh run.
+  absl::Status Start() {
+    if (writer_) {
+      ASSIGN_OR_RETURN(
+          metrics_, MetricsLog::Open(options_.output_dir + "/metrics.jsonl",
+                                     resumed_from_.empty() ? -1 : state_.step));
+    }
+    RETURN_IF_ERROR(Log(StartJson()));
+    progress_.Message(absl::StrCat(
+        resumed_from_.empty()
+            ? "pretrain: starting at step 0"
+            : absl::StrCat("pretrain: resuming from ", resumed_from_,
+                           " at step ", state_.step),
+        " of ", total_, "; ", model_.layout().total_size(), " parameters on ",
+        backend_->Describe(),
+        collective_->size() > 1 ? absl::StrCat(" x ", collective_->Describe())
+                                : std::string(),
+        "; ", data_[PhaseOf(state_.step)].train->Describe()));
+    first_step_ = state_.step;
+    return resumed_from_.empty() ? EvaluateAt(0) : absl::OkStatus();
+  }
+
+  // One optimizer step: this rank's micro-batches forward and backward, the
+  // gradients summed over the ranks and clipped, then the update, or for a
+  // non-finite step the policy's stop (an error) or skip.
+  absl::StatusOr<StepOutcome> Step() {
+    const int64_t step = state_.step;  // 0-based index of this step
+    StepOutcome outcome;
+    outcome.phase = PhaseOf(step);
+    EnterPhase(outcome.phase);
+    const Clock::time_point step_start = Clock::now();
+    backend_->ZeroGradients();
+    RETURN_IF_ERROR(RunMicroBatches(step, &outcome));
+    outcome.clip = backend_->FinishGradients(
+        options_.gradient_accumulation_steps, options_.clip_norm);
+    outcome.learning_rate = LearningRateAt(options_.schedule, step);
+    outcome.finite = std::isfinite(outcome.loss) && outcome.clip.finite();
+    if (outcome.finite) {
+      consecutive_skips_ = 0;
+      backend_->Update(outcome.learning_rate);
+    } else {
+      RETURN_IF_ERROR(SkipOrStop(step, outcome));
+    }
+    state_.step = step + 1;
+    state_.phase = outcome.phase;
+    state_.data_position = run_->order.position();
+    const double step_seconds = Seconds(Clock::now() - step_start);
+    state_.train_seconds += step_seconds;
+    state_.tokens_seen += outcome.tokens;
+    if (state_.predictions_seen >= 0) {  // -1: resumed without the counts
+      state_.predictions_seen += outcome.predictions;
+      state_.training_flops += outcome.flops;
+    }
+    run_step_seconds_ += step_seconds;
+    run_tokens_ += outcome.tokens;
+    result_.last_loss = outcome.loss;
+    ++window_.steps;
+    if (outcome.finite) {
+      ++window_.finite_steps;
+      window_.loss += outcome.loss;
+      window_.lm_loss += outcome.lm_loss;
+      window_.nsp_loss += outcome.nsp_loss;
+    }
+    window_.tokens += outcome.tokens;
+    window_.real_tokens += outcome.real_tokens;
+    window_.seconds += step_seconds;
+    return outcome;
+  }
+
+  // The progress line: step, mean loss since the last log entry, rate,
+  // throughput and ETA.
+  void ShowProgress(const StepOutcome& outcome) {
+    const double mean_loss =
+        window_.finite_steps > 0 ? window_.loss / window_.finite_steps : kNaN;
+    const int64_t done = state_.step - first_step_;
+    const double elapsed = Seconds(Clock::now() - run_start_);
+    const double eta = elapsed / static_cast<double>(done) *
+                       static_cast<double>(stop_ - state_.step);
+    progress_.Update(
+        absl::StrFormat(
+            "step %d/%d (%.1f%%) | loss %.4f | lr %.3g | %.0f tok/s | ETA %s",
+            state_.step, total_,
+            100.0 * static_cast<double>(state_.step) /
+                static_cast<double>(total_),
+            mean_loss, outcome.learning_rate,
+            static_cast<double>(window_.tokens) / window_.seconds,
+            FormatDuration(eta)),
+        state_.step == stop_);
+  }
+
+  // A "train" entry every log_every_steps and at the stop step, with the
+  // means since the last one.
+  absl::Status LogIfDue(const StepOutcome& outcome) {
+    if (!Every(options_.log_every_steps) && state_.step != stop_) {
+      return absl::OkStatus();
+    }
+    const double finite_steps = static_cast<double>(window_.finite_steps);
+    Json entry = Json::object();
+    entry["type"] = "train";
+    entry["step"] = state_.step;
+    entry["phase"] = outcome.phase;
+    entry["loss"] = Number(window_.loss / finite_steps);
+    entry[absl::StrCat(LanguageModelName(options_.objective), "_loss")] =
+        Number(window_.lm_loss / finite_steps);
+    if (masked_lm_ && options_.next_sentence) {
+      entry["nsp_loss"] = Number(window_.nsp_loss / finite_steps);
+    }
+    entry["learning_rate"] = outcome.learning_rate;
+    entry["grad_norm"] = Number(outcome.clip.global_norm);
+    entry["tokens_per_second"] =
+        Number(static_cast<double>(window_.tokens) / window_.seconds);
+    entry["real_tokens_per_second"] =
+        Number(static_cast<double>(window_.real_tokens) / window_.seconds);
+    entry["step_seconds"] = window_.seconds / window_.steps;
+    entry["skipped_steps"] = state_.skipped_steps;
+    entry["tokens_seen"] = state_.tokens_seen;
+    entry["train_seconds"] = state_.train_seconds;
+    entry["elapsed_seconds"] = Seconds(Clock::now() - run_start_);
+    window_ = LogWindow{};
+    return Log(entry);
+  }
+
+  // Every eval_every_steps and after the last step of the schedule.
+  absl::Status EvaluateIfDue() {
+    if (!Every(options_.eval_every_steps) && state_.step != total_) {
+      return absl::OkStatus();
+    }
+    return EvaluateAt(state_.step);
+  }
+
+  // Rank 0, every checkpoint_every_steps and at the stop step; keeps the
+  // last keep_last_checkpoints.
+  absl::Status CheckpointIfDue() {
+    if (!writer_ ||
+        (!Every(options_.checkpoint_every_steps) && state_.step != stop_)) {
+      return absl::OkStatus();
+    }
+    backend_->SyncToHost();
+    ASSIGN_OR_RETURN(
+        result_.last_checkpoint,
+        WriteTrainingCheckpoint(checkpoints_dir_, options_.model,
+                                model_.layout(), backend_->host_params(),
+                                *backend_->host_optimizer(), state_));
+    return KeepLastCheckpoints(checkpoints_dir_,
+                               options_.keep_last_checkpoints);
+  }
+
+  // Ends the progress line, prints the summary and returns the result.
+  PretrainingResult Finish() {
+    progress_.Finish();
+    result_.final_step = state_.step;
+    CopyCounts();
+    result_.tokens_per_second =
+        run_step_seconds_ > 0
+            ? static_cast<double>(run_tokens_) / run_step_seconds_
+            : 0;
+    const std::string summary = absl::StrFormat(
+        "pretrain: step %d of %d done; %s; %.0f tokens/s; checkpoint %s",
+        state_.step, total_,
+        state_.skipped_steps > 0
+            ? absl::StrCat(state_.skipped_steps, " of ", state_.step,
+                           " steps skipped as non-finite")
+            : std::string("no step skipped"),
+        result_.tokens_per_second, result_.last_checkpoint);
+    if (state_.skipped_steps == 0) {
+      progress_.Message(summary);
+    } else if (writer_) {
+      progress_.Warning(summary);
+    }
+    return result_;
+  }
+
+ private:
   // One trainer per output directory: a second one would resume from the
   // first's live checkpoints and both would write them.
-  const std::string lock_path = options.output_dir + "/" + kPretrainLockFile;
-  std::optional<FileLock> lock;
-  if (writer) {
-    ASSIGN_OR_RETURN(lock, FileLock::TryAcquire(lock_path));
-  }
-  if (writer && !lock.has_value()) {
+  absl::Status TakeLock() {
+    if (!writer_) return absl::OkStatus();
+    std::error_code error;
+    std::filesystem::create_directories(options_.output_dir, error);
+    if (error) {
+      return absl::InternalError(absl::StrCat(
+          "cannot create ", options_.output_dir, ": ", error.message()));
+    }
+    const std::string lock_path = options_.output_dir + "/" + kPretrainLockFile;
+    ASSIGN_OR_RETURN(lock_, FileLock::TryAcquire(lock_path));
+    if (lock_.has_value()) return absl::OkStatus();
     const absl::StatusOr<std::string> holder = ReadFileToString(lock_path);
     return absl::FailedPreconditionError(absl::StrCat(
         "another process (",
         holder.ok() ? absl::StripAsciiWhitespace(*holder) : "unknown",
-        ") is pre-training in ", options.output_dir,
+        ") is pre-training in ", options_.output_dir,
         "; wait for it to end, or use another output_dir"));
   }
-  const bool masked_lm = options.objective == LanguageModel::kMaskedLm;
-  const std::vector<int64_t> phase_ends = PhaseEndSteps(options);
-  ASSIGN_OR_RETURN(std::vector<PhaseData> data, OpenRunData(options));
-  const std::string run_config = RunConfigText(options, data);
-  const std::string run_config_hash = Fnv1a64Hex(Fnv1a64(run_config));
 
-  const BertForPretraining model(options.model,
-                                 masked_lm && options.next_sentence);
-  const ParameterLayout& layout = model.layout();
-  const int64_t num_params = layout.total_size();
-  ASSIGN_OR_RETURN(std::unique_ptr<PretrainingBackend> backend,
-                   MakePretrainingBackend(options.device, options.precision,
-                                          model, options.optimizer));
-
-  TrainerState state;
-  SetTrainerSeeds(options.seed, &state);
-  state.run_config = run_config;
-  state.run_config_hash = run_config_hash;
-
-  const std::string checkpoints_dir = options.output_dir + "/checkpoints";
-  if (writer) RETURN_IF_ERROR(RemoveIncompleteCheckpoints(checkpoints_dir));
-  {
-    // The other ranks look for checkpoints once rank 0 has cleaned up.
-    double ready = 1;
-    RETURN_IF_ERROR(collective->Broadcast(&ready, 1));
+  // The newest checkpoint that belongs to this run (rank 0's choice, which
+  // every rank must make too), or fresh parameters.
+  absl::Status Resume() {
+    if (writer_) RETURN_IF_ERROR(RemoveIncompleteCheckpoints(checkpoints_dir_));
+    {
+      // The other ranks look for checkpoints once rank 0 has cleaned up.
+      double ready = 1;
+      RETURN_IF_ERROR(collective_->Broadcast(&ready, 1));
+    }
+    std::vector<std::string> notes;
+    ASSIGN_OR_RETURN(
+        const std::optional<ResumePoint> point,
+        FindResumableCheckpoint(
+            checkpoints_dir_,
+            [this](const ResumePoint& point) { return CheckResume(point); },
+            &notes));
+    // Said even with progress off: a run that skips a checkpoint must say so.
+    for (const std::string& note : notes) {
+      if (writer_) std::cerr << "pretrain: " << note << "\n";
+    }
+    const double step = point.has_value() ? point->state.step : 0;
+    double rank0_step = step;
+    RETURN_IF_ERROR(collective_->Broadcast(&rank0_step, 1));
+    if (step != rank0_step) {
+      return absl::DataLossError(absl::StrCat(
+          "rank ", collective_->rank(), " would resume ", options_.output_dir,
+          " at step ", step, " but rank 0 at step ", rank0_step,
+          "; do the ranks share one output_dir?"));
+    }
+    if (!point.has_value()) {
+      InitializeParameters(model_.layout(), state_.init_seed,
+                           backend_->host_params());
+      return absl::OkStatus();
+    }
+    resumed_from_ = point->path;
+    RETURN_IF_ERROR(LoadTrainingCheckpoint(
+        resumed_from_, options_.model, model_.layout(), backend_->host_params(),
+        backend_->host_optimizer()));
+    state_ = point->state;
+    return absl::OkStatus();
   }
+
   // What a checkpoint of this run must agree with, beyond its own files: a
   // different run is an error; a disagreement with the run is corruption.
-  const auto check_resume = [&](const ResumePoint& point) -> absl::Status {
+  absl::Status CheckResume(const ResumePoint& point) const {
     const TrainerState& stored = point.state;
     if (stored.run_config_hash != Fnv1a64Hex(Fnv1a64(stored.run_config))) {
       return absl::DataLossError(
@@ -661,398 +912,270 @@ absl::StatusOr<PretrainingResult> RunPretraining(
                        " is not the hash of its own run config (",
                        Fnv1a64Hex(Fnv1a64(stored.run_config)), ")"));
     }
-    if (stored.run_config != run_config) {
+    if (stored.run_config != run_config_) {
       return absl::FailedPreconditionError(absl::StrCat(
           "cannot resume from ", point.path, ": its run config (hash ",
-          stored.run_config_hash, ") is not this run's (hash ", run_config_hash,
-          "); first difference: ",
-          FirstDifference(stored.run_config, run_config),
+          stored.run_config_hash, ") is not this run's (hash ",
+          run_config_hash_, "); first difference: ",
+          FirstDifference(stored.run_config, run_config_),
           ". Use another output_dir for a different run, or the same "
           "settings to continue this one"));
     }
-    if (stored.step > options.schedule.total_steps) {
+    if (stored.step > total_) {
       return absl::FailedPreconditionError(
           absl::StrCat(point.path, " is at step ", stored.step,
-                       ", beyond total_steps ", options.schedule.total_steps));
+                       ", beyond total_steps ", total_));
     }
-    return CheckDataPosition(options, phase_ends, data, stored);
-  };
-  std::vector<std::string> resume_notes;
-  ASSIGN_OR_RETURN(
-      const std::optional<ResumePoint> resume_point,
-      FindResumableCheckpoint(checkpoints_dir, check_resume, &resume_notes));
-  // Said even with progress off: a run that skips a checkpoint must say so.
-  for (const std::string& note : resume_notes) {
-    if (writer) std::cerr << "pretrain: " << note << "\n";
+    return CheckDataPosition(options_, phase_ends_, data_, stored);
   }
-  {
-    // Every rank must resume from the step rank 0 resumes from.
-    double step = resume_point.has_value() ? resume_point->state.step : 0;
-    double rank0_step = step;
-    RETURN_IF_ERROR(collective->Broadcast(&rank0_step, 1));
-    if (step != rank0_step) {
-      return absl::DataLossError(absl::StrCat(
-          "rank ", collective->rank(), " would resume ", options.output_dir,
-          " at step ", step, " but rank 0 at step ", rank0_step,
-          "; do the ranks share one output_dir?"));
-    }
-  }
-  std::string resumed_from;
-  if (resume_point.has_value()) {
-    resumed_from = resume_point->path;
-    RETURN_IF_ERROR(LoadTrainingCheckpoint(resumed_from, options.model, layout,
-                                           backend->host_params(),
-                                           backend->host_optimizer()));
-    state = resume_point->state;
-  } else {
-    InitializeParameters(layout, state.init_seed, backend->host_params());
-  }
-  backend->SyncFromHost();
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
-  const bool live = options.progress == ProgressMode::kLive ||
-                    (options.progress == ProgressMode::kAuto && tty);
-  ProgressLine progress(live, writer && options.progress != ProgressMode::kOff,
-                        options.progress_interval_seconds);
 
-  const int64_t total = options.schedule.total_steps;
-  const int64_t stop = options.stop_after_step > 0
-                           ? std::min(total, options.stop_after_step)
-                           : total;
-  const auto phase_of = [&](int64_t step) {
-    int phase = 0;
-    while (step >= phase_ends[phase]) ++phase;
-    return phase;
-  };
-
-  PretrainingResult result;
-  result.start_step = state.step;
-  result.final_step = state.step;
-  result.skipped_steps = state.skipped_steps;
-  result.last_checkpoint = resumed_from;
-  result.tokens_seen = state.tokens_seen;
-  result.predictions_seen = state.predictions_seen;
-  result.training_flops = state.training_flops;
-  if (state.step >= stop) {
-    // Nothing to do; the log stays as it is.
-    progress.Message(absl::StrCat("pretrain: ", resumed_from, " is at step ",
-                                  state.step, "; nothing to do"));
-    return result;
-  }
-  std::unique_ptr<MetricsLog> metrics;
-  if (writer) {
-    ASSIGN_OR_RETURN(metrics,
-                     MetricsLog::Open(options.output_dir + "/metrics.jsonl",
-                                      resumed_from.empty() ? -1 : state.step));
-  }
-  const auto log = [&](const Json& entry) -> absl::Status {
-    return writer ? metrics->Append(entry.dump()) : absl::OkStatus();
-  };
-
-  {
+  Json StartJson() const {
     Json start = Json::object();
     start["type"] = "start";
-    start["step"] = state.step;
-    start["total_steps"] = total;
+    start["step"] = state_.step;
+    start["total_steps"] = total_;
     start["resumed_from"] =
-        resumed_from.empty() ? Json(nullptr) : Json(resumed_from);
-    start["objective"] = LanguageModelName(options.objective);
-    start["next_sentence"] = masked_lm && options.next_sentence;
-    start["attention_mode"] = AttentionModeName(options.model.attention_mode);
-    start["parameters"] = num_params;
+        resumed_from_.empty() ? Json(nullptr) : Json(resumed_from_);
+    start["objective"] = LanguageModelName(options_.objective);
+    start["next_sentence"] = masked_lm_ && options_.next_sentence;
+    start["attention_mode"] = AttentionModeName(options_.model.attention_mode);
+    start["parameters"] = model_.layout().total_size();
     start["threads"] = NumThreads();
-    start["ranks"] = collective->size();
+    start["ranks"] = collective_->size();
     start["cpu_gemm"] = CpuGemmEngineName(GetCpuGemmEngine());
-    start["device"] = backend->Describe();
-    start["run_config_hash"] = run_config_hash;
+    start["device"] = backend_->Describe();
+    start["run_config_hash"] = run_config_hash_;
     Json phases = Json::array();
-    for (size_t i = 0; i < data.size(); ++i) {
+    for (size_t i = 0; i < data_.size(); ++i) {
       phases.push_back(
-          {{"end_step", phase_ends[i]},
-           {"max_seq_length", options.phases[i].max_seq_length},
-           {"batch_size", options.phases[i].batch_size},
-           {"train_instances", data[i].train_end - data[i].train_begin},
-           {"held_out_instances", data[i].held_out_size()},
-           {"data", data[i].train->Describe()}});
+          {{"end_step", phase_ends_[i]},
+           {"max_seq_length", options_.phases[i].max_seq_length},
+           {"batch_size", options_.phases[i].batch_size},
+           {"train_instances", data_[i].train_end - data_[i].train_begin},
+           {"held_out_instances", data_[i].held_out_size()},
+           {"data", data_[i].train->Describe()}});
     }
     start["phases"] = phases;
-    RETURN_IF_ERROR(log(start));
+    return start;
   }
-  progress.Message(absl::StrCat(
-      resumed_from.empty()
-          ? "pretrain: starting at step 0"
-          : absl::StrCat("pretrain: resuming from ", resumed_from, " at step ",
-                         state.step),
-      " of ", total, "; ", num_params, " parameters on ", backend->Describe(),
-      collective->size() > 1 ? absl::StrCat(" x ", collective->Describe())
-                             : std::string(),
-      "; ", data[phase_of(state.step)].train->Describe()));
 
-  std::unique_ptr<PhaseRun> run;
-  const auto enter_phase = [&](int phase) {
-    if (run != nullptr && run->index == phase) return;
-    const DataPosition start =
-        state.phase == phase ? state.data_position : DataPosition{};
-    run = std::make_unique<PhaseRun>(options, phase, data[phase],
-                                     state.shuffle_seed, start);
-    backend->PrepareShape(run->micro_batch,
-                          options.phases[phase].max_seq_length,
-                          run->batch.max_predictions());
-  };
-  const auto evaluate = [&](int64_t step) -> absl::Status {
-    // The phase of the last step done: an evaluation at the end of a phase
-    // measures that phase's model on that phase's data.
-    const int phase = step == 0 ? 0 : phase_of(step - 1);
-    if (data[phase].held_out_size() == 0) return absl::OkStatus();
-    enter_phase(phase);
-    ASSIGN_OR_RETURN(const HeldOutMetrics eval,
-                     Evaluate(options, data[phase], run.get(), backend.get()));
-    RETURN_IF_ERROR(log(EvalJson(options, step, phase, eval)));
-    progress.Message(EvalLine(options, step, eval));
-    result.has_eval = true;
-    result.last_eval = eval;
-    return absl::OkStatus();
-  };
-
-  if (resumed_from.empty()) RETURN_IF_ERROR(evaluate(0));
-
-  const int64_t accumulation = options.gradient_accumulation_steps;
-  const int64_t first_step = state.step;
-  double run_step_seconds = 0;
-  int64_t run_tokens = 0;
-  LogWindow window;
-  int64_t consecutive_skips = 0;
-  while (state.step < stop) {
-    const int64_t step = state.step;  // 0-based index of this step
-    const int phase = phase_of(step);
-    enter_phase(phase);
-    const Clock::time_point step_start = Clock::now();
-    backend->ZeroGradients();
-    const PhaseData& phase_data = data[phase];
-    // This rank's micro-batches; every rank walks all of them in order.
-    std::vector<double> mine(share.count * kMicroBatchStats);
+  // This rank's micro-batches of `step` (every rank walks all of them in
+  // order), their statistics gathered from the ranks and added in
+  // micro-batch order, as one process adds them.
+  absl::Status RunMicroBatches(int64_t step, StepOutcome* outcome) {
+    const int64_t accumulation = options_.gradient_accumulation_steps;
+    const PhaseData& phase_data = data_[outcome->phase];
+    std::vector<double> mine(share_.count * kMicroBatchStats);
     for (int64_t micro = 0; micro < accumulation; ++micro) {
-      const int64_t own = micro - share.first;
-      if (own < 0 || own >= share.count) {
-        for (int64_t i = 0; i < run->micro_batch; ++i) run->order.Next();
+      const int64_t own = micro - share_.first;
+      if (own < 0 || own >= share_.count) {
+        for (int64_t i = 0; i < run_->micro_batch; ++i) run_->order.Next();
         continue;
       }
-      run->batch.Clear();
-      while (!run->batch.full()) {
+      run_->batch.Clear();
+      while (!run_->batch.full()) {
         RETURN_IF_ERROR(
-            phase_data.train->Get(run->order.Next(), &run->instance));
-        run->batch.Add(run->instance);
+            phase_data.train->Get(run_->order.Next(), &run_->instance));
+        run_->batch.Add(run_->instance);
       }
       const DropoutSettings dropout{
-          true, state.dropout_seed,
+          true, state_.dropout_seed,
           static_cast<uint32_t>(step * accumulation + micro)};
-      const MicroBatchLosses losses = backend->ForwardBackward(
-          run->batch.encoder_batch(), run->batch.targets(), dropout);
-      const int64_t batch_predictions = run->batch.targets().num_predictions;
+      const MicroBatchLosses losses = backend_->ForwardBackward(
+          run_->batch.encoder_batch(), run_->batch.targets(), dropout);
+      const int64_t predictions = run_->batch.targets().num_predictions;
       double* stats = &mine[own * kMicroBatchStats];
       stats[0] = losses.loss;
       stats[1] = losses.language_model;
       stats[2] = losses.next_sentence;
-      stats[3] = static_cast<double>(run->batch.batch() * run->batch.seq_len());
-      stats[4] = static_cast<double>(run->batch.real_tokens());
-      stats[5] = static_cast<double>(batch_predictions);
-      stats[6] = TrainingFlopsOfBatch(options.model, run->batch.batch(),
-                                      run->batch.seq_len(), batch_predictions);
+      stats[3] =
+          static_cast<double>(run_->batch.batch() * run_->batch.seq_len());
+      stats[4] = static_cast<double>(run_->batch.real_tokens());
+      stats[5] = static_cast<double>(predictions);
+      stats[6] = TrainingFlopsOfBatch(options_.model, run_->batch.batch(),
+                                      run_->batch.seq_len(), predictions);
     }
-    RETURN_IF_ERROR(backend->SumGradientsAcrossRanks(collective));
+    RETURN_IF_ERROR(backend_->SumGradientsAcrossRanks(collective_));
     std::vector<double> all(accumulation * kMicroBatchStats);
-    RETURN_IF_ERROR(collective->AllGather(
-        mine.data(), share.count * kMicroBatchStats, all.data()));
-    // Added in micro-batch order, as one process adds them.
-    double loss = 0, lm_loss = 0, nsp_loss = 0;
-    int64_t tokens = 0, real_tokens = 0, predictions = 0;
-    double flops = 0;
+    RETURN_IF_ERROR(collective_->AllGather(
+        mine.data(), share_.count * kMicroBatchStats, all.data()));
     for (int64_t micro = 0; micro < accumulation; ++micro) {
       const double* stats = &all[micro * kMicroBatchStats];
-      loss += stats[0];
-      lm_loss += stats[1];
-      nsp_loss += stats[2];
-      tokens += static_cast<int64_t>(stats[3]);
-      real_tokens += static_cast<int64_t>(stats[4]);
-      predictions += static_cast<int64_t>(stats[5]);
-      flops += stats[6];
+      outcome->loss += stats[0];
+      outcome->lm_loss += stats[1];
+      outcome->nsp_loss += stats[2];
+      outcome->tokens += static_cast<int64_t>(stats[3]);
+      outcome->real_tokens += static_cast<int64_t>(stats[4]);
+      outcome->predictions += static_cast<int64_t>(stats[5]);
+      outcome->flops += stats[6];
     }
-    loss /= static_cast<double>(accumulation);
-    lm_loss /= static_cast<double>(accumulation);
-    nsp_loss /= static_cast<double>(accumulation);
-    const ClipResult clip =
-        backend->FinishGradients(accumulation, options.clip_norm);
-    const double learning_rate = LearningRateAt(options.schedule, step);
-    const bool finite = std::isfinite(loss) && clip.finite();
-    if (!finite) {
-      Json entry = Json::object();
-      entry["type"] = "non_finite";
-      entry["step"] = step + 1;
-      entry["loss"] = Number(loss);
-      entry["grad_norm"] = Number(clip.global_norm);
-      entry["action"] =
-          options.on_non_finite == NonFinitePolicy::kStop ? "stop" : "skip";
-      RETURN_IF_ERROR(log(entry));
-      const std::string what =
-          std::isfinite(loss)
-              ? absl::StrCat("non-finite gradient norm (",
-                             Short(clip.global_norm), ") with a finite loss (",
-                             Short(loss), ")")
-              : absl::StrCat(
-                    "non-finite loss (", Short(loss), "; ",
-                    masked_lm ? "masked-LM " : "LM ", Short(lm_loss),
-                    masked_lm && options.next_sentence
-                        ? absl::StrCat(", next-sentence ", Short(nsp_loss))
-                        : std::string(),
-                    ")");
-      if (options.on_non_finite == NonFinitePolicy::kStop) {
-        progress.Finish();
-        return absl::FailedPreconditionError(absl::StrCat(
-            "step ", step + 1, ": ", what,
-            "; stopped without applying the update. ",
-            result.last_checkpoint.empty()
-                ? std::string("No checkpoint was written yet.")
-                : absl::StrCat("The last checkpoint, ", result.last_checkpoint,
-                               ", is intact; a rerun resumes from it."),
-            " Lower the learning rate, or skip such steps (on_non_finite: "
-            "SKIP_STEP in the experiment's pretraining block)."));
-      }
-      ++state.skipped_steps;
-      ++consecutive_skips;
-      if (writer)
-        progress.Warning(absl::StrCat("step ", step + 1, ": ", what,
-                                      "; update skipped (", state.skipped_steps,
-                                      " skipped so far, ", consecutive_skips,
-                                      " in a row)"));
-      if (consecutive_skips >= options.max_consecutive_skipped_steps) {
-        progress.Finish();
-        return absl::FailedPreconditionError(absl::StrCat(
-            "steps ", step + 2 - consecutive_skips, " to ", step + 1,
-            " were all non-finite (", consecutive_skips,
-            " in a row, the limit max_consecutive_skipped_steps): the run has "
-            "diverged; stopped. ",
-            result.last_checkpoint.empty()
-                ? std::string("No checkpoint was written yet.")
-                : absl::StrCat("The last checkpoint is ",
-                               result.last_checkpoint, ".")));
-      }
-    } else {
-      consecutive_skips = 0;
-      backend->Update(learning_rate);
-    }
-    state.step = step + 1;
-    state.phase = phase;
-    state.data_position = run->order.position();
-    const double step_seconds = Seconds(Clock::now() - step_start);
-    state.train_seconds += step_seconds;
-    state.tokens_seen += tokens;
-    if (state.predictions_seen >= 0) {  // -1: resumed without the counts
-      state.predictions_seen += predictions;
-      state.training_flops += flops;
-    }
-    run_step_seconds += step_seconds;
-    run_tokens += tokens;
-    result.last_loss = loss;
-    ++window.steps;
-    if (finite) {
-      ++window.finite_steps;
-      window.loss += loss;
-      window.lm_loss += lm_loss;
-      window.nsp_loss += nsp_loss;
-    }
-    window.tokens += tokens;
-    window.real_tokens += real_tokens;
-    window.seconds += step_seconds;
+    outcome->loss /= static_cast<double>(accumulation);
+    outcome->lm_loss /= static_cast<double>(accumulation);
+    outcome->nsp_loss /= static_cast<double>(accumulation);
+    return absl::OkStatus();
+  }
 
-    const double mean_loss =
-        window.finite_steps > 0 ? window.loss / window.finite_steps : kNaN;
-    {
-      const int64_t done = state.step - first_step;
-      const double elapsed = Seconds(Clock::now() - run_start);
-      const double eta = elapsed / static_cast<double>(done) *
-                         static_cast<double>(stop - state.step);
-      progress.Update(
-          absl::StrFormat(
-              "step %d/%d (%.1f%%) | loss %.4f | lr %.3g | %.0f tok/s | "
-              "ETA %s",
-              state.step, total,
-              100.0 * static_cast<double>(state.step) /
-                  static_cast<double>(total),
-              mean_loss, learning_rate,
-              static_cast<double>(window.tokens) / window.seconds,
-              FormatDuration(eta)),
-          state.step == stop);
+  // A non-finite step: logged, then an error under kStop or after
+  // max_consecutive_skipped_steps in a row, else counted and skipped.
+  absl::Status SkipOrStop(int64_t step, const StepOutcome& outcome) {
+    const bool stop_policy = options_.on_non_finite == NonFinitePolicy::kStop;
+    Json entry = Json::object();
+    entry["type"] = "non_finite";
+    entry["step"] = step + 1;
+    entry["loss"] = Number(outcome.loss);
+    entry["grad_norm"] = Number(outcome.clip.global_norm);
+    entry["action"] = stop_policy ? "stop" : "skip";
+    RETURN_IF_ERROR(Log(entry));
+    const std::string what =
+        std::isfinite(outcome.loss)
+            ? absl::StrCat("non-finite gradient norm (",
+                           Short(outcome.clip.global_norm),
+                           ") with a finite loss (", Short(outcome.loss), ")")
+            : absl::StrCat("non-finite loss (", Short(outcome.loss), "; ",
+                           masked_lm_ ? "masked-LM " : "LM ",
+                           Short(outcome.lm_loss),
+                           masked_lm_ && options_.next_sentence
+                               ? absl::StrCat(", next-sentence ",
+                                              Short(outcome.nsp_loss))
+                               : std::string(),
+                           ")");
+    if (stop_policy) {
+      progress_.Finish();
+      return absl::FailedPreconditionError(absl::StrCat(
+          "step ", step + 1, ": ", what,
+          "; stopped without applying the update. ",
+          result_.last_checkpoint.empty()
+              ? std::string("No checkpoint was written yet.")
+              : absl::StrCat("The last checkpoint, ", result_.last_checkpoint,
+                             ", is intact; a rerun resumes from it."),
+          " Lower the learning rate, or skip such steps (on_non_finite: "
+          "SKIP_STEP in the experiment's pretraining block)."));
     }
-    if ((options.log_every_steps > 0 &&
-         state.step % options.log_every_steps == 0) ||
-        state.step == stop) {
-      const double finite_steps = static_cast<double>(window.finite_steps);
-      Json entry = Json::object();
-      entry["type"] = "train";
-      entry["step"] = state.step;
-      entry["phase"] = phase;
-      entry["loss"] = Number(window.loss / finite_steps);
-      entry[absl::StrCat(LanguageModelName(options.objective), "_loss")] =
-          Number(window.lm_loss / finite_steps);
-      if (masked_lm && options.next_sentence) {
-        entry["nsp_loss"] = Number(window.nsp_loss / finite_steps);
-      }
-      entry["learning_rate"] = learning_rate;
-      entry["grad_norm"] = Number(clip.global_norm);
-      entry["tokens_per_second"] =
-          Number(static_cast<double>(window.tokens) / window.seconds);
-      entry["real_tokens_per_second"] =
-          Number(static_cast<double>(window.real_tokens) / window.seconds);
-      entry["step_seconds"] = window.seconds / window.steps;
-      entry["skipped_steps"] = state.skipped_steps;
-      entry["tokens_seen"] = state.tokens_seen;
-      entry["train_seconds"] = state.train_seconds;
-      entry["elapsed_seconds"] = Seconds(Clock::now() - run_start);
-      RETURN_IF_ERROR(log(entry));
-      window = LogWindow{};
+    ++state_.skipped_steps;
+    ++consecutive_skips_;
+    if (writer_) {
+      progress_.Warning(absl::StrCat("step ", step + 1, ": ", what,
+                                     "; update skipped (", state_.skipped_steps,
+                                     " skipped so far, ", consecutive_skips_,
+                                     " in a row)"));
     }
-    if ((options.eval_every_steps > 0 &&
-         state.step % options.eval_every_steps == 0) ||
-        state.step == total) {
-      RETURN_IF_ERROR(evaluate(state.step));
+    if (consecutive_skips_ < options_.max_consecutive_skipped_steps) {
+      return absl::OkStatus();
     }
-    if (writer && ((options.checkpoint_every_steps > 0 &&
-                    state.step % options.checkpoint_every_steps == 0) ||
-                   state.step == stop)) {
-      backend->SyncToHost();
-      ASSIGN_OR_RETURN(
-          result.last_checkpoint,
-          WriteTrainingCheckpoint(checkpoints_dir, options.model, layout,
-                                  backend->host_params(),
-                                  *backend->host_optimizer(), state));
-      RETURN_IF_ERROR(
-          KeepLastCheckpoints(checkpoints_dir, options.keep_last_checkpoints));
-    }
+    progress_.Finish();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "steps ", step + 2 - consecutive_skips_, " to ", step + 1,
+        " were all non-finite (", consecutive_skips_,
+        " in a row, the limit max_consecutive_skipped_steps): the run has "
+        "diverged; stopped. ",
+        result_.last_checkpoint.empty()
+            ? std::string("No checkpoint was written yet.")
+            : absl::StrCat("The last checkpoint is ", result_.last_checkpoint,
+                           ".")));
   }
-  progress.Finish();
-  result.final_step = state.step;
-  result.skipped_steps = state.skipped_steps;
-  result.tokens_seen = state.tokens_seen;
-  result.predictions_seen = state.predictions_seen;
-  result.training_flops = state.training_flops;
-  result.tokens_per_second =
-      run_step_seconds > 0 ? static_cast<double>(run_tokens) / run_step_seconds
-                           : 0;
-  {
-    const std::string summary = absl::StrFormat(
-        "pretrain: step %d of %d done; %s; %.0f tokens/s; checkpoint %s",
-        state.step, total,
-        state.skipped_steps > 0
-            ? absl::StrCat(state.skipped_steps, " of ", state.step,
-                           " steps skipped as non-finite")
-            : std::string("no step skipped"),
-        result.tokens_per_second, result.last_checkpoint);
-    if (state.skipped_steps > 0) {
-      if (writer) progress.Warning(summary);
-    } else {
-      progress.Message(summary);
-    }
+
+  // Evaluates on the held-out data of the phase of the last step done: an
+  // evaluation at the end of a phase measures that phase's model on that
+  // phase's data.
+  absl::Status EvaluateAt(int64_t step) {
+    const int phase = step == 0 ? 0 : PhaseOf(step - 1);
+    if (data_[phase].held_out_size() == 0) return absl::OkStatus();
+    EnterPhase(phase);
+    ASSIGN_OR_RETURN(
+        const HeldOutMetrics eval,
+        Evaluate(options_, data_[phase], run_.get(), backend_.get()));
+    RETURN_IF_ERROR(Log(EvalJson(options_, step, phase, eval)));
+    progress_.Message(EvalLine(options_, step, eval));
+    result_.has_eval = true;
+    result_.last_eval = eval;
+    return absl::OkStatus();
   }
-  return result;
+
+  // The batch and instance walk of `phase`, from the stored position when
+  // the run stopped in it.
+  void EnterPhase(int phase) {
+    if (run_ != nullptr && run_->index == phase) return;
+    const DataPosition start =
+        state_.phase == phase ? state_.data_position : DataPosition{};
+    run_ = std::make_unique<PhaseRun>(options_, phase, data_[phase],
+                                      state_.shuffle_seed, start);
+    backend_->PrepareShape(run_->micro_batch,
+                           options_.phases[phase].max_seq_length,
+                           run_->batch.max_predictions());
+  }
+
+  int PhaseOf(int64_t step) const {
+    int phase = 0;
+    while (step >= phase_ends_[phase]) ++phase;
+    return phase;
+  }
+
+  // Whether the step just done is a multiple of `every` (0: never).
+  bool Every(int64_t every) const {
+    return every > 0 && state_.step % every == 0;
+  }
+
+  absl::Status Log(const Json& entry) {
+    return writer_ ? metrics_->Append(entry.dump()) : absl::OkStatus();
+  }
+
+  void CopyCounts() {
+    result_.skipped_steps = state_.skipped_steps;
+    result_.tokens_seen = state_.tokens_seen;
+    result_.predictions_seen = state_.predictions_seen;
+    result_.training_flops = state_.training_flops;
+  }
+
+  const PretrainingOptions& options_;
+  Collective* const collective_;
+  // Rank 0 alone writes (the lock, the log, checkpoints, progress).
+  const bool writer_;
+  const bool masked_lm_;
+  MicroBatchShare share_;  // this rank's micro-batches (Open)
+  const std::vector<int64_t> phase_ends_;
+  const int64_t total_;
+  const int64_t stop_;  // stop_after_step, or total_
+  const std::string checkpoints_dir_;
+  const Clock::time_point run_start_ = Clock::now();
+  const BertForPretraining model_;
+  ProgressLine progress_;
+  std::optional<FileLock> lock_;
+  std::vector<PhaseData> data_;
+  std::string run_config_;
+  std::string run_config_hash_;
+  std::unique_ptr<PretrainingBackend> backend_;
+  TrainerState state_;
+  std::string resumed_from_;  // empty: a fresh run
+  std::unique_ptr<MetricsLog> metrics_;
+  std::unique_ptr<PhaseRun> run_;
+  PretrainingResult result_;
+  int64_t first_step_ = 0;
+  double run_step_seconds_ = 0;
+  int64_t run_tokens_ = 0;
+  LogWindow window_;
+  int64_t consecutive_skips_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<PretrainingResult> RunPretraining(
+    const PretrainingOptions& options) {
+  CheckPretrainingOptions(options);
+  if (options.output_dir.empty()) {
+    return absl::InvalidArgumentError("output_dir is empty");
+  }
+  Pretrainer trainer(options);
+  RETURN_IF_ERROR(trainer.Open());
+  if (trainer.done()) return trainer.NothingToDo();
+  RETURN_IF_ERROR(trainer.Start());
+  while (!trainer.done()) {
+    ASSIGN_OR_RETURN(const StepOutcome outcome, trainer.Step());
+    trainer.ShowProgress(outcome);
+    RETURN_IF_ERROR(trainer.LogIfDue(outcome));
+    RETURN_IF_ERROR(trainer.EvaluateIfDue());
+    RETURN_IF_ERROR(trainer.CheckpointIfDue());
+  }
+  return trainer.Finish();
 }
 
 }  // namespace bertlab
