@@ -769,8 +769,11 @@ class Runner {
     // with their shards' fingerprints, the vocabulary by content, optimizer,
     // schedule, seed, evaluation, the corpus's hash); the id adds how it
     // executes, which changes its bits.
+    // The shards are opened once, for the identity and the training.
+    ASSIGN_OR_RETURN(PretrainingShards shards, OpenPretrainingShards(options),
+                     _.Prepend("variant ", run.name, ": "));
     ASSIGN_OR_RETURN(const std::string identity,
-                     PretrainingRunIdentity(options),
+                     PretrainingRunIdentity(options, shards),
                      _.Prepend("variant ", run.name, ": "));
     const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
         identity, "device ", execution_.pretraining_device, "\nprecision ",
@@ -869,7 +872,8 @@ class Runner {
           options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
       options.collective = collective_;
       const auto start = Clock::now();
-      ASSIGN_OR_RETURN(const PretrainingResult result, RunPretraining(options),
+      ASSIGN_OR_RETURN(const PretrainingResult result,
+                       RunPretraining(options, std::move(shards)),
                        _.Prepend("variant ", run.name, ": "));
       const auto end = Clock::now();
       if (Follower()) return absl::OkStatus();

@@ -76,6 +76,10 @@ AttentionMode ObjectiveAttentionMode(LanguageModel objective) {
   return AttentionMode::kBidirectional;
 }
 
+}  // namespace
+
+namespace pretrainer_internal {
+
 // The data of one phase: training instances [train_begin, train_end) of
 // `train`, held-out instances [held_out_begin, held_out_end) of `held_out`
 // (or of `train` when there are no separate held-out shards).
@@ -92,6 +96,12 @@ struct PhaseData {
   }
   int64_t held_out_size() const { return held_out_end - held_out_begin; }
 };
+
+}  // namespace pretrainer_internal
+
+namespace {
+
+using pretrainer_internal::PhaseData;
 
 std::string DatasetFingerprint(const ShardDataset& dataset) {
   const ShardHeader& header = dataset.header();
@@ -565,16 +575,76 @@ absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> PretrainingRunConfig(
+struct PretrainingShards::Phases {
+  // What the shards were opened and checked for (ShardsKey).
+  std::string key;
+  std::vector<PhaseData> data;
+};
+
+namespace {
+
+// The options that decide what OpenRunData opens and checks.
+std::string ShardsKey(const PretrainingOptions& options) {
+  std::string key = absl::StrCat(
+      LanguageModelName(options.objective), ";", options.next_sentence, ";",
+      options.model.vocab_size, ";", Exact(options.held_out_fraction));
+  for (const SequencePhase& phase : options.phases) {
+    absl::StrAppend(&key, "|", phase.max_seq_length, ";",
+                    phase.max_predictions_per_seq, ";",
+                    absl::StrJoin(phase.shard_dirs, ","), ";",
+                    absl::StrJoin(phase.held_out_dirs, ","));
+  }
+  return key;
+}
+
+const std::vector<PhaseData>& DataFor(const PretrainingOptions& options,
+                                      const PretrainingShards& shards) {
+  CHECK(shards.phases().key == ShardsKey(options))
+      << "PretrainingShards opened for other options";
+  return shards.phases().data;
+}
+
+}  // namespace
+
+PretrainingShards::PretrainingShards(std::unique_ptr<Phases> phases)
+    : phases_(std::move(phases)) {}
+PretrainingShards::PretrainingShards(PretrainingShards&&) noexcept = default;
+PretrainingShards& PretrainingShards::operator=(PretrainingShards&&) noexcept =
+    default;
+PretrainingShards::~PretrainingShards() = default;
+
+absl::StatusOr<PretrainingShards> OpenPretrainingShards(
     const PretrainingOptions& options) {
   CheckPretrainingOptions(options);
-  ASSIGN_OR_RETURN(const std::vector<PhaseData> data, OpenRunData(options));
-  return RunConfigText(options, data);
+  auto phases = std::make_unique<PretrainingShards::Phases>();
+  phases->key = ShardsKey(options);
+  ASSIGN_OR_RETURN(phases->data, OpenRunData(options));
+  return PretrainingShards(std::move(phases));
+}
+
+absl::StatusOr<std::string> PretrainingRunConfig(
+    const PretrainingOptions& options) {
+  ASSIGN_OR_RETURN(const PretrainingShards shards,
+                   OpenPretrainingShards(options));
+  return PretrainingRunConfig(options, shards);
+}
+
+absl::StatusOr<std::string> PretrainingRunConfig(
+    const PretrainingOptions& options, const PretrainingShards& shards) {
+  CheckPretrainingOptions(options);
+  return RunConfigText(options, DataFor(options, shards));
 }
 
 absl::StatusOr<std::string> PretrainingRunIdentity(
     const PretrainingOptions& options) {
-  ASSIGN_OR_RETURN(std::string text, PretrainingRunConfig(options));
+  ASSIGN_OR_RETURN(const PretrainingShards shards,
+                   OpenPretrainingShards(options));
+  return PretrainingRunIdentity(options, shards);
+}
+
+absl::StatusOr<std::string> PretrainingRunIdentity(
+    const PretrainingOptions& options, const PretrainingShards& shards) {
+  ASSIGN_OR_RETURN(std::string text, PretrainingRunConfig(options, shards));
   absl::StrAppend(
       &text, "eval_every_steps: ", options.eval_every_steps, "\n",
       "eval_batches: ", options.eval_batches, "\n",
@@ -609,8 +679,10 @@ struct StepOutcome {
 // CheckpointIfDue for each step, and Finish.
 class Pretrainer {
  public:
-  explicit Pretrainer(const PretrainingOptions& options)
+  Pretrainer(const PretrainingOptions& options, PretrainingShards shards)
       : options_(options),
+        shards_(std::move(shards)),
+        data_(DataFor(options, shards_)),
         collective_(options.collective != nullptr ? options.collective
                                                   : SingleProcessCollective()),
         writer_(collective_->rank() == 0),
@@ -638,7 +710,6 @@ class Pretrainer {
     share_ = MicroBatchesOf(collective_->rank(), collective_->size(),
                             options_.gradient_accumulation_steps);
     RETURN_IF_ERROR(TakeLock());
-    ASSIGN_OR_RETURN(data_, OpenRunData(options_));
     run_config_ = RunConfigText(options_, data_);
     run_config_hash_ = Fnv1a64Hex(Fnv1a64(run_config_));
     ASSIGN_OR_RETURN(backend_,
@@ -1127,6 +1198,8 @@ class Pretrainer {
   }
 
   const PretrainingOptions& options_;
+  const PretrainingShards shards_;
+  const std::vector<PhaseData>& data_;  // shards_'s
   Collective* const collective_;
   // Rank 0 alone writes (the lock, the log, checkpoints, progress).
   const bool writer_;
@@ -1140,7 +1213,6 @@ class Pretrainer {
   const BertForPretraining model_;
   ProgressLine progress_;
   std::optional<FileLock> lock_;
-  std::vector<PhaseData> data_;
   std::string run_config_;
   std::string run_config_hash_;
   std::unique_ptr<PretrainingBackend> backend_;
@@ -1164,7 +1236,17 @@ absl::StatusOr<PretrainingResult> RunPretraining(
   if (options.output_dir.empty()) {
     return absl::InvalidArgumentError("output_dir is empty");
   }
-  Pretrainer trainer(options);
+  ASSIGN_OR_RETURN(PretrainingShards shards, OpenPretrainingShards(options));
+  return RunPretraining(options, std::move(shards));
+}
+
+absl::StatusOr<PretrainingResult> RunPretraining(
+    const PretrainingOptions& options, PretrainingShards shards) {
+  CheckPretrainingOptions(options);
+  if (options.output_dir.empty()) {
+    return absl::InvalidArgumentError("output_dir is empty");
+  }
+  Pretrainer trainer(options, std::move(shards));
   RETURN_IF_ERROR(trainer.Open());
   if (trainer.done()) return trainer.NothingToDo();
   RETURN_IF_ERROR(trainer.Start());

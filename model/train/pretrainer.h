@@ -109,6 +109,7 @@
 #define BERTLAB_MODEL_TRAIN_PRETRAINER_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -221,13 +222,36 @@ struct PretrainingOptions {
 absl::Status ValidatePretrainingOptions(const PretrainingOptions& options);
 void CheckPretrainingOptions(const PretrainingOptions& options);
 
+// Every phase's shards, opened and checked against the options once
+// (OpenPretrainingShards: shape, vocabulary, next-sentence labels, the
+// held-out split), so that a caller that needs the run's identity before it
+// trains (the experiment runner) reads them once. Only for the options they
+// were opened with (CHECKed).
+class PretrainingShards {
+ public:
+  struct Phases;  // pretrainer.cc
+  explicit PretrainingShards(std::unique_ptr<Phases> phases);
+  PretrainingShards(PretrainingShards&&) noexcept;
+  PretrainingShards& operator=(PretrainingShards&&) noexcept;
+  ~PretrainingShards();
+  const Phases& phases() const { return *phases_; }
+
+ private:
+  std::unique_ptr<Phases> phases_;
+};
+
+absl::StatusOr<PretrainingShards> OpenPretrainingShards(
+    const PretrainingOptions& options);
+
 // What the run trains, as the canonical text every checkpoint stores and a
 // resumption must match, one "key: value" per line: the model config, the
 // objective, each phase with its data's fingerprint (instance count,
 // instance config and vocabulary hashes), the optimizer, the schedule, the
-// seed and corpus_hash. Opens the shards.
+// seed and corpus_hash. Without `shards`, opens them.
 absl::StatusOr<std::string> PretrainingRunConfig(
     const PretrainingOptions& options);
+absl::StatusOr<std::string> PretrainingRunConfig(
+    const PretrainingOptions& options, const PretrainingShards& shards);
 
 // A pre-training run's one identity: its run config, then what its recorded
 // numbers also depend on though a resumption may change it (the evaluation
@@ -237,6 +261,8 @@ absl::StatusOr<std::string> PretrainingRunConfig(
 // which the bits do not depend).
 absl::StatusOr<std::string> PretrainingRunIdentity(
     const PretrainingOptions& options);
+absl::StatusOr<std::string> PretrainingRunIdentity(
+    const PretrainingOptions& options, const PretrainingShards& shards);
 
 // The global step at which each phase ends (exclusive): PhaseEndSteps of
 // model/optim/schedule.h for the phases' fractions.
@@ -259,9 +285,11 @@ struct PretrainingResult {
   double training_flops = 0;
 };
 
-// Trains (or resumes) as described above.
+// Trains (or resumes) as described above; without `shards`, opens them.
 absl::StatusOr<PretrainingResult> RunPretraining(
     const PretrainingOptions& options);
+absl::StatusOr<PretrainingResult> RunPretraining(
+    const PretrainingOptions& options, PretrainingShards shards);
 
 }  // namespace bertlab
 
