@@ -1,229 +1,115 @@
 #include "tasks/corpus/gutenberg_reader.h"
 
+#include <string>
 #include <utility>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
+#include "common/check.h"
 #include "common/status_macros.h"
+#include "re2/re2.h"
 #include "tasks/corpus/sentence_splitter.h"
 
 namespace bertlab {
 namespace {
 
 constexpr size_t kMaxHeadingBytes = 100;
-constexpr absl::string_view kEmDash = "\xE2\x80\x94";
 
-constexpr absl::string_view kHeadingKeywords[] = {
-    "CHAPTER", "BOOK", "VOLUME", "PART", "ACTUS", "ACT", "STAVE", "CANTO",
-};
-constexpr absl::string_view kUnits[] = {
-    "ONE",     "TWO",       "THREE",    "FOUR",     "FIVE",
-    "SIX",     "SEVEN",     "EIGHT",    "NINE",     "TEN",
-    "ELEVEN",  "TWELVE",    "THIRTEEN", "FOURTEEN", "FIFTEEN",
-    "SIXTEEN", "SEVENTEEN", "EIGHTEEN", "NINETEEN",
-};
-constexpr absl::string_view kTens[] = {
-    "TWENTY", "THIRTY",  "FORTY",  "FIFTY",
-    "SIXTY",  "SEVENTY", "EIGHTY", "NINETY",
-};
-constexpr absl::string_view kLatinOrdinals[] = {
-    "PRIMUS", "SECUNDUS", "TERTIUS", "QUARTUS", "QUINTUS",
-    "SEXTUS", "SEPTIMUS", "OCTAVUS", "NONUS",   "DECIMUS",
-};
-
-bool IsAsciiLetter(char c) {
-  return absl::ascii_isalpha(static_cast<unsigned char>(c));
+// Compiles a pattern once (callers keep it in a function-local static).
+// Latin-1, so that every byte is one character: "." and negated classes
+// also match the bytes of invalid UTF-8 (which the reader keeps), and (?i)
+// folds ASCII letters only (in UTF-8 it would also let "s" match U+017F and
+// "k" the Kelvin sign).
+const RE2* CompileBytePattern(const std::string& pattern) {
+  RE2::Options options;
+  options.set_encoding(RE2::Options::EncodingLatin1);
+  options.set_dot_nl(true);
+  const RE2* re = new RE2(pattern, options);
+  CHECK(re->ok()) << re->error() << " in " << pattern;
+  return re;
 }
 
-bool HasAsciiLowercase(absl::string_view text) {
-  for (char c : text) {
-    if (absl::ascii_islower(static_cast<unsigned char>(c))) return true;
-  }
-  return false;
+// This RE2 (Debian's 2022-06-01) takes its own StringPiece, not
+// absl::string_view.
+re2::StringPiece AsPiece(absl::string_view text) {
+  return re2::StringPiece(text.data(), text.size());
 }
 
-// The letters at the start of `text`.
-absl::string_view LeadingWord(absl::string_view text) {
-  size_t length = 0;
-  while (length < text.size() && IsAsciiLetter(text[length])) ++length;
-  return text.substr(0, length);
+// The heading grammar of IsChapterHeading (gutenberg_reader.h), in pieces.
+// Well-formed Roman numerals of I V X L C from 1 to 399: hundreds, tens and
+// units, not all three empty.
+constexpr absl::string_view kRomanTens = "XC|XL|LX{0,3}|X{1,3}";
+constexpr absl::string_view kRomanUnits = "IX|IV|VI{0,3}|I{1,3}";
+// English number words from ONE to NINETY-NINE, in capitals.
+constexpr absl::string_view kUnitWords =
+    "ONE|TWO|THREE|FOUR|FIVE|SIX|SEVEN|EIGHT|NINE";
+constexpr absl::string_view kTeenWords =
+    "TEN|ELEVEN|TWELVE|THIRTEEN|FOURTEEN|FIFTEEN|SIXTEEN|SEVENTEEN|EIGHTEEN|"
+    "NINETEEN";
+constexpr absl::string_view kTensWords =
+    "TWENTY|THIRTY|FORTY|FIFTY|SIXTY|SEVENTY|EIGHTY|NINETY";
+constexpr absl::string_view kLatinOrdinals =
+    "PRIMUS|SECUNDUS|TERTIUS|QUARTUS|QUINTUS|SEXTUS|SEPTIMUS|OCTAVUS|NONUS|"
+    "DECIMUS";
+constexpr absl::string_view kKeywords =
+    "CHAPTER|BOOK|VOLUME|PART|ACTUS|ACT|STAVE|CANTO";
+constexpr absl::string_view kCapitalizedKeywords =
+    "Chapter|Book|Volume|Part|Actus|Act|Stave|Canto";
+// What may follow the number of a heading: nothing, punctuation (or an em
+// dash) and anything, or a space and a title without lowercase letters. A
+// number word is not followed by "-", which would make it another word
+// ("TWENTY-" is no number).
+constexpr absl::string_view kTail =
+    "(?:|(?:\xE2\x80\x94|[.:,;-]).*|[ \t][^a-z]*)";
+constexpr absl::string_view kWordTail =
+    "(?:|(?:\xE2\x80\x94|[.:,;]).*|[ \t][^a-z]*)";
+
+std::string RomanPattern() {
+  return absl::Substitute("(?:C{1,3}(?:$0)?(?:$1)?|(?:$0)(?:$1)?|$1)",
+                          kRomanTens, kRomanUnits);
 }
 
-std::string RomanNumeral(int value) {
-  static constexpr struct {
-    int value;
-    absl::string_view digits;
-  } kParts[] = {{100, "C"}, {90, "XC"}, {50, "L"}, {40, "XL"}, {10, "X"},
-                {9, "IX"},  {5, "V"},   {4, "IV"}, {1, "I"}};
-  std::string result;
-  for (const auto& part : kParts) {
-    while (value >= part.value) {
-      absl::StrAppend(&result, part.digits);
-      value -= part.value;
-    }
-  }
-  return result;
+std::string NumberWordPattern() {
+  return absl::Substitute("(?:(?:$0)(?:-(?:$1))?|$1|$2)", kTensWords,
+                          kUnitWords, kTeenWords);
 }
 
-// Whether `word` is a well-formed Roman numeral of I V X L C (1..399) in
-// capitals.
-bool IsRomanNumeral(absl::string_view word) {
-  if (word.empty() || word.size() > 12) return false;
-  static constexpr struct {
-    char digit;
-    int value;
-  } kDigits[] = {{'I', 1}, {'V', 5}, {'X', 10}, {'L', 50}, {'C', 100}};
-  int total = 0;
-  int previous = 0;
-  for (size_t i = word.size(); i-- > 0;) {
-    int value = 0;
-    for (const auto& digit : kDigits) {
-      if (word[i] == digit.digit) value = digit.value;
-    }
-    if (value == 0) return false;
-    total += value < previous ? -value : value;
-    previous = value > previous ? value : previous;
-  }
-  return total > 0 && total < 400 && RomanNumeral(total) == word;
-}
-
-// Whether `word` (letters and at most one hyphen) is an English number word
-// from one to ninety-nine; `upper_only` requires capitals.
-bool IsNumberWord(absl::string_view word, bool upper_only) {
-  if (word.empty() || (upper_only && HasAsciiLowercase(word))) return false;
-  const std::string upper = absl::AsciiStrToUpper(word);
-  auto in = [](absl::string_view text, const auto& list) {
-    for (absl::string_view item : list) {
-      if (text == item) return true;
-    }
-    return false;
-  };
-  if (in(upper, kUnits) || in(upper, kTens)) return true;
-  const size_t hyphen = upper.find('-');
-  if (hyphen == std::string::npos) return false;
-  const absl::string_view tens = absl::string_view(upper).substr(0, hyphen);
-  const absl::string_view unit = absl::string_view(upper).substr(hyphen + 1);
-  return in(tens, kTens) && in(unit, absl::MakeSpan(kUnits, 9));
-}
-
-bool IsLatinOrdinal(absl::string_view word) {
-  const std::string upper = absl::AsciiStrToUpper(word);
-  for (absl::string_view ordinal : kLatinOrdinals) {
-    if (upper == ordinal) return true;
-  }
-  return false;
-}
-
-// What may follow the number of a heading: nothing, punctuation and
-// anything, or a space and a title without lowercase letters.
-bool IsHeadingTail(absl::string_view tail) {
-  if (tail.empty()) return true;
-  if (absl::StartsWith(tail, kEmDash)) return true;
-  switch (tail[0]) {
-    case '.':
-    case ':':
-    case ',':
-    case ';':
-    case '-':
-      return true;
-    case ' ':
-    case '\t':
-      return !HasAsciiLowercase(tail);
-    default:
-      return false;
-  }
-}
-
-// The number word at the start of `text` ("Twenty-One"): letters and
-// hyphens.
-absl::string_view LeadingNumberToken(absl::string_view text) {
-  size_t length = 0;
-  while (length < text.size() &&
-         (IsAsciiLetter(text[length]) || text[length] == '-')) {
-    ++length;
-  }
-  return text.substr(0, length);
-}
-
-// "<number><tail>" after a keyword.
-bool IsNumberAndTail(absl::string_view text) {
-  size_t digits = 0;
-  while (digits < text.size() &&
-         absl::ascii_isdigit(static_cast<unsigned char>(text[digits]))) {
-    ++digits;
-  }
-  if (digits > 0) return IsHeadingTail(text.substr(digits));
-  const absl::string_view word = LeadingWord(text);
-  if (IsRomanNumeral(word) || IsLatinOrdinal(word)) {
-    return IsHeadingTail(text.substr(word.size()));
-  }
-  const absl::string_view number = LeadingNumberToken(text);
-  return IsNumberWord(number, /*upper_only=*/false) &&
-         IsHeadingTail(text.substr(number.size()));
+// "CHAPTER 1. Loomings.", "Chapter Twenty-One", "Actus Primus. Scoena
+// Prima.", "CHAPTER IV THE END", "BOOKXXXV" (a keyword in capitals touching
+// a Roman numeral).
+std::string KeywordHeadingPattern() {
+  const std::string number =
+      absl::Substitute("(?:[0-9]+|$0|(?i:$1))$2|(?i:$3)$4", RomanPattern(),
+                       kLatinOrdinals, kTail, NumberWordPattern(), kWordTail);
+  return absl::Substitute("(?:$0|$1)[\t\n\v\f\r ]+(?:$2)|(?:$0)$3$4", kKeywords,
+                          kCapitalizedKeywords, number, RomanPattern(), kTail);
 }
 
 bool IsKeywordHeading(absl::string_view line) {
-  const absl::string_view word = LeadingWord(line);
-  for (absl::string_view keyword : kHeadingKeywords) {
-    const std::string capitalized = absl::StrCat(
-        keyword.substr(0, 1), absl::AsciiStrToLower(keyword.substr(1)));
-    if (word == keyword || word == capitalized) {
-      const absl::string_view rest = line.substr(word.size());
-      const absl::string_view number = absl::StripLeadingAsciiWhitespace(rest);
-      if (number.size() == rest.size()) return false;  // no space
-      return IsNumberAndTail(number);
-    }
-    // "BOOKXXXV": a keyword in capitals touching a Roman numeral.
-    if (word.size() > keyword.size() && absl::StartsWith(word, keyword) &&
-        IsRomanNumeral(word.substr(keyword.size()))) {
-      return IsHeadingTail(line.substr(word.size()));
-    }
-  }
-  return false;
+  static const RE2* const kKeywordHeading =
+      CompileBytePattern(KeywordHeadingPattern());
+  return RE2::FullMatch(AsPiece(line), *kKeywordHeading);
 }
 
-// "XII.", "I. A DISCUSSION SOMEWHAT IN THE AIR", "IV".
-bool IsRomanHeading(absl::string_view line) {
-  const absl::string_view word = LeadingWord(line);
-  if (!IsRomanNumeral(word)) return false;
-  absl::string_view tail = line.substr(word.size());
-  if (tail.empty() || tail == ".") return true;
-  if (tail[0] != '.') return false;
-  tail.remove_prefix(1);
-  return (tail[0] == ' ' || tail[0] == '\t') && !HasAsciiLowercase(tail);
+// The keyword headings, and
+//   Roman numerals: "XII.", "I. A DISCUSSION SOMEWHAT IN THE AIR", "IV";
+//   bare numbers: "ONE", "TWENTY-TWO.", "12", "12.", "EPILOGUE", "Prologue".
+bool IsAnyHeading(absl::string_view line) {
+  static const RE2* const kHeading = CompileBytePattern(absl::Substitute(
+      "$0|$1(?:\\.?|\\.[ \t][^a-z]*)|"
+      "(?:[0-9]{1,3}|$2|PROLOGUE|Prologue|EPILOGUE|Epilogue)\\.?",
+      KeywordHeadingPattern(), RomanPattern(), NumberWordPattern()));
+  return RE2::FullMatch(AsPiece(line), *kHeading);
 }
 
-// "ONE", "TWENTY-TWO.", "12", "12.", "EPILOGUE", "Prologue".
-bool IsBareHeading(absl::string_view line) {
-  if (absl::EndsWith(line, ".")) line.remove_suffix(1);
-  if (line.empty()) return false;
-  size_t digits = 0;
-  while (digits < line.size() &&
-         absl::ascii_isdigit(static_cast<unsigned char>(line[digits]))) {
-    ++digits;
-  }
-  if (digits == line.size()) return digits <= 3;
-  if (IsNumberWord(line, /*upper_only=*/true)) return true;
-  return line == "PROLOGUE" || line == "Prologue" || line == "EPILOGUE" ||
-         line == "Epilogue";
-}
-
-// Mentions "etext", "e-text", "ebook" or "e-book" as (the start of) a word.
-bool MentionsEtext(absl::string_view lower) {
-  for (absl::string_view word : {"etext", "e-text", "ebook", "e-book"}) {
-    for (size_t at = lower.find(word); at != absl::string_view::npos;
-         at = lower.find(word, at + 1)) {
-      if (at == 0 || !IsAsciiLetter(lower[at - 1])) return true;
-    }
-  }
-  return false;
-}
-
+// A paragraph that starts with "Produced by" (transcriber credits), or
+// mentions "Project Gutenberg" or "etext", "e-text", "ebook" or "e-book" as
+// (the start of) a word, in any case.
 bool IsBoilerplate(absl::string_view paragraph) {
-  const std::string lower = absl::AsciiStrToLower(paragraph);
-  return absl::StartsWith(lower, "produced by") ||
-         absl::StrContains(lower, "project gutenberg") || MentionsEtext(lower);
+  static const RE2* const kBoilerplate = CompileBytePattern(
+      "(?i)^produced by|project gutenberg|(?:^|[^a-z])e-?(?:text|book)");
+  return RE2::PartialMatch(AsPiece(paragraph), *kBoilerplate);
 }
 
 // Removes ASCII control characters other than tab (DOS's ^Z, stray \r).
@@ -237,38 +123,6 @@ void RemoveControlCharacters(std::string* line) {
   line->resize(kept);
 }
 
-}  // namespace
-
-GutenbergMarker ClassifyGutenbergMarker(absl::string_view line) {
-  const std::string lower =
-      absl::AsciiStrToLower(absl::StripAsciiWhitespace(line));
-  absl::string_view text = lower;
-  if (absl::StartsWith(text, "*")) {
-    while (!text.empty() && (text.front() == '*' || text.front() == ' ')) {
-      text.remove_prefix(1);
-    }
-    if (absl::StartsWith(text, "start of the project gutenberg") ||
-        absl::StartsWith(text, "start of this project gutenberg") ||
-        absl::StartsWith(text, "end*the small print") ||
-        absl::StartsWith(text, "end the small print")) {
-      return GutenbergMarker::kHeaderEnd;
-    }
-    if (absl::StartsWith(text, "end of the project gutenberg") ||
-        absl::StartsWith(text, "end of this project gutenberg")) {
-      return GutenbergMarker::kFooterStart;
-    }
-    return GutenbergMarker::kNone;
-  }
-  if (absl::StartsWith(text, "end of the project gutenberg") ||
-      absl::StartsWith(text, "end of this project gutenberg") ||
-      absl::StartsWith(text, "end of project gutenberg")) {
-    return GutenbergMarker::kFooterStart;
-  }
-  return GutenbergMarker::kNone;
-}
-
-namespace {
-
 // The heading text: trimmed, without surrounding square brackets; empty
 // when too long to be a heading.
 absl::string_view HeadingText(absl::string_view line) {
@@ -281,10 +135,28 @@ absl::string_view HeadingText(absl::string_view line) {
 
 }  // namespace
 
+GutenbergMarker ClassifyGutenbergMarker(absl::string_view line) {
+  // After leading whitespace (absl's ASCII whitespace, spelled out: RE2's
+  // \s lacks \v), in any case; on a line starting with "*", after any run
+  // of "*" and spaces.
+  static const RE2* const kHeaderEnd = CompileBytePattern(
+      "(?i)^[\t\n\v\f\r ]*\\*[* ]*"
+      "(?:start of th(?:e|is) project gutenberg|end[* ]the small print)");
+  static const RE2* const kFooterStart = CompileBytePattern(
+      "(?i)^[\t\n\v\f\r ]*"
+      "(?:\\*[* ]*end of th(?:e|is)|end of(?: the| this)?) project gutenberg");
+  if (RE2::PartialMatch(AsPiece(line), *kHeaderEnd)) {
+    return GutenbergMarker::kHeaderEnd;
+  }
+  if (RE2::PartialMatch(AsPiece(line), *kFooterStart)) {
+    return GutenbergMarker::kFooterStart;
+  }
+  return GutenbergMarker::kNone;
+}
+
 bool IsChapterHeading(absl::string_view line) {
   line = HeadingText(line);
-  if (line.empty()) return false;
-  return IsKeywordHeading(line) || IsRomanHeading(line) || IsBareHeading(line);
+  return !line.empty() && IsAnyHeading(line);
 }
 
 bool IsKeywordChapterHeading(absl::string_view line) {
