@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "common/check.h"
+#include "tasks/glue/glue_tasks.h"
 
 namespace bertlab {
 namespace experiments {
@@ -11,9 +13,13 @@ namespace {
 
 using Task = FinetuneTaskSpec::Task;
 
+// A GLUE task's row: its classes, Table 1 metric and dev sets from
+// tasks/glue's table (glue_tasks.h), where the reader's facts live; only the
+// key and the metric Table 5 reports are the experiments' own.
 FinetuneTaskInfo Glue(Task task, const char* key, const char* name,
-                      int num_labels, const char* metric,
                       const char* ablation_metric) {
+  const absl::StatusOr<const GlueTaskSpec*> spec = FindGlueTask(name);
+  CHECK(spec.ok()) << spec.status();
   FinetuneTaskInfo info;
   info.task = task;
   info.key = key;
@@ -21,10 +27,19 @@ FinetuneTaskInfo Glue(Task task, const char* key, const char* name,
   info.reader = TaskReader::kGlueTsv;
   info.format = name;
   info.directory = std::string("glue/") + name;
-  info.head = num_labels == 1 ? TaskHead::kRegression : TaskHead::kClassifier;
-  info.num_labels = num_labels;
+  info.head = FinetuneHead::kClassifier;
+  info.num_labels = (*spec)->num_labels;
   info.dev_set_keys = {key};
-  info.primary_metric = metric;
+  if ((*spec)->dev_files.size() > 1) {
+    // MNLI's matched and mismatched sets: "MNLI-m" -> "mnli_m".
+    info.dev_set_keys.clear();
+    for (const GlueFileSpec& file : (*spec)->dev_files) {
+      std::string set_key = absl::AsciiStrToLower(file.set_name);
+      std::replace(set_key.begin(), set_key.end(), '-', '_');
+      info.dev_set_keys.push_back(set_key);
+    }
+  }
+  info.primary_metric = GlueMetricName((*spec)->primary_metric);
   info.ablation_primary_metric = ablation_metric;
   return info;
 }
@@ -38,7 +53,7 @@ FinetuneTaskInfo Squad(Task task, const char* key, const char* name,
   info.reader = TaskReader::kSquadJson;
   info.format = version;
   info.directory = std::string("squad/") + version;
-  info.head = TaskHead::kSpan;
+  info.head = FinetuneHead::kSpan;
   info.dev_set_keys = {key};
   info.primary_metric = "f1";
   info.ablation_primary_metric = "f1";
@@ -52,7 +67,7 @@ FinetuneTaskInfo Swag(Task task, const char* key, const char* name) {
   info.display_name = name;
   info.reader = TaskReader::kSwagCsv;
   info.directory = "swag";
-  info.head = TaskHead::kMultipleChoice;
+  info.head = FinetuneHead::kMultipleChoice;
   info.num_choices = 4;
   info.dev_set_keys = {key};
   info.primary_metric = "accuracy";
@@ -83,28 +98,17 @@ FinetuneTaskInfo Derived(FinetuneTaskInfo real, Task task, const char* key,
 
 std::vector<FinetuneTaskInfo> MakeTable() {
   std::vector<FinetuneTaskInfo> table;
-  FinetuneTaskInfo mnli =
-      Glue(FinetuneTaskSpec::MNLI, "mnli", "MNLI", 3, "accuracy", "accuracy");
-  // tasks/glue reads dev_matched.tsv, then dev_mismatched.tsv.
-  mnli.dev_set_keys = {"mnli_m", "mnli_mm"};
-  table.push_back(mnli);
-  table.push_back(
-      Glue(FinetuneTaskSpec::QQP, "qqp", "QQP", 2, "f1", "accuracy"));
-  table.push_back(
-      Glue(FinetuneTaskSpec::QNLI, "qnli", "QNLI", 2, "accuracy", "accuracy"));
-  table.push_back(
-      Glue(FinetuneTaskSpec::SST2, "sst2", "SST-2", 2, "accuracy", "accuracy"));
-  table.push_back(
-      Glue(FinetuneTaskSpec::COLA, "cola", "CoLA", 2, "matthews", "matthews"));
-  table.push_back(
-      Glue(FinetuneTaskSpec::STSB, "stsb", "STS-B", 1, "spearman", "spearman"));
+  table.push_back(Glue(FinetuneTaskSpec::MNLI, "mnli", "MNLI", "accuracy"));
+  table.push_back(Glue(FinetuneTaskSpec::QQP, "qqp", "QQP", "accuracy"));
+  table.push_back(Glue(FinetuneTaskSpec::QNLI, "qnli", "QNLI", "accuracy"));
+  table.push_back(Glue(FinetuneTaskSpec::SST2, "sst2", "SST-2", "accuracy"));
+  table.push_back(Glue(FinetuneTaskSpec::COLA, "cola", "CoLA", "matthews"));
+  table.push_back(Glue(FinetuneTaskSpec::STSB, "stsb", "STS-B", "spearman"));
   const FinetuneTaskInfo mrpc =
-      Glue(FinetuneTaskSpec::MRPC, "mrpc", "MRPC", 2, "f1", "accuracy");
+      Glue(FinetuneTaskSpec::MRPC, "mrpc", "MRPC", "accuracy");
   table.push_back(mrpc);
-  table.push_back(
-      Glue(FinetuneTaskSpec::RTE, "rte", "RTE", 2, "accuracy", "accuracy"));
-  table.push_back(
-      Glue(FinetuneTaskSpec::WNLI, "wnli", "WNLI", 2, "accuracy", "accuracy"));
+  table.push_back(Glue(FinetuneTaskSpec::RTE, "rte", "RTE", "accuracy"));
+  table.push_back(Glue(FinetuneTaskSpec::WNLI, "wnli", "WNLI", "accuracy"));
   const FinetuneTaskInfo squad1 =
       Squad(FinetuneTaskSpec::SQUAD1, "squad1", "SQuAD v1.1", "v1.1");
   table.push_back(squad1);

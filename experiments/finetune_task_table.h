@@ -21,6 +21,7 @@
 
 #include "absl/strings/string_view.h"
 #include "experiments/experiment.pb.h"
+#include "model/heads/finetune_head.h"
 
 namespace bertlab {
 namespace experiments {
@@ -30,14 +31,6 @@ enum class TaskReader {
   kGlueTsv,    // tasks/glue: the GLUE download layout
   kSquadJson,  // tasks/squad: SQuAD v1.1 / v2.0 JSON
   kSwagCsv,    // tasks/swag: the official SWAG CSV
-};
-
-// The head fine-tuning puts on the encoder.
-enum class TaskHead {
-  kClassifier,      // pooled output -> num_labels classes
-  kRegression,      // pooled output -> one score (STS-B)
-  kSpan,            // start/end logits on every position (SQuAD)
-  kMultipleChoice,  // one score per choice through the pooled output
 };
 
 struct FinetuneTaskInfo {
@@ -55,8 +48,8 @@ struct FinetuneTaskInfo {
   // ("glue/MNLI", "squad/v1.1", "swag"), under default_tasks_dir for a
   // derived one ("pair", "squad", "swag").
   std::string directory;
-  TaskHead head;
-  // kClassifier: the classes; kRegression: 1; otherwise 0.
+  FinetuneHead head;
+  // kClassifier: the classes, 1 for a regression (STS-B); otherwise 0.
   int num_labels = 0;
   // kMultipleChoice: the choices per example; otherwise 0.
   int num_choices = 0;

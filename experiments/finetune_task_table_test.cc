@@ -52,14 +52,37 @@ TEST(FinetuneTaskTableTest, GlueRowsAgreeWithTheGlueReader) {
     absl::StatusOr<const GlueTaskSpec*> glue = FindGlueTask(info.format);
     ASSERT_TRUE(glue.ok()) << info.key << ": " << glue.status();
     EXPECT_EQ((*glue)->num_labels, info.num_labels) << info.key;
-    EXPECT_EQ((*glue)->is_regression, info.head == TaskHead::kRegression)
-        << info.key;
+    EXPECT_EQ((*glue)->is_regression, info.num_labels == 1) << info.key;
     EXPECT_EQ((*glue)->dev_files.size(), info.dev_set_keys.size()) << info.key;
     if (!info.derived) {
       EXPECT_EQ(info.directory, "glue/" + (*glue)->name);
       EXPECT_EQ(GlueMetricName((*glue)->primary_metric), info.primary_metric)
           << info.key;
     }
+  }
+}
+
+// The rows take these from tasks/glue's table; the records and reports
+// depend on them (PAPER.md: Table 1's metric per task, Table 5's accuracy).
+TEST(FinetuneTaskTableTest, GlueRowsHaveThePapersMetricsAndClasses) {
+  const struct {
+    const char* key;
+    int num_labels;
+    const char* primary;
+    const char* ablation;
+  } expected[] = {
+      {"mnli", 3, "accuracy", "accuracy"}, {"qqp", 2, "f1", "accuracy"},
+      {"qnli", 2, "accuracy", "accuracy"}, {"sst2", 2, "accuracy", "accuracy"},
+      {"cola", 2, "matthews", "matthews"}, {"stsb", 1, "spearman", "spearman"},
+      {"mrpc", 2, "f1", "accuracy"},       {"rte", 2, "accuracy", "accuracy"},
+      {"wnli", 2, "accuracy", "accuracy"}};
+  for (const auto& row : expected) {
+    const FinetuneTaskInfo* info = FindFinetuneTaskByKey(row.key);
+    ASSERT_NE(info, nullptr) << row.key;
+    EXPECT_EQ(info->head, FinetuneHead::kClassifier) << row.key;
+    EXPECT_EQ(info->num_labels, row.num_labels) << row.key;
+    EXPECT_EQ(info->primary_metric, row.primary) << row.key;
+    EXPECT_EQ(info->ablation_primary_metric, row.ablation) << row.key;
   }
 }
 

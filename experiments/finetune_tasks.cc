@@ -173,8 +173,7 @@ class GlueTask : public FinetuneTask {
     result->info_ = &info;
     ASSIGN_OR_RETURN(result->spec_, FindGlueTask(info.format));
     CHECK_EQ(result->spec_->num_labels, info.num_labels) << info.key;
-    CHECK_EQ(result->spec_->is_regression, info.head == TaskHead::kRegression)
-        << info.key;
+    CHECK_EQ(result->spec_->is_regression, info.num_labels == 1) << info.key;
     CHECK_EQ(result->spec_->dev_files.size(), info.dev_set_keys.size())
         << info.key;
     const std::string dir = TaskDirectory(info, sources);
@@ -951,17 +950,14 @@ FinetuneModelOptions FinetuneTask::ModelOptions() const {
 
 FinetuneModelOptions HeadOptions(const FinetuneTaskInfo& info) {
   FinetuneModelOptions options;
+  options.head = info.head;
   switch (info.head) {
-    case TaskHead::kClassifier:
-    case TaskHead::kRegression:  // the classifier head with one output
-      options.head = FinetuneHead::kClassifier;
+    case FinetuneHead::kClassifier:
       options.num_labels = info.num_labels;
       break;
-    case TaskHead::kSpan:
-      options.head = FinetuneHead::kSpan;
+    case FinetuneHead::kSpan:
       break;
-    case TaskHead::kMultipleChoice:
-      options.head = FinetuneHead::kMultipleChoice;
+    case FinetuneHead::kMultipleChoice:
       options.num_choices = info.num_choices;
       break;
   }

@@ -25,12 +25,11 @@
 #include "model/bert/parameter_layout.h"
 #include "model/heads/bilstm.h"
 #include "model/heads/classifier_head.h"
+#include "model/heads/finetune_head.h"
 #include "model/heads/multiple_choice_head.h"
 #include "model/heads/span_head.h"
 
 namespace bertlab {
-
-enum class FinetuneHead { kClassifier, kSpan, kMultipleChoice };
 
 struct FinetuneModelOptions {
   FinetuneHead head = FinetuneHead::kClassifier;
