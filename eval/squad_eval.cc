@@ -67,7 +67,9 @@ std::vector<std::string> NormalizedTokens(absl::string_view text) {
     if (!IsAsciiPunctuation(c)) no_punct.push_back(c);
   }
   // \b(a|an|the)\b matches exactly the maximal runs of word characters that
-  // spell an article; each becomes " ".
+  // spell an article; each becomes " ". Not RE2: Python's \w and \b are
+  // Unicode's, RE2's are ASCII's ("éa" would lose its "a"), and RE2 has no
+  // lookaround to spell \b otherwise.
   std::u32string no_articles;
   no_articles.reserve(no_punct.size());
   for (size_t i = 0; i < no_punct.size();) {
