@@ -746,7 +746,83 @@ class Runner {
     return &leave_out_.emplace(key, std::move(filter)).first->second;
   }
 
+  // A pre-training run as Pretrain finds it before it runs: its prepared
+  // data, trainer options and opened shards, its id and where it lives.
+  struct PretrainingJob {
+    PreparedData data;
+    PretrainingOptions options;
+    std::optional<PretrainingShards> shards;  // until RunPretraining
+    std::string run_id;
+    std::string what;         // "pre-training full"
+    std::string train_dir;    // in the cache
+    std::string record_dir;   // in the experiment's output
+    std::string result_path;  // train_dir's sealed result
+    Pretrained pretrained;
+  };
+
+  // A pre-training: planned, found done, or trained into the cache (where
+  // every experiment that pre-trains the same spec on the same corpus finds
+  // it), then recorded with the experiment.
   absl::Status Pretrain(const ResolvedRun& run) {
+    ASSIGN_OR_RETURN(PretrainingJob job, PreparePretraining(run));
+    run_ids_.insert(job.run_id);
+    // kPlan leaves a run to a job unless another experiment has trained it
+    // (it is in the cache): then only its record is to be written, here.
+    ASSIGN_OR_RETURN(const bool in_cache, PathExists(job.result_path));
+    if (!Executes(job.run_id) && !(mode_ == Mode::kPlan && in_cache)) {
+      // Planned, or another run's source (kOne): its checkpoint once it
+      // has finished.
+      if (in_cache) {
+        ASSIGN_OR_RETURN(const CachedPretraining cached,
+                         ReadCached(job.train_dir));
+        job.pretrained.checkpoint = cached.checkpoint;
+      }
+      pretrained_[run.name] = job.pretrained;
+      if (mode_ == Mode::kPlan) PlanPretraining(run, job, false);
+      return absl::OkStatus();
+    }
+    // Listed though trained already: its record is written below.
+    if (options_.list_runs) PlanPretraining(run, job, true);
+    // The record's directory, then the cache entry: every process takes
+    // them in this order, so two never wait for each other. Rank 0 of a
+    // data-parallel run holds them for all its ranks.
+    std::optional<FileLock> record_lock, train_lock;
+    if (!Follower()) {
+      ASSIGN_OR_RETURN(record_lock, LockRunDirectory(job.record_dir, job.what));
+      ASSIGN_OR_RETURN(train_lock, LockRunDirectory(job.train_dir, job.what));
+    }
+    ASSIGN_OR_RETURN(const bool recorded,
+                     PathExists(Join(job.record_dir, "run.json")));
+    ASSIGN_OR_RETURN(const bool trained, PathExists(job.result_path));
+    if (recorded && trained) {
+      ++summary_.cached_runs;
+      ASSIGN_OR_RETURN(const CachedPretraining cached,
+                       ReadCached(job.train_dir));
+      job.pretrained.checkpoint = cached.checkpoint;
+      pretrained_[run.name] = job.pretrained;
+      Say(absl::StrCat("pre-training ", run.name, ": done earlier (",
+                       job.train_dir, ")"));
+      return absl::OkStatus();
+    }
+    nlohmann::json result;
+    if (trained) {
+      ++summary_.cached_runs;
+      Say(absl::StrCat("pre-training ", run.name, ": the same run is in the ",
+                       "cache (", job.train_dir, ")"));
+      ASSIGN_OR_RETURN(result, ReadCachedResult(&job));
+    } else {
+      ASSIGN_OR_RETURN(result, TrainIntoCache(run, &job));
+      if (Follower()) return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(WritePretrainingRecord(run, job, result));
+    pretrained_[run.name] = job.pretrained;
+    return absl::OkStatus();
+  }
+
+  // Prepares the run's data, converts its spec to the trainer's options,
+  // opens its shards (once, for the id and the training) and names it.
+  absl::StatusOr<PretrainingJob> PreparePretraining(const ResolvedRun& run) {
+    PretrainingJob job;
     DataPrepOptions prep;
     prep.root = Join(options_.cache_dir, "data");
     prep.default_corpus = options_.default_corpus;
@@ -755,175 +831,155 @@ class Runner {
     // Not prefixed by the variant: a file under --data_dir that does not
     // parse is the data's fault, named by its file:line:column.
     ASSIGN_OR_RETURN(prep.leave_out, LeaveOut(run.spec.pretraining().data()));
-    ASSIGN_OR_RETURN(const PreparedData data,
-                     PreparePretrainingData(run.spec, prep),
+    ASSIGN_OR_RETURN(job.data, PreparePretrainingData(run.spec, prep),
                      _.Prepend("variant ", run.name, ": "));
     ASSIGN_OR_RETURN(
-        PretrainingOptions options,
-        OptionsFromSpec(run.spec, data.shard_dirs, data.held_out_dirs),
+        job.options,
+        OptionsFromSpec(run.spec, job.data.shard_dirs, job.data.held_out_dirs),
         _.Prepend("variant ", run.name, ": "));
-    options.device = options_.pretraining_device;
-    options.precision = options_.pretraining_precision;
-    options.corpus_hash = data.corpus_hash;
+    job.options.device = options_.pretraining_device;
+    job.options.precision = options_.pretraining_precision;
+    job.options.corpus_hash = job.data.corpus_hash;
+    ASSIGN_OR_RETURN(job.shards, OpenPretrainingShards(job.options),
+                     _.Prepend("variant ", run.name, ": "));
     // The run's one identity is the trainer's (model, objective, phases
     // with their shards' fingerprints, the vocabulary by content, optimizer,
     // schedule, seed, evaluation, the corpus's hash); the id adds how it
     // executes, which changes its bits.
-    // The shards are opened once, for the identity and the training.
-    ASSIGN_OR_RETURN(PretrainingShards shards, OpenPretrainingShards(options),
-                     _.Prepend("variant ", run.name, ": "));
     ASSIGN_OR_RETURN(const std::string identity,
-                     PretrainingRunIdentity(options, shards),
+                     PretrainingRunIdentity(job.options, *job.shards),
                      _.Prepend("variant ", run.name, ": "));
-    const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
+    job.run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
         identity, "device ", execution_.pretraining_device, "\nprecision ",
         execution_.pretraining_precision, execution_.CpuGemmIdText())));
-    // The training itself lives in the cache, shared by every experiment
-    // that pre-trains the same spec on the same corpus; the record lives
-    // with the experiment.
-    const std::string train_dir =
-        Join(Join(options_.cache_dir, "pretrain"), run_id);
-    const std::string record_dir =
-        Join(Join(options_.output_dir, "pretrain"),
-             absl::StrCat(run.name, "-", run_id.substr(0, 8)));
-    const std::string result_path = Join(train_dir, kPretrainingResultFile);
-    Pretrained pretrained{
-        run_id, "",       data.vocab_file, data.corpus_hash,        false,
-        run_id, run.name, data.corpus_dir, run.spec.model().cased()};
-    run_ids_.insert(run_id);
-    const std::string what = absl::StrCat("pre-training ", run.name);
-    // kPlan leaves a run to a job unless another experiment has trained it
-    // (it is in the cache): then only its record is to be written, here.
-    ASSIGN_OR_RETURN(const bool in_cache, PathExists(result_path));
-    const auto plan = [&](bool done) {
-      Plan({run_id,
-            what,
-            absl::StrCat("pretrain-", run.name, "-", run_id.substr(0, 8),
-                         ".log"),
-            true,
-            false,
-            {},
-            {},
-            done});
-    };
-    if (!Executes(run_id) && !(mode_ == Mode::kPlan && in_cache)) {
-      // Planned, or another run's source (kOne): its checkpoint once it
-      // has finished.
-      if (in_cache) {
-        ASSIGN_OR_RETURN(const CachedPretraining cached, ReadCached(train_dir));
-        pretrained.checkpoint = cached.checkpoint;
-      }
-      pretrained_[run.name] = pretrained;
-      if (mode_ == Mode::kPlan) plan(false);
-      return absl::OkStatus();
+    job.what = absl::StrCat("pre-training ", run.name);
+    job.train_dir = Join(Join(options_.cache_dir, "pretrain"), job.run_id);
+    job.record_dir = Join(Join(options_.output_dir, "pretrain"),
+                          absl::StrCat(run.name, "-", job.run_id.substr(0, 8)));
+    job.result_path = Join(job.train_dir, kPretrainingResultFile);
+    job.pretrained = {job.run_id,
+                      "",
+                      job.data.vocab_file,
+                      job.data.corpus_hash,
+                      false,
+                      job.run_id,
+                      run.name,
+                      job.data.corpus_dir,
+                      run.spec.model().cased()};
+    return job;
+  }
+
+  void PlanPretraining(const ResolvedRun& run, const PretrainingJob& job,
+                       bool done) {
+    Plan({job.run_id,
+          job.what,
+          absl::StrCat("pretrain-", run.name, "-", job.run_id.substr(0, 8),
+                       ".log"),
+          true,
+          false,
+          {},
+          {},
+          done});
+  }
+
+  // The result another process or experiment left in the cache.
+  absl::StatusOr<nlohmann::json> ReadCachedResult(PretrainingJob* job) {
+    ASSIGN_OR_RETURN(CachedPretraining cached, ReadCached(job->train_dir));
+    if (!cached.result.contains("metrics")) {
+      return absl::DataLossError(
+          absl::StrCat(job->result_path, ": not a pre-training result; delete ",
+                       job->train_dir, " to train again"));
     }
-    // Listed though trained already: its record is written below.
-    if (options_.list_runs) plan(true);
-    // The record's directory, then the cache entry: every process takes
-    // them in this order, so two never wait for each other. Rank 0 of a
-    // data-parallel run holds them for all its ranks.
-    std::optional<FileLock> record_lock, train_lock;
+    job->pretrained.checkpoint = cached.checkpoint;
+    return std::move(cached.result);
+  }
+
+  // Trains (or resumes) the run in its cache directory and seals its result
+  // there: held-out metrics, compute and timings. A follower rank trains
+  // its share and returns an empty result.
+  absl::StatusOr<nlohmann::json> TrainIntoCache(const ResolvedRun& run,
+                                                PretrainingJob* job) {
+    Say(absl::StrCat("pre-training ", run.name, " -> ", job->train_dir));
+    PretrainingOptions& options = job->options;
+    // A final checkpoint without a result: trained again from the one
+    // before, so that the result is measured (pretraining_cache.h).
     if (!Follower()) {
-      ASSIGN_OR_RETURN(record_lock, LockRunDirectory(record_dir, what));
-      ASSIGN_OR_RETURN(train_lock, LockRunDirectory(train_dir, what));
+      ASSIGN_OR_RETURN(const bool removed,
+                       RemoveUnrecordedFinalCheckpoint(
+                           job->train_dir, options.schedule.total_steps));
+      if (removed) {
+        Warn(absl::StrCat("pre-training ", run.name,
+                          ": its final checkpoint has no result (the run "
+                          "stopped between the two); training its last "
+                          "stretch again"));
+      }
     }
-    ASSIGN_OR_RETURN(const bool recorded,
-                     PathExists(Join(record_dir, "run.json")));
-    ASSIGN_OR_RETURN(const bool trained, PathExists(result_path));
-    if (recorded && trained) {
-      ++summary_.cached_runs;
-      ASSIGN_OR_RETURN(const CachedPretraining cached, ReadCached(train_dir));
-      pretrained.checkpoint = cached.checkpoint;
-      pretrained_[run.name] = pretrained;
-      Say(absl::StrCat("pre-training ", run.name, ": done earlier (", train_dir,
-                       ")"));
-      return absl::OkStatus();
+    options.output_dir = job->train_dir;
+    options.progress =
+        options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
+    options.collective = collective_;
+    const auto start = Clock::now();
+    ASSIGN_OR_RETURN(const PretrainingResult trained,
+                     RunPretraining(options, *std::move(job->shards)),
+                     _.Prepend("variant ", run.name, ": "));
+    job->shards.reset();
+    const auto end = Clock::now();
+    if (Follower()) return nlohmann::json();
+    nlohmann::json metrics = nlohmann::json::object();
+    if (trained.has_eval) {
+      const HeldOutMetrics& eval = trained.last_eval;
+      const bool masked = options.objective == LanguageModel::kMaskedLm;
+      metrics[masked ? "mlm_perplexity" : "lm_perplexity"] =
+          eval.lm_perplexity();
+      metrics[masked ? "mlm_accuracy" : "lm_accuracy"] =
+          100.0 * eval.lm_accuracy();
+      metrics["unigram_perplexity"] = eval.unigram_perplexity();
+      if (options.next_sentence) {
+        metrics["nsp_accuracy"] = 100.0 * eval.next_sentence_accuracy();
+      }
     }
-    nlohmann::json result_json;
-    if (trained) {
-      ++summary_.cached_runs;
-      Say(absl::StrCat("pre-training ", run.name, ": the same run is in the ",
-                       "cache (", train_dir, ")"));
-      ASSIGN_OR_RETURN(CachedPretraining cached, ReadCached(train_dir));
-      if (!cached.result.contains("metrics")) {
-        return absl::DataLossError(
-            absl::StrCat(result_path, ": not a pre-training result; delete ",
-                         train_dir, " to train again"));
-      }
-      result_json = std::move(cached.result);
-      pretrained.checkpoint = cached.checkpoint;
-    } else {
-      Say(absl::StrCat("pre-training ", run.name, " -> ", train_dir));
-      // A final checkpoint without a result: trained again from the one
-      // before, so that the result is measured (pretraining_cache.h).
-      if (!Follower()) {
-        ASSIGN_OR_RETURN(const bool removed,
-                         RemoveUnrecordedFinalCheckpoint(
-                             train_dir, options.schedule.total_steps));
-        if (removed) {
-          Warn(absl::StrCat("pre-training ", run.name,
-                            ": its final checkpoint has no result (the run "
-                            "stopped between the two); training its last "
-                            "stretch again"));
-        }
-      }
-      options.output_dir = train_dir;
-      options.progress =
-          options_.progress ? ProgressMode::kAuto : ProgressMode::kOff;
-      options.collective = collective_;
-      const auto start = Clock::now();
-      ASSIGN_OR_RETURN(const PretrainingResult result,
-                       RunPretraining(options, std::move(shards)),
-                       _.Prepend("variant ", run.name, ": "));
-      const auto end = Clock::now();
-      if (Follower()) return absl::OkStatus();
-      nlohmann::json metrics = nlohmann::json::object();
-      if (result.has_eval) {
-        const HeldOutMetrics& eval = result.last_eval;
-        const bool masked = options.objective == LanguageModel::kMaskedLm;
-        metrics[masked ? "mlm_perplexity" : "lm_perplexity"] =
-            eval.lm_perplexity();
-        metrics[masked ? "mlm_accuracy" : "lm_accuracy"] =
-            100.0 * eval.lm_accuracy();
-        metrics["unigram_perplexity"] = eval.unigram_perplexity();
-        if (options.next_sentence) {
-          metrics["nsp_accuracy"] = 100.0 * eval.next_sentence_accuracy();
-        }
-      }
-      metrics["final_loss"] = result.last_loss;
-      metrics["tokens_per_second"] = result.tokens_per_second;
-      result_json["metrics"] = metrics;
-      if (result.predictions_seen >= 0) {
-        result_json["compute"] = {
-            {"steps", result.final_step},
-            {"tokens", result.tokens_seen},
-            {"predicted_positions", result.predictions_seen},
-            {"flops", result.training_flops}};
-      }
-      result_json["timings"] = Timings(start, end);
-      ASSIGN_OR_RETURN(pretrained.checkpoint, NewestCheckpoint(train_dir));
-      RETURN_IF_ERROR(WriteSealedPretrainingResult(
-          train_dir, pretrained.checkpoint, result_json));
-      ++summary_.pretrain_runs;
+    metrics["final_loss"] = trained.last_loss;
+    metrics["tokens_per_second"] = trained.tokens_per_second;
+    nlohmann::json result;
+    result["metrics"] = metrics;
+    if (trained.predictions_seen >= 0) {
+      result["compute"] = {{"steps", trained.final_step},
+                           {"tokens", trained.tokens_seen},
+                           {"predicted_positions", trained.predictions_seen},
+                           {"flops", trained.training_flops}};
     }
+    result["timings"] = Timings(start, end);
+    ASSIGN_OR_RETURN(job->pretrained.checkpoint,
+                     NewestCheckpoint(job->train_dir));
+    RETURN_IF_ERROR(WriteSealedPretrainingResult(
+        job->train_dir, job->pretrained.checkpoint, result));
+    ++summary_.pretrain_runs;
+    return result;
+  }
+
+  // The experiment's record of the run: the cached result, the held-out
+  // curve, the corpus and its files' hashes.
+  absl::Status WritePretrainingRecord(const ResolvedRun& run,
+                                      const PretrainingJob& job,
+                                      const nlohmann::json& result) {
     ASSIGN_OR_RETURN(const BertConfig config,
-                     ReadCheckpointConfig(pretrained.checkpoint));
+                     ReadCheckpointConfig(job.pretrained.checkpoint));
     reports::RunRecord record =
         RecordBase(experiment_, options_, execution_, run, run.name,
-                   DescriptionOf(run.name), run_id, config);
+                   DescriptionOf(run.name), job.run_id, config);
     record.kind = "pretrain";
     record.derived = false;
     record.data_source = DescribeCorpus(run.spec.pretraining().data());
-    if (data.left_out_documents > 0) {
-      absl::StrAppend(&record.data_source, "; ", data.left_out_documents,
-                      " documents (", data.left_out_words,
+    if (job.data.left_out_documents > 0) {
+      absl::StrAppend(&record.data_source, "; ", job.data.left_out_documents,
+                      " documents (", job.data.left_out_words,
                       " words) left out: they share a sentence with the "
                       "fine-tuning tasks' text");
     }
-    RETURN_IF_ERROR(ReadPretrainingResult(result_json, result_path, &record));
-    ASSIGN_OR_RETURN(
-        record.eval_curve,
-        ReadEvalCurve(Join(train_dir, "metrics.jsonl"), options.objective));
+    RETURN_IF_ERROR(ReadPretrainingResult(result, job.result_path, &record));
+    ASSIGN_OR_RETURN(record.eval_curve,
+                     ReadEvalCurve(Join(job.train_dir, "metrics.jsonl"),
+                                   job.options.objective));
     for (const CorpusSource& source :
          CorpusSources(run.spec.pretraining().data())) {
       if (source.format == PretrainingData::DEFAULT_CORPUS) {
@@ -938,9 +994,7 @@ class Runner {
         ASSIGN_OR_RETURN(record.data_hashes[name], FileSha256(file));
       }
     }
-    RETURN_IF_ERROR(WriteRecord(record_dir, record));
-    pretrained_[run.name] = pretrained;
-    return absl::OkStatus();
+    return WriteRecord(job.record_dir, record);
   }
 
   std::string DescriptionOf(const std::string& variant) const {
