@@ -1312,6 +1312,35 @@ class Runner {
     return absl::OkStatus();
   }
 
+  // One cell's fine-tuning run (FinetuneOne): the variant's checkpoints,
+  // the task, the rate and restart, and what follows from them.
+  struct FinetuneCell {
+    const ResolvedRun& run;
+    const std::string& description;
+    const Pretrained& pretrained;
+    const Pretrained* rtl;
+    const FinetuneTaskSpec& spec;
+    const FinetuneTask& task;
+    const FinetuneTaskInfo* stands_in_for;
+    double lr;
+    int restart;
+    uint64_t seed;
+    std::string run_id;
+    std::string dir;
+    std::vector<std::string> record_dirs;  // one per dev set
+    std::string label;                     // "full/mrpc lr 0.0001 restart 0"
+  };
+
+  // What training a cell left: the tuner with the parameters dev is scored
+  // with, and the tune split's score.
+  struct TrainedCell {
+    std::unique_ptr<Finetuner> tuner;
+    std::optional<reports::TuneScore> tune;
+    int64_t chosen_epoch = 0;  // > 0: chosen on the tune split
+  };
+
+  // A fine-tuning run: planned, found done, or trained, scored on dev and
+  // recorded, one record per dev set.
   absl::Status FinetuneOne(
       const ResolvedRun& run, const std::string& description,
       const Pretrained& pretrained, const Pretrained* rtl,
@@ -1320,54 +1349,41 @@ class Runner {
       const std::map<std::string, std::string>& hashes,
       const std::string& data_hash_text, double lr, int restart, bool bilstm) {
     const uint64_t seed = spec.seed() + restart;
-    // The id covers this cell, not the task's grid: its own rate and
-    // restart are hashed below, so adding a rate or restarts to a task keeps
-    // the cells already run (kExecutionRunIds).
-    FinetuneTaskSpec cell_spec = spec;
-    cell_spec.clear_learning_rates();
-    cell_spec.clear_restarts();
-    // No tune split is what runs before tune_fraction existed did: their
-    // ids (and cached runs) stay valid.
-    if (cell_spec.tune_fraction() == 0) cell_spec.clear_tune_fraction();
-    if (!cell_spec.choose_epoch_on_tune()) {
-      cell_spec.clear_choose_epoch_on_tune();
-    }
-    // Fine-tuning runs on the CPU; the pre-training run's id carries its
-    // device and precision.
-    const std::string run_id = Fnv1a64Hex(Fnv1a64(absl::StrCat(
-        "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
-        ProtoText(cell_spec), "optimizer {\n", ProtoText(optimizer), "}\n",
-        "lr ", LearningRateText(lr), "\nrestart ", restart, "\nseed ", seed,
-        "\nbilstm ", bilstm, "\n",
-        rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
-        data_hash_text, execution_.CpuGemmIdText())));
-    run_ids_.insert(run_id);
-    const std::string dir = Join(
+    FinetuneCell cell{run,
+                      description,
+                      pretrained,
+                      rtl,
+                      spec,
+                      task,
+                      stands_in_for,
+                      lr,
+                      restart,
+                      seed,
+                      FinetuneRunId(pretrained, rtl, spec, optimizer, task,
+                                    data_hash_text, lr, restart, seed, bilstm),
+                      "",
+                      {},
+                      absl::StrCat(run.name, "/", task.key(), " lr ",
+                                   LearningRateText(lr), " restart ", restart)};
+    run_ids_.insert(cell.run_id);
+    cell.dir = Join(
         Join(Join(Join(options_.output_dir, "finetune"), run.name), task.key()),
         absl::StrCat("lr", LearningRateText(lr), "-r", restart, "-",
-                     run_id.substr(0, 8)));
+                     cell.run_id.substr(0, 8)));
     // One record per dev set: MNLI's two in subdirectories.
     const std::vector<std::string>& dev_sets = task.info().dev_set_keys;
-    std::vector<std::string> record_dirs;
     for (const std::string& dev_set : dev_sets) {
-      record_dirs.push_back(dev_sets.size() > 1 ? Join(dir, dev_set) : dir);
+      cell.record_dirs.push_back(dev_sets.size() > 1 ? Join(cell.dir, dev_set)
+                                                     : cell.dir);
     }
-    const std::string label =
-        absl::StrCat(run.name, "/", task.key(), " lr ", LearningRateText(lr),
-                     " restart ", restart);
-    if (!Executes(run_id)) {
+    if (!Executes(cell.run_id)) {
       if (mode_ == Mode::kPlan) {
-        bool done = true;
-        for (const std::string& d : record_dirs) {
-          ASSIGN_OR_RETURN(const bool recorded,
-                           PathExists(Join(d, "run.json")));
-          done = done && recorded;
-        }
-        Plan({run_id,
-              absl::StrCat("fine-tuning ", label),
+        ASSIGN_OR_RETURN(const bool done, AllRecorded(cell.record_dirs));
+        Plan({cell.run_id,
+              absl::StrCat("fine-tuning ", cell.label),
               absl::StrCat("finetune-", run.name, "-", task.key(), "-lr",
                            LearningRateText(lr), "-r", restart, "-",
-                           run_id.substr(0, 8), ".log"),
+                           cell.run_id.substr(0, 8), ".log"),
               false,
               false,
               Needs(pretrained, rtl),
@@ -1376,24 +1392,21 @@ class Runner {
       }
       return absl::OkStatus();
     }
-    RETURN_IF_ERROR(
-        RequireFinished(absl::StrCat("fine-tuning ", label), pretrained, rtl));
+    RETURN_IF_ERROR(RequireFinished(absl::StrCat("fine-tuning ", cell.label),
+                                    pretrained, rtl));
     std::optional<FileLock> lock;  // rank 0's, for all ranks
     if (!Follower()) {
       ASSIGN_OR_RETURN(
-          lock, LockRunDirectory(dir, absl::StrCat("fine-tuning ", label)));
+          lock,
+          LockRunDirectory(cell.dir, absl::StrCat("fine-tuning ", cell.label)));
     }
-    bool done = true;
-    for (const std::string& d : record_dirs) {
-      ASSIGN_OR_RETURN(const bool recorded, PathExists(Join(d, "run.json")));
-      done = done && recorded;
-    }
+    ASSIGN_OR_RETURN(const bool done, AllRecorded(cell.record_dirs));
     if (done) {
       ++summary_.cached_runs;
-      Say(absl::StrCat("fine-tuning ", label, ": done earlier"));
+      Say(absl::StrCat("fine-tuning ", cell.label, ": done earlier"));
       return absl::OkStatus();
     }
-    if (!Follower()) RETURN_IF_ERROR(CreateDirectories(dir));
+    if (!Follower()) RETURN_IF_ERROR(CreateDirectories(cell.dir));
     RETURN_IF_ERROR(VerifyForUse(pretrained, rtl));
     ASSIGN_OR_RETURN(const BertConfig config,
                      ReadCheckpointConfig(pretrained.checkpoint));
@@ -1401,7 +1414,7 @@ class Runner {
     const absl::StatusOr<std::vector<TrivialMetrics>>& trivial = task.Trivial();
     if (!trivial.ok()) {
       return absl::Status(trivial.status().code(),
-                          absl::StrCat(label, ": trivial baseline: ",
+                          absl::StrCat(cell.label, ": trivial baseline: ",
                                        trivial.status().message()));
     }
     FinetuneModelOptions model = task.ModelOptions();
@@ -1413,96 +1426,158 @@ class Runner {
     options.random_init = pretrained.random_init;
     if (rtl != nullptr) options.rtl_checkpoint = rtl->checkpoint;
     options.progress = options_.progress;
-    options.label = absl::StrCat("fine-tune ", label);
+    options.label = absl::StrCat("fine-tune ", cell.label);
     options.collective = collective_;
     const std::string& primary_metric = FinetunePrimaryMetric(
         stands_in_for == nullptr ? task.info() : *stands_in_for,
         experiment_.report().table());
     const auto start = Clock::now();
-    ASSIGN_OR_RETURN(std::unique_ptr<Finetuner> tuner,
-                     Finetuner::Create(options), _.Prepend(label, ": "));
-    // choose_epoch_on_tune: rank 0 scores the tune split after each epoch
-    // and keeps the best epoch's parameters for dev (followers record
-    // nothing).
-    EpochChoice best;
-    Finetuner::EpochEnd epoch_end = nullptr;
-    if (spec.choose_epoch_on_tune() && task.tune_size() > 0 && !Follower()) {
-      epoch_end = [&](int64_t epochs) -> absl::Status {
-        ASSIGN_OR_RETURN(auto metrics, task.EvaluateTune(tuner.get()));
-        return best.Offer(epochs, std::move(metrics), primary_metric,
-                          tuner->parameters());
-      };
-    }
-    if (absl::Status trained = tuner->Train(task.Train(), epoch_end);
-        !trained.ok()) {
-      return absl::Status(trained.code(),
-                          absl::StrCat(label, ": ", trained.message()));
-    }
+    ASSIGN_OR_RETURN(TrainedCell trained,
+                     TrainCell(cell, options, primary_metric));
     // Every rank holds the same parameters: rank 0 evaluates and records.
     if (Follower()) {
       ++summary_.finetune_runs;
       return absl::OkStatus();
     }
-    std::optional<reports::TuneScore> tune;
-    if (best.epoch > 0) {
-      RETURN_IF_ERROR(tuner->RestoreParameters(best.parameters));
-      tune = reports::TuneScore{task.tune_size(), std::move(best.metrics),
-                                best.epoch};
-    } else if (task.tune_size() > 0) {
-      ASSIGN_OR_RETURN(auto tune_metrics, task.EvaluateTune(tuner.get()),
-                       _.Prepend(label, ": "));
-      tune = reports::TuneScore{task.tune_size(), std::move(tune_metrics)};
-    }
     ASSIGN_OR_RETURN(const std::vector<TaskMetrics> results,
-                     task.Evaluate(tuner.get(), dir), _.Prepend(label, ": "));
+                     task.Evaluate(trained.tuner.get(), cell.dir),
+                     _.Prepend(cell.label, ": "));
     const auto end = Clock::now();
     for (size_t i = 0; i < results.size(); ++i) {
-      const TaskMetrics& result = results[i];
       reports::RunRecord record =
           RecordBase(experiment_, options_, execution_, run, run.name,
-                     description, run_id, config);
-      record.kind = "finetune";
-      record.task = result.task;
-      record.derived = task.derived();
-      record.stands_in_for =
-          stands_in_for == nullptr ? "" : ColumnKey(*stands_in_for);
-      record.data_source = task.data_source();
-      record.learning_rate = lr;
-      record.restart = restart;
-      record.seed = static_cast<int64_t>(seed);
-      record.metrics = {result.metrics.begin(), result.metrics.end()};
+                     description, cell.run_id, config);
       record.primary_metric = primary_metric;
       SetTimings(start, end, &record);
       record.data_hashes = hashes;
-      record.warnings = task.warnings();
-      CHECK_EQ(trivial->size(), results.size()) << label;
-      CHECK_EQ((*trivial)[i].task, result.task) << label;
-      record.trivial = reports::TrivialBaseline{(*trivial)[i].predictor,
-                                                (*trivial)[i].metrics, ""};
-      record.baselines = (*trivial)[i].baselines;
-      record.tune = tune;
-      record.training = reports::FinetuneTraining{
-          tuner->stats().first_step_loss, tuner->stats().lowest_step_loss};
-      std::string summary;
-      for (const auto& [name, value] : result.metrics) {
-        absl::StrAppend(&summary, summary.empty() ? "" : ", ", name, " ",
-                        absl::StrFormat("%.2f", value));
-      }
-      Say(absl::StrCat(
-          "fine-tuned ", label, " (", result.task, "): ", summary,
-          best.epoch > 0
-              ? absl::StrCat(" at epoch ", best.epoch, " (chosen on tune)")
-              : "",
-          absl::StrFormat(" in %.0f s, %.0f tokens/s", tuner->stats().seconds,
-                          tuner->stats().tokens_per_second)));
+      CHECK_EQ(trivial->size(), results.size()) << cell.label;
+      CHECK_EQ((*trivial)[i].task, results[i].task) << cell.label;
+      FillFinetuneRecord(cell, trained, results[i], (*trivial)[i], &record);
       // Before run.json, which marks the run finished.
       RETURN_IF_ERROR(WriteFileAtomically(
-          Join(record_dirs[i], reports::kDevExamplesFileName),
-          reports::DevExamplesTsv(result.examples)));
-      RETURN_IF_ERROR(WriteRecord(record_dirs[i], record));
+          Join(cell.record_dirs[i], reports::kDevExamplesFileName),
+          reports::DevExamplesTsv(results[i].examples)));
+      RETURN_IF_ERROR(WriteRecord(cell.record_dirs[i], record));
     }
     ++summary_.finetune_runs;
     return absl::OkStatus();
+  }
+
+  // The id covers this cell, not the task's grid: its own rate and restart
+  // are hashed, so adding a rate or restarts to a task keeps the cells
+  // already run (kExecutionRunIds).
+  std::string FinetuneRunId(const Pretrained& pretrained, const Pretrained* rtl,
+                            const FinetuneTaskSpec& spec,
+                            const FinetuneOptimizerSpec& optimizer,
+                            const FinetuneTask& task,
+                            const std::string& data_hash_text, double lr,
+                            int restart, uint64_t seed, bool bilstm) const {
+    FinetuneTaskSpec cell_spec = spec;
+    cell_spec.clear_learning_rates();
+    cell_spec.clear_restarts();
+    // No tune split is what runs before tune_fraction existed did: their
+    // ids (and cached runs) stay valid.
+    if (cell_spec.tune_fraction() == 0) cell_spec.clear_tune_fraction();
+    if (!cell_spec.choose_epoch_on_tune()) {
+      cell_spec.clear_choose_epoch_on_tune();
+    }
+    // Fine-tuning runs on the CPU; the pre-training run's id carries its
+    // device and precision.
+    return Fnv1a64Hex(Fnv1a64(absl::StrCat(
+        "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
+        ProtoText(cell_spec), "optimizer {\n", ProtoText(optimizer), "}\n",
+        "lr ", LearningRateText(lr), "\nrestart ", restart, "\nseed ", seed,
+        "\nbilstm ", bilstm, "\n",
+        rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
+        data_hash_text, execution_.CpuGemmIdText())));
+  }
+
+  // Whether every one of a run's record directories holds its run.json.
+  absl::StatusOr<bool> AllRecorded(const std::vector<std::string>& dirs) {
+    for (const std::string& dir : dirs) {
+      ASSIGN_OR_RETURN(const bool recorded, PathExists(Join(dir, "run.json")));
+      if (!recorded) return false;
+    }
+    return true;
+  }
+
+  // Trains the cell. With choose_epoch_on_tune rank 0 scores the tune split
+  // after each epoch and keeps the best epoch's parameters for dev
+  // (followers record nothing); otherwise the tune split is scored once,
+  // after training.
+  absl::StatusOr<TrainedCell> TrainCell(const FinetuneCell& cell,
+                                        const FinetuneOptions& options,
+                                        const std::string& primary_metric) {
+    TrainedCell trained;
+    ASSIGN_OR_RETURN(trained.tuner, Finetuner::Create(options),
+                     _.Prepend(cell.label, ": "));
+    Finetuner* const tuner = trained.tuner.get();
+    EpochChoice best;
+    Finetuner::EpochEnd epoch_end = nullptr;
+    if (cell.spec.choose_epoch_on_tune() && cell.task.tune_size() > 0 &&
+        !Follower()) {
+      epoch_end = [&](int64_t epochs) -> absl::Status {
+        ASSIGN_OR_RETURN(auto metrics, cell.task.EvaluateTune(tuner));
+        return best.Offer(epochs, std::move(metrics), primary_metric,
+                          tuner->parameters());
+      };
+    }
+    if (absl::Status done = tuner->Train(cell.task.Train(), epoch_end);
+        !done.ok()) {
+      return absl::Status(done.code(),
+                          absl::StrCat(cell.label, ": ", done.message()));
+    }
+    if (Follower()) return trained;
+    if (best.epoch > 0) {
+      RETURN_IF_ERROR(tuner->RestoreParameters(best.parameters));
+      trained.tune = reports::TuneScore{cell.task.tune_size(),
+                                        std::move(best.metrics), best.epoch};
+      trained.chosen_epoch = best.epoch;
+    } else if (cell.task.tune_size() > 0) {
+      ASSIGN_OR_RETURN(auto tune_metrics, cell.task.EvaluateTune(tuner),
+                       _.Prepend(cell.label, ": "));
+      trained.tune =
+          reports::TuneScore{cell.task.tune_size(), std::move(tune_metrics)};
+    }
+    return trained;
+  }
+
+  // The fine-tuning fields of one dev set's record, and its line.
+  void FillFinetuneRecord(const FinetuneCell& cell, const TrainedCell& trained,
+                          const TaskMetrics& result,
+                          const TrivialMetrics& trivial,
+                          reports::RunRecord* record) {
+    record->kind = "finetune";
+    record->task = result.task;
+    record->derived = cell.task.derived();
+    record->stands_in_for =
+        cell.stands_in_for == nullptr ? "" : ColumnKey(*cell.stands_in_for);
+    record->data_source = cell.task.data_source();
+    record->learning_rate = cell.lr;
+    record->restart = cell.restart;
+    record->seed = static_cast<int64_t>(cell.seed);
+    record->metrics = {result.metrics.begin(), result.metrics.end()};
+    record->warnings = cell.task.warnings();
+    record->trivial =
+        reports::TrivialBaseline{trivial.predictor, trivial.metrics, ""};
+    record->baselines = trivial.baselines;
+    record->tune = trained.tune;
+    const FinetuneStats& stats = trained.tuner->stats();
+    record->training = reports::FinetuneTraining{stats.first_step_loss,
+                                                 stats.lowest_step_loss};
+    std::string summary;
+    for (const auto& [name, value] : result.metrics) {
+      absl::StrAppend(&summary, summary.empty() ? "" : ", ", name, " ",
+                      absl::StrFormat("%.2f", value));
+    }
+    Say(absl::StrCat("fine-tuned ", cell.label, " (", result.task,
+                     "): ", summary,
+                     trained.chosen_epoch > 0
+                         ? absl::StrCat(" at epoch ", trained.chosen_epoch,
+                                        " (chosen on tune)")
+                         : "",
+                     absl::StrFormat(" in %.0f s, %.0f tokens/s", stats.seconds,
+                                     stats.tokens_per_second)));
   }
 
   const RunnerOptions& options_;
