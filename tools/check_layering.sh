@@ -28,9 +28,15 @@ rule "common/ depends on nothing of ours" \
 rule "no library of tasks/ depends on eval/ (but the test helper squad_checks_for_test)" \
   'kind("cc_library", //tasks/...) except //tasks/squad:squad_checks_for_test' \
   '//eval/...'
-rule "the CPU model packages depend on nothing in model/cuda" \
-  '//model/ops/... + //model/bert/... + //model/heads/... + //model/optim/...' \
-  '//model/cuda/...'
+# A CUDA twin lives beside its CPU op (model/ops: layer_norm.h and
+# layer_norm_cuda.{h,cu}), and every CUDA target there carries the tag "cuda"
+# (model/cuda/cuda_twin.bzl tags what it declares). The CPU code is what has
+# no such tag: it reaches neither a tagged target, nor a CUDA source (a .cu,
+# a kernel .cuh, an <op>_cuda.h), nor anything in model/cuda.
+cuda_tagged='attr(tags, "[\[ ]cuda[,\]]", //model/...)'
+rule "the CPU model code (model/ops, bert, heads, optim; targets not tagged cuda) depends on no CUDA target, CUDA source or model/cuda" \
+  "(//model/ops/... + //model/bert/... + //model/heads/... + //model/optim/...) except $cuda_tagged" \
+  "//model/cuda/...:* + $cuda_tagged + filter('(_cuda\.h|\.cu|\.cuh)\$', //model/...:*)"
 rule "tasks/ depends on no model or experiment package" \
   '//tasks/...' \
   '//model/... + //experiments/... + //reports/...'

@@ -4,7 +4,7 @@
 // probabilities, a padding mask of ones (full sequences):
 //
 //   flash_f32 / flash_bf16   cuda::FlashAttentionForward / Backward
-//                            (model/cuda/ops/flash_attention_cuda.h)
+//                            (model/ops/flash_attention_cuda.h)
 //   unfused_f32              cuda::AttentionForward / Backward (cuBLAS
 //                            batched GEMMs + softmax kernels, probs
 //                            materialised), true FP32 GEMMs
@@ -31,11 +31,11 @@
 #include "model/cuda/bf16_test_util.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/ops/attention_cuda.h"
-#include "model/cuda/ops/flash_attention_cuda.h"
-#include "model/cuda/ops/flash_attention_reference.h"
 #include "model/cuda/parity_test_util.h"
 #include "model/ops/attention.h"
+#include "model/ops/attention_cuda.h"
+#include "model/ops/flash_attention_cuda.h"
+#include "model/ops/flash_attention_reference.h"
 
 namespace bertlab {
 namespace {

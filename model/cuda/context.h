@@ -5,7 +5,7 @@
 //
 // Math mode: CUBLAS_DEFAULT_MATH, so FP32 products are true FP32 (no TF32)
 // unless allow_tf32 is set; BF16 products use tensor cores either way, with
-// FP32 accumulation (CUBLAS_COMPUTE_32F, model/cuda/ops/gemm_cuda.h).
+// FP32 accumulation (CUBLAS_COMPUTE_32F, model/ops/gemm_cuda.h).
 #ifndef BERTLAB_MODEL_CUDA_CONTEXT_H_
 #define BERTLAB_MODEL_CUDA_CONTEXT_H_
 

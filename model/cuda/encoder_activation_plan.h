@@ -16,11 +16,11 @@ namespace bertlab {
 namespace cuda {
 
 // The attention kernel of the GPU encoder.
-//   kUnfused  model/cuda/ops/attention_cuda.h: saves the (B, A, T, T)
+//   kUnfused  model/ops/attention_cuda.h: saves the (B, A, T, T)
 //   probabilities
 //             of every layer for the backward and needs one scratch of that
 //             size (bf16: and a float one), shared by the layers.
-//   kFlash    model/cuda/ops/flash_attention_cuda.h: saves a float logsumexp
+//   kFlash    model/ops/flash_attention_cuda.h: saves a float logsumexp
 //             (B, A, T) per layer instead, and the backward needs one float
 //             workspace of (B, A, T), shared by the layers.
 enum class GpuAttention { kUnfused, kFlash };

@@ -1,6 +1,6 @@
 // The BERT encoder forward and backward on the GPU, the twin of
 // model/bert/encoder.h composed from the CUDA op twins in
-// model/cuda/ops/*_cuda.h:
+// model/ops/*_cuda.h:
 //
 //   e   = LayerNorm(word[ids] + position[t] + token_type[types]); Dropout
 //   for each of the L layers (post-LayerNorm):

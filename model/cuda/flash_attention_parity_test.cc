@@ -14,7 +14,7 @@
 // op adds -10000 to every score and so rounds them to ulp(10000) = 2^-10,
 // an error (~5e-4 relative in the probabilities) far above float's bound that
 // the kernels avoid (flash_attention_tile.h). K per quantity as in
-// model/cuda/ops/flash_attention_tile_test.cc: logsumexp head_dim + seq_len,
+// model/ops/flash_attention_tile_test.cc: logsumexp head_dim + seq_len,
 // out head_dim + 2 seq_len, d_qkv 3 (head_dim + seq_len). bf16 runs use bf16's
 // eps for out and d_qkv (bf16 outputs; the backward reads the bf16-rounded out)
 // and float's for logsumexp (float output from exact bf16 inputs in float
@@ -30,10 +30,10 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/ops/flash_attention_cuda.h"
-#include "model/cuda/ops/flash_attention_reference.h"
 #include "model/cuda/parity_test_util.h"
 #include "model/ops/attention.h"
+#include "model/ops/flash_attention_cuda.h"
+#include "model/ops/flash_attention_reference.h"
 #include "model/parity/parity_comparator.h"
 
 namespace bertlab {

@@ -7,10 +7,10 @@
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/float_logits_cuda.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/ops/gemm_cuda.h"
-#include "model/cuda/ops/linear_cuda.h"
 #include "model/cuda/precision_cast_cuda.h"
 #include "model/ops/gemm.h"
+#include "model/ops/gemm_cuda.h"
+#include "model/ops/linear_cuda.h"
 
 namespace bertlab {
 namespace cuda {

@@ -1,6 +1,6 @@
 // The heads' output layer on the GPU: a linear layer whose output, the
 // logits, is FLOAT for both activation types, so the softmax cross-entropy
-// (model/cuda/ops/cross_entropy_cuda.h, float) reads unrounded logits:
+// (model/ops/cross_entropy_cuda.h, float) reads unrounded logits:
 //
 //   logits (rows, out) = in (rows, in) * weight^T + bias
 //

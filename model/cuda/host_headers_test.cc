@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
-#include "model/cuda/ops/gemm_cuda.h"
+#include "model/ops/gemm_cuda.h"
 
 namespace bertlab {
 namespace {

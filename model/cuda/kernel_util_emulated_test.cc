@@ -3,7 +3,7 @@
 // of LinearForward and FloatLogitsForward): every element of a (rows,
 // columns) output is bias[c], exactly, for float -> float, bf16 -> bf16 and
 // bf16 -> float; the output starts as NaN; every emulator schedule. (Its
-// ColumnSumsKernel runs in //model/cuda/ops:layer_norm_emulated_test.)
+// ColumnSumsKernel runs in //model/ops:layer_norm_emulated_test.)
 #include <cstdint>
 #include <vector>
 

@@ -17,9 +17,9 @@
 #include "model/cuda/bf16_test_util.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/ops/embedding_cuda.h"
 #include "model/cuda/parity_test_util.h"
 #include "model/ops/attention.h"
+#include "model/ops/embedding_cuda.h"
 
 namespace bertlab {
 namespace ops_parity {

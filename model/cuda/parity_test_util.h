@@ -1,5 +1,5 @@
 // Helpers shared by the CUDA-vs-CPU parity tests (and the host tests that use
-// the same comparator, e.g. model/cuda/ops/flash_attention_tile_test): seeded
+// the same comparator, e.g. model/ops/flash_attention_tile_test): seeded
 // random inputs, the one comparator (parity_comparator.h) as a gtest
 // expectation, and bitwise equality. Plain C++ (no CUDA), test-only,
 // header-only.

@@ -57,8 +57,8 @@
 #include "model/cuda/device_batch.h"
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/gradient_accumulation_cuda.h"
-#include "model/cuda/ops/residual_cuda.h"
 #include "model/cuda/train_step_cuda.h"
+#include "model/ops/residual_cuda.h"
 #include "model/optim/adamw.h"
 #include "model/train/pretraining_backend.h"
 

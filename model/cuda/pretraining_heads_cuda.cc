@@ -13,12 +13,12 @@
 #include "common/check.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/float_logits_cuda.h"
-#include "model/cuda/ops/cross_entropy_cuda.h"
-#include "model/cuda/ops/gelu_cuda.h"
-#include "model/cuda/ops/layer_norm_cuda.h"
-#include "model/cuda/ops/linear_cuda.h"
-#include "model/cuda/ops/residual_cuda.h"
 #include "model/cuda/prediction_rows_cuda.h"
+#include "model/ops/cross_entropy_cuda.h"
+#include "model/ops/gelu_cuda.h"
+#include "model/ops/layer_norm_cuda.h"
+#include "model/ops/linear_cuda.h"
+#include "model/ops/residual_cuda.h"
 
 namespace bertlab {
 namespace cuda {

@@ -12,8 +12,8 @@
 #include "common/check.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/float_logits_cuda.h"
-#include "model/cuda/ops/cross_entropy_cuda.h"
 #include "model/cuda/span_logits_cuda.h"
+#include "model/ops/cross_entropy_cuda.h"
 
 namespace bertlab {
 namespace cuda {

@@ -71,6 +71,7 @@ def cuda_library(
         outs = [archive],
         cmd = cmd,
         message = "nvcc %s" % name,
+        tags = kwargs.get("tags", []),
         target_compatible_with = CUDA_ONLY,
     )
     native.cc_library(

@@ -1,8 +1,11 @@
 """The host CUDA build's .cu files, copts and test macro (//model/cuda/host).
 
-model/cuda/BUILD and model/cuda/ops/BUILD check at load time that their
-package's .cu files are exactly the ones listed here (check_host_cu_sources),
-so a new .cu cannot be left out of the host build silently.
+model/cuda/BUILD checks at load time that its .cu files are exactly the ones
+listed here (check_host_cu_sources), so a new .cu cannot be left out of the
+host build silently. The ops' CUDA twins are not listed: each cuda_twin()
+stanza (//model/cuda:cuda_twin.bzl) declares its own entry, and its
+package's cuda_twins_host() hands them all to //model/cuda/host
+(//model/ops:cuda_twins_host_srcs and _hdrs) and makes the same check.
 """
 
 load("//model/cuda/testing:simt_emulator.bzl", "SIMT_EMULATOR_COPTS")
@@ -21,24 +24,13 @@ CU_SOURCES = [
     "//model/cuda:precision_cast_cuda.cu",
     "//model/cuda:prediction_rows_cuda.cu",
     "//model/cuda:span_logits_cuda.cu",
-    "//model/cuda/ops:attention_cuda.cu",
-    "//model/cuda/ops:cross_entropy_cuda.cu",
-    "//model/cuda/ops:dropout_cuda.cu",
-    "//model/cuda/ops:embedding_cuda.cu",
-    "//model/cuda/ops:flash_attention_cuda.cu",
-    "//model/cuda/ops:gelu_cuda.cu",
-    "//model/cuda/ops:gemm_cuda.cu",
-    "//model/cuda/ops:layer_norm_cuda.cu",
-    "//model/cuda/ops:linear_cuda.cu",
-    "//model/cuda/ops:residual_cuda.cu",
-    "//model/cuda/ops:tanh_cuda.cu",
 ]
 
 def check_host_cu_sources(package, files):
     """Fails the loading of `package` unless `files` (its glob of *.cu) are CU_SOURCES' entries for it.
 
     Args:
-      package: the package path, e.g. "model/cuda/ops".
+      package: the package path, e.g. "model/cuda".
       files: glob(["*.cu"]) of that package.
     """
     listed = sorted([s.split(":")[1] for s in CU_SOURCES if s.startswith("//" + package + ":")])

@@ -15,7 +15,7 @@ SIMT_EMULATOR_COPTS = [
     "-Wno-sign-compare",
 ]
 
-def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kernel_deps = [], size = "small", shard_count = None):
+def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kernel_deps = [], size = "small", shard_count = None, tags = []):
     """A test that runs a kernel source's own code on the CPU under simt_emulator.h.
 
     Declares the kernel source as a testonly g++ library (nvcc compiles the
@@ -30,6 +30,7 @@ def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kern
       kernel_deps: what the kernel source includes beyond kernel_source.cuh.
       size: the test size.
       shard_count: shards for a slow test (gtest splits its cases).
+      tags: tags of both targets.
     """
     op = name[:-len("_emulated_test")]
     library = op + "_kernels_emulated"
@@ -38,6 +39,7 @@ def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kern
         testonly = True,
         hdrs = [kernels or op + "_kernels.cuh"] + kernel_hdrs,
         deps = ["//model/cuda:kernel_source"] + kernel_deps,
+        tags = tags,
     )
     native.cc_test(
         name = name,
@@ -45,6 +47,7 @@ def emulated_kernel_test(name, deps = [], kernels = None, kernel_hdrs = [], kern
         shard_count = shard_count,
         srcs = [name + ".cc"],
         copts = SIMT_EMULATOR_COPTS,
+        tags = tags,
         deps = [
             ":" + library,
             "//model/cuda/testing:emulated_test_util",

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/cuda/ops/layer_norm_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/ops/layer_norm.h"
+#include "model/ops/layer_norm_kernels.cuh"
 #include "model/parity/parity_comparator.h"
 
 namespace bertlab {

@@ -8,9 +8,9 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/ops/gelu_cuda.h"
-#include "model/cuda/ops/gelu_cuda_kernels.cuh"
 #include "model/ops/gelu.h"
+#include "model/ops/gelu_cuda.h"
+#include "model/ops/gelu_cuda_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

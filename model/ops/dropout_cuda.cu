@@ -9,8 +9,8 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/ops/dropout_cuda.h"
-#include "model/cuda/ops/dropout_kernels.cuh"
+#include "model/ops/dropout_cuda.h"
+#include "model/ops/dropout_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

@@ -12,9 +12,9 @@
 
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/ops/flash_attention_cuda.h"
-#include "model/cuda/ops/flash_attention_kernels.cuh"
 #include "model/ops/attention.h"
+#include "model/ops/flash_attention_cuda.h"
+#include "model/ops/flash_attention_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

@@ -6,9 +6,9 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/ops/gemm_cuda.h"
-#include "model/cuda/ops/linear_cuda.h"
 #include "model/ops/gemm.h"
+#include "model/ops/gemm_cuda.h"
+#include "model/ops/linear_cuda.h"
 
 namespace bertlab {
 namespace cuda {

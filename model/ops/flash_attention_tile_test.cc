@@ -24,7 +24,7 @@
 // most 0.09 (out), 0.009 (logsumexp) and 0.11 (d_qkv), so the bound has ~10x
 // headroom while a rounding-level mistake (e.g. adding -10000 to the scores
 // of an all-padding row in float) fails it ~40x over.
-#include "model/cuda/ops/flash_attention_tile.h"
+#include "model/ops/flash_attention_tile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,10 +36,10 @@
 
 #include "common/philox.h"
 #include "gtest/gtest.h"
-#include "model/cuda/ops/flash_attention_reference.h"
 #include "model/cuda/parity_test_util.h"
 #include "model/ops/attention.h"
 #include "model/ops/dropout_mask.h"
+#include "model/ops/flash_attention_reference.h"
 #include "model/ops/philox_fill.h"
 #include "model/parity/parity_comparator.h"
 

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/cuda/ops/tanh_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/ops/tanh.h"
+#include "model/ops/tanh_kernels.cuh"
 #include "model/parity/parity_comparator.h"
 
 namespace bertlab {

@@ -25,10 +25,10 @@
 
 #include "common/philox.h"
 #include "gtest/gtest.h"
-#include "model/cuda/ops/attention_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
+#include "model/ops/attention_kernels.cuh"
 #include "model/parity/parity_comparator.h"
 
 namespace bertlab {

@@ -4,7 +4,7 @@
 // checks), must reproduce the row-major CPU Gemm (gemm.h, OpenBLAS) for every
 // transpose pair, padded leading dimensions, k = 0 and strided batches.
 // Everything runs in double, so the two agree to rounding (1e-12 relative).
-#include "model/cuda/ops/gemm_cuda_call.h"
+#include "model/ops/gemm_cuda_call.h"
 
 #include <algorithm>
 #include <cmath>

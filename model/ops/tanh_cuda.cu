@@ -7,8 +7,8 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/ops/tanh_cuda.h"
-#include "model/cuda/ops/tanh_kernels.cuh"
+#include "model/ops/tanh_cuda.h"
+#include "model/ops/tanh_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

@@ -49,12 +49,12 @@
 
 #include "common/philox.h"
 #include "gtest/gtest.h"
-#include "model/cuda/ops/flash_attention_kernels.cuh"
-#include "model/cuda/ops/flash_attention_reference.h"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/ops/attention.h"
+#include "model/ops/flash_attention_kernels.cuh"
+#include "model/ops/flash_attention_reference.h"
 #include "model/parity/parity_comparator.h"
 
 namespace bertlab {

@@ -8,8 +8,8 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/ops/layer_norm_cuda.h"
-#include "model/cuda/ops/layer_norm_kernels.cuh"
+#include "model/ops/layer_norm_cuda.h"
+#include "model/ops/layer_norm_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

@@ -7,8 +7,8 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/ops/cross_entropy_cuda.h"
-#include "model/cuda/ops/cross_entropy_kernels.cuh"
+#include "model/ops/cross_entropy_cuda.h"
+#include "model/ops/cross_entropy_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

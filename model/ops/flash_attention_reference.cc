@@ -1,5 +1,5 @@
 // The fused attention kernels' CPU reference; see flash_attention_reference.h.
-#include "model/cuda/ops/flash_attention_reference.h"
+#include "model/ops/flash_attention_reference.h"
 
 #include <algorithm>
 #include <cmath>

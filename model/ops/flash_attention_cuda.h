@@ -7,7 +7,7 @@
 // FlashAttention-2 (Dao 2023): the forward keeps only out and the per-row
 // logsumexp; the backward recomputes the probabilities from logsumexp and the
 // dropout mask from Philox. The per-tile math (masked scores, online softmax,
-// dropout bits, row term) is model/cuda/ops/flash_attention_tile.h, shared with
+// dropout bits, row term) is model/ops/flash_attention_tile.h, shared with
 // the host emulation in flash_attention_tile_test.cc; that header also explains
 // which key tiles are skipped and why that changes no bit.
 //

@@ -12,11 +12,11 @@
 
 #include "common/philox.h"
 #include "gtest/gtest.h"
-#include "model/cuda/ops/dropout_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/ops/dropout.h"
+#include "model/ops/dropout_kernels.cuh"
 
 namespace bertlab {
 namespace {

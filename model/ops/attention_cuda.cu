@@ -13,11 +13,11 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/ops/attention_cuda.h"
-#include "model/cuda/ops/attention_kernels.cuh"
-#include "model/cuda/ops/gemm_cuda.h"
 #include "model/ops/attention.h"
+#include "model/ops/attention_cuda.h"
+#include "model/ops/attention_kernels.cuh"
 #include "model/ops/gemm.h"
+#include "model/ops/gemm_cuda.h"
 
 namespace bertlab {
 namespace cuda {

@@ -36,9 +36,9 @@
 
 #include "common/philox.h"
 #include "model/cuda/kernel_source.cuh"
-#include "model/cuda/ops/flash_attention_products.cuh"
-#include "model/cuda/ops/flash_attention_tile.h"
 #include "model/ops/attention.h"
+#include "model/ops/flash_attention_products.cuh"
+#include "model/ops/flash_attention_tile.h"
 
 namespace bertlab {
 namespace cuda {

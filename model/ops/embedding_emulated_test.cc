@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/cuda/ops/embedding_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/ops/embedding.h"
+#include "model/ops/embedding_kernels.cuh"
 
 namespace bertlab {
 namespace {

@@ -9,9 +9,9 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cublas_check.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/ops/gemm_cuda.h"
-#include "model/cuda/ops/gemm_cuda_call.h"
 #include "model/ops/gemm.h"
+#include "model/ops/gemm_cuda.h"
+#include "model/ops/gemm_cuda_call.h"
 
 namespace bertlab {
 namespace cuda {

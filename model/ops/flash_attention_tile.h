@@ -1,5 +1,5 @@
 // The per-tile math of the fused ("flash") attention kernels
-// (model/cuda/ops/flash_attention_cuda.cu): masked scores, the online softmax,
+// (model/ops/flash_attention_cuda.cu): masked scores, the online softmax,
 // attention-probability dropout and the backward's row term. Header-only and
 // BERTLAB_HOST_DEVICE, so g++ compiles the same functions for
 // flash_attention_tile_test.cc, which runs a host emulation of the kernels'

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/cuda/ops/gelu_cuda_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/ops/gelu.h"
+#include "model/ops/gelu_cuda_kernels.cuh"
 #include "model/parity/parity_comparator.h"
 
 namespace bertlab {

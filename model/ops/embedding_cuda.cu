@@ -8,8 +8,8 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/ops/embedding_cuda.h"
-#include "model/cuda/ops/embedding_kernels.cuh"
+#include "model/ops/embedding_cuda.h"
+#include "model/ops/embedding_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/cuda/ops/residual_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/ops/residual.h"
+#include "model/ops/residual_kernels.cuh"
 
 namespace bertlab {
 namespace {
