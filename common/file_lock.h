@@ -1,6 +1,6 @@
 // An exclusive lock between processes, for what two commands may work on at
 // once: an experiment's run directories and the shared cache
-// (experiments/runner.h).
+// (experiments/run/runner.h).
 //
 // It is flock(2) on a lock file. The kernel drops the lock when its holder
 // closes the file or dies, kill -9 included, so a crash never leaves a stale

@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "experiments/config_loader.h"
 #include "experiments/experiment.pb.h"
-#include "experiments/run_plan.h"
+#include "experiments/run/run_plan.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"

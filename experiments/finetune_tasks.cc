@@ -17,7 +17,7 @@
 #include "eval/glue_scoring.h"
 #include "eval/squad_decoded.h"
 #include "eval/squad_eval.h"
-#include "experiments/run_lock.h"
+#include "experiments/run/run_lock.h"
 #include "nlohmann/json.hpp"
 #include "tasks/finetune/input_baselines.h"
 #include "tasks/finetune/trivial_baseline.h"

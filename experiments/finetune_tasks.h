@@ -2,7 +2,7 @@
 // encoding each task's files (tasks/glue, tasks/squad, tasks/swag), the
 // model head it needs, and its dev evaluation in the paper's units (eval/),
 // each as the task's row of finetune_task_table.h says (reader, directory,
-// head, dev sets). The runner (experiments/runner.h) calls only this.
+// head, dev sets). The runner (experiments/run/runner.h) calls only this.
 //
 // Where the data is (`data_dir`, the official layouts):
 //   GLUE     data_dir/glue/<MNLI|QQP|QNLI|SST-2|CoLA|STS-B|MRPC|RTE|WNLI>/

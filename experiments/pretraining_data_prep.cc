@@ -32,7 +32,7 @@
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
 #include "experiments/pretraining_corpus.h"
-#include "experiments/run_lock.h"
+#include "experiments/run/run_lock.h"
 #include "tasks/corpus/diatheke_reader.h"
 #include "tasks/corpus/gutenberg_reader.h"
 #include "tasks/corpus/reference_format_reader.h"

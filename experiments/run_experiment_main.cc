@@ -1,4 +1,4 @@
-// Runs one of the paper's experiments (experiments/runner.h) and prints its
+// Runs one of the paper's experiments (experiments/run/runner.h) and prints its
 // report. Each table target (`bazel run //experiments:table5_ablation`, ...)
 // is this program with the experiment's scale presets passed in by
 // BUILD:
@@ -25,8 +25,9 @@
 // after the report and make the exit status 1.
 //
 // Under mpirun, with --run_id, the ranks run that one run data-parallel
-// (experiments/runner.h RunnerOptions.collective; gradient_accumulation_steps
-// of its pre-training or fine-tuning a multiple of the rank count):
+// (experiments/run/runner.h RunnerOptions.collective;
+// gradient_accumulation_steps of its pre-training or fine-tuning a multiple of
+// the rank count):
 //
 //   tools/mpi/mpirun.sh -np 2 bazel-bin/experiments/run_experiment
 //       --experiment=FILE --threads=1 --run_id=ID
@@ -58,8 +59,8 @@
 #include "experiments/device_flags.h"
 #include "experiments/finetune_task_table.h"
 #include "experiments/pretraining_corpus.h"
-#include "experiments/run_plan.h"
-#include "experiments/runner.h"
+#include "experiments/run/run_plan.h"
+#include "experiments/run/runner.h"
 #include "tasks/corpus/default_corpus_path.h"
 
 ABSL_FLAG(std::string, scale, "mini",

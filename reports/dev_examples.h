@@ -1,5 +1,5 @@
 // dev_examples.tsv: one fine-tuning run's dev predictions scored example by
-// example, written beside its run.json (experiments/runner.h) and read back
+// example, written beside its run.json (experiments/run/runner.h) and read back
 // by the report, whose Multi-Bootstrap (multi_bootstrap.h) resamples these
 // examples. A metric is recomputed on any multiset of the examples, so
 // metrics that are not means of per-example scores (F1 of a class, Matthews,

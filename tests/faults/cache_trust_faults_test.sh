@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 39, "silent garbage from the cache": a pre-training cache entry is
-# checked before it is trusted (experiments/pretraining_cache.h). Each case
+# checked before it is trusted (experiments/run/pretraining_cache.h). Each case
 # damages the entry of a finished run and runs the experiment again:
 #   1. result.json lost after the final checkpoint was written: the last
 #      stretch is trained again and the record gets the measured result, the

@@ -1,9 +1,9 @@
 // The lock that keeps two processes (two run_experiment commands on one
 // output or cache directory) from working on one run directory or cache
 // entry at once: the second waits for the first to finish it, then finds it
-// done and uses it (experiments/runner.h).
-#ifndef BERTLAB_EXPERIMENTS_RUN_LOCK_H_
-#define BERTLAB_EXPERIMENTS_RUN_LOCK_H_
+// done and uses it (experiments/run/runner.h).
+#ifndef BERTLAB_EXPERIMENTS_RUN_RUN_LOCK_H_
+#define BERTLAB_EXPERIMENTS_RUN_RUN_LOCK_H_
 
 #include <string>
 
@@ -30,4 +30,4 @@ absl::StatusOr<FileLock> LockRunDirectory(const std::string& dir,
 }  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_RUN_LOCK_H_
+#endif  // BERTLAB_EXPERIMENTS_RUN_RUN_LOCK_H_

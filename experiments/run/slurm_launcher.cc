@@ -1,4 +1,4 @@
-#include "experiments/slurm_launcher.h"
+#include "experiments/run/slurm_launcher.h"
 
 #include <stdio.h>
 #include <sys/wait.h>

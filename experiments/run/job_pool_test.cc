@@ -1,4 +1,4 @@
-#include "experiments/job_pool.h"
+#include "experiments/run/job_pool.h"
 
 #include <algorithm>
 #include <cstdlib>

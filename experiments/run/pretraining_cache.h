@@ -31,8 +31,8 @@
 // result to trust: RemoveUnrecordedFinalCheckpoint takes that checkpoint
 // away before the run is resumed, so the last stretch is trained again (bit
 // for bit, resume is exact) and the result is measured, not made up.
-#ifndef BERTLAB_EXPERIMENTS_PRETRAINING_CACHE_H_
-#define BERTLAB_EXPERIMENTS_PRETRAINING_CACHE_H_
+#ifndef BERTLAB_EXPERIMENTS_RUN_PRETRAINING_CACHE_H_
+#define BERTLAB_EXPERIMENTS_RUN_PRETRAINING_CACHE_H_
 
 #include <cstdint>
 #include <string>
@@ -76,4 +76,4 @@ absl::StatusOr<bool> RemoveUnrecordedFinalCheckpoint(
 }  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_PRETRAINING_CACHE_H_
+#endif  // BERTLAB_EXPERIMENTS_RUN_PRETRAINING_CACHE_H_

@@ -1,4 +1,4 @@
-#include "experiments/runner.h"
+#include "experiments/run/runner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -30,15 +30,15 @@
 #include "experiments/evaluation_text.h"
 #include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
-#include "experiments/pretraining_cache.h"
 #include "experiments/pretraining_corpus.h"
 #include "experiments/pretraining_curve.h"
 #include "experiments/pretraining_data_prep.h"
 #include "experiments/pretraining_options.h"
 #include "experiments/pretraining_seeds.h"
-#include "experiments/run_lock.h"
-#include "experiments/run_plan.h"
-#include "experiments/slurm_launcher.h"
+#include "experiments/run/pretraining_cache.h"
+#include "experiments/run/run_lock.h"
+#include "experiments/run/run_plan.h"
+#include "experiments/run/slurm_launcher.h"
 #include "google/protobuf/text_format.h"
 #include "model/bert/checkpoint.h"
 #include "model/ops/cpu_gemm_engine.h"

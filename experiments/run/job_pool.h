@@ -1,6 +1,6 @@
 // Runs commands as child processes, at most N at once, each only after the
 // commands it needs have succeeded: how run_experiment --jobs=N runs an
-// experiment's independent runs side by side (experiments/runner.h). Each
+// experiment's independent runs side by side (experiments/run/runner.h). Each
 // job is a separate process, so a run that fails, or crashes, ends only
 // itself; a job whose prerequisite failed is not started. Nothing is
 // retried.
@@ -17,8 +17,8 @@
 // it ends; on a terminal, a block under them redrawn every second with one
 // line per running job (its label, its age and the last line of its log);
 // elsewhere that block is printed every 30 s.
-#ifndef BERTLAB_EXPERIMENTS_JOB_POOL_H_
-#define BERTLAB_EXPERIMENTS_JOB_POOL_H_
+#ifndef BERTLAB_EXPERIMENTS_RUN_JOB_POOL_H_
+#define BERTLAB_EXPERIMENTS_RUN_JOB_POOL_H_
 
 #include <string>
 #include <vector>
@@ -79,4 +79,4 @@ absl::StatusOr<JobPoolResult> RunJobs(const std::vector<Job>& jobs,
 }  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_JOB_POOL_H_
+#endif  // BERTLAB_EXPERIMENTS_RUN_JOB_POOL_H_

@@ -71,8 +71,8 @@
 // one cache, or the same command started twice): every run directory, cache
 // entry (prepared corpus, pre-training run), the derived tasks, the SQuAD
 // split and the report have a lock, the file <dir>.lock beside the directory
-// (flock, experiments/run_lock.h). A process that finds one taken says so on
-// stderr ("experiment: waiting for pre-training full (DIR): another process
+// (flock, experiments/run/run_lock.h). A process that finds one taken says so
+// on stderr ("experiment: waiting for pre-training full (DIR): another process
 // (pid N) is working on it") and waits; then it finds the run done and uses
 // it, so each run is trained once and both processes end with the same
 // records. Waiting rather than skipping: the runs after it need its result
@@ -89,21 +89,21 @@
 // (training nothing, but preparing the pre-training data and the tasks),
 // then runs each undone run as a child process, job_command with
 // --run_id=<id>, at most N at once, on NumThreads() / N threads each
-// (experiments/job_pool.h). A fine-tuning run starts once the pre-training
+// (experiments/run/job_pool.h). A fine-tuning run starts once the pre-training
 // runs it needs have succeeded; a run that fails ends only itself and the
 // runs that need it, and is listed in RunnerSummary.failed. Because the
 // bits do not depend on the thread count, the records equal those of
 // jobs = 1. The report is then rendered from whatever records there are.
 //
 // With launcher "slurm" the undone runs are submitted instead, as job arrays
-// (experiments/slurm_launcher.h: the scripts in <output_dir>/slurm/), each
+// (experiments/run/slurm_launcher.h: the scripts in <output_dir>/slurm/), each
 // task the same command with --run_id on slurm.cpus_per_task threads; the
 // runs that are done are skipped, so submitting again submits only what is
 // missing (and what is still queued: such a run, found locked, waits and
 // then finds itself done). No report then: once the arrays have run,
 // //reports:render makes it from the records, as does this command again.
-#ifndef BERTLAB_EXPERIMENTS_RUNNER_H_
-#define BERTLAB_EXPERIMENTS_RUNNER_H_
+#ifndef BERTLAB_EXPERIMENTS_RUN_RUNNER_H_
+#define BERTLAB_EXPERIMENTS_RUN_RUNNER_H_
 
 #include <string>
 #include <vector>
@@ -111,8 +111,8 @@
 #include "absl/status/statusor.h"
 #include "common/collective.h"
 #include "experiments/experiment.pb.h"
-#include "experiments/job_pool.h"
-#include "experiments/slurm_launcher.h"
+#include "experiments/run/job_pool.h"
+#include "experiments/run/slurm_launcher.h"
 #include "model/train/pretraining_backend.h"
 
 namespace bertlab {
@@ -208,4 +208,4 @@ absl::StatusOr<RunnerSummary> RunExperiment(const RunnerOptions& options);
 }  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_RUNNER_H_
+#endif  // BERTLAB_EXPERIMENTS_RUN_RUNNER_H_

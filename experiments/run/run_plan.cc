@@ -1,4 +1,4 @@
-#include "experiments/run_plan.h"
+#include "experiments/run/run_plan.h"
 
 #include <algorithm>
 #include <map>

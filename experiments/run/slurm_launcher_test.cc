@@ -1,7 +1,7 @@
 // SubmitJobArrays against a stand-in sbatch (a shell script that records its
 // arguments and prints job ids); experiments/slurm_test.sh runs the real
 // one.
-#include "experiments/slurm_launcher.h"
+#include "experiments/run/slurm_launcher.h"
 
 #include <sys/stat.h>
 

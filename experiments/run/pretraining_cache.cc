@@ -1,4 +1,4 @@
-#include "experiments/pretraining_cache.h"
+#include "experiments/run/pretraining_cache.h"
 
 #include <cmath>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "experiments/run_lock.h"
+#include "experiments/run/run_lock.h"
 
 #include <filesystem>
 #include <iostream>

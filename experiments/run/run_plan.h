@@ -3,8 +3,8 @@
 // (objective, steps, tokens) or the checkpoint it reuses, and the
 // fine-tuning grid. For checking a configuration on a machine that cannot
 // run it (a paper-scale one on a CPU).
-#ifndef BERTLAB_EXPERIMENTS_RUN_PLAN_H_
-#define BERTLAB_EXPERIMENTS_RUN_PLAN_H_
+#ifndef BERTLAB_EXPERIMENTS_RUN_RUN_PLAN_H_
+#define BERTLAB_EXPERIMENTS_RUN_RUN_PLAN_H_
 
 #include <set>
 #include <string>
@@ -59,4 +59,4 @@ absl::StatusOr<std::string> DescribeRunPlan(
 }  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_RUN_PLAN_H_
+#endif  // BERTLAB_EXPERIMENTS_RUN_RUN_PLAN_H_

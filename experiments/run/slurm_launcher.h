@@ -1,6 +1,6 @@
-// Submits jobs (experiments/job_pool.h's Job: a command, a log, the jobs it
+// Submits jobs (experiments/run/job_pool.h's Job: a command, a log, the jobs it
 // needs) to Slurm as job arrays: how run_experiment --launcher=slurm runs an
-// experiment's runs on a cluster (experiments/runner.h). Each array task is
+// experiment's runs on a cluster (experiments/run/runner.h). Each array task is
 // one job; its command runs there as it would locally, its output going to
 // the job's log file.
 //
@@ -22,14 +22,14 @@
 // and one case per array task that execs the job's command with its output
 // in the job's log. They stay after submission, to read or to resubmit by
 // hand.
-#ifndef BERTLAB_EXPERIMENTS_SLURM_LAUNCHER_H_
-#define BERTLAB_EXPERIMENTS_SLURM_LAUNCHER_H_
+#ifndef BERTLAB_EXPERIMENTS_RUN_SLURM_LAUNCHER_H_
+#define BERTLAB_EXPERIMENTS_RUN_SLURM_LAUNCHER_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "experiments/job_pool.h"
+#include "experiments/run/job_pool.h"
 
 namespace bertlab {
 namespace experiments {
@@ -76,4 +76,4 @@ std::string ShellQuote(const std::string& text);
 }  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_SLURM_LAUNCHER_H_
+#endif  // BERTLAB_EXPERIMENTS_RUN_SLURM_LAUNCHER_H_
