@@ -572,16 +572,13 @@ absl::StatusOr<std::vector<ClaimCheck>> CheckTableClaims(
   return checks;
 }
 
-absl::StatusOr<TableReport> BuildTable(
-    const PaperTable& paper, const std::vector<const RunRecord*>& records,
-    const std::vector<std::string>& only_rows) {
-  const auto shown = [&](const std::string& key) {
-    return only_rows.empty() || std::find(only_rows.begin(), only_rows.end(),
-                                          key) != only_rows.end();
-  };
-  TableReport table;
-  table.paper = &paper;
+// The records that feed each column of a table (BuildTable's columns, in
+// order).
+using ColumnRecords = std::vector<std::vector<const RunRecord*>>;
 
+// The scale every record shares; more than one is an error.
+absl::StatusOr<std::string> OneScale(
+    const PaperTable& paper, const std::vector<const RunRecord*>& records) {
   std::set<std::string> scales;
   for (const RunRecord* record : records) scales.insert(record->scale);
   if (scales.size() > 1) {
@@ -589,12 +586,16 @@ absl::StatusOr<TableReport> BuildTable(
         paper.id, ": the records mix scales (", absl::StrJoin(scales, ", "),
         "); choose one with --scale"));
   }
-  table.scale = scales.empty() ? "" : *scales.begin();
+  return scales.empty() ? "" : *scales.begin();
+}
 
-  // Columns we can measure; which records feed each.
+// The columns the records can fill, and which records feed each: real data
+// wins, a derived stand-in fills a column only without it.
+void ChooseColumns(const PaperTable& paper,
+                   const std::vector<const RunRecord*>& records,
+                   TableReport* table, ColumnRecords* column_records,
+                   std::set<const RunRecord*>* used) {
   std::vector<std::string> not_measured;
-  std::vector<std::vector<const RunRecord*>> column_records;
-  std::set<const RunRecord*> used;
   for (const PaperColumn& paper_column : paper.columns) {
     if (!paper_column.measurable) {
       not_measured.push_back(paper_column.display);
@@ -611,10 +612,10 @@ absl::StatusOr<TableReport> BuildTable(
     }
     // Real data wins; derived records fill a column only without it.
     std::vector<const RunRecord*>& chosen = real.empty() ? derived : real;
-    for (const RunRecord* record : real) used.insert(record);
-    for (const RunRecord* record : derived) used.insert(record);
+    for (const RunRecord* record : real) used->insert(record);
+    for (const RunRecord* record : derived) used->insert(record);
     if (!real.empty() && !derived.empty()) {
-      table.footnotes.push_back(absl::StrCat(
+      table->footnotes.push_back(absl::StrCat(
           column.header, ": ", derived.size(),
           " records of a derived stand-in task were left out because real ",
           TaskDisplayName(paper_column.task), " records exist."));
@@ -622,7 +623,7 @@ absl::StatusOr<TableReport> BuildTable(
     column.has_runs = !chosen.empty();
     if (!paper_column.in_paper) {
       if (!column.has_runs) continue;
-      table.footnotes.push_back(
+      table->footnotes.push_back(
           absl::StrCat(paper_column.display, ": ", paper_column.note));
     }
     if (real.empty() && !derived.empty()) {
@@ -639,18 +640,26 @@ absl::StatusOr<TableReport> BuildTable(
           absl::StrCat(paper_column.display,
                        "* (derived: ", absl::StrJoin(tasks, ", "), ")");
     }
-    table.columns.push_back(std::move(column));
-    column_records.push_back(std::move(chosen));
+    table->columns.push_back(std::move(column));
+    column_records->push_back(std::move(chosen));
   }
   if (!not_measured.empty()) {
-    table.footnotes.push_back(
+    table->footnotes.push_back(
         absl::StrCat("Paper columns we do not measure (leaderboard/test "
                      "scores): ",
                      absl::StrJoin(not_measured, ", "), "."));
   }
+}
 
-  // Rows: the paper's reproducible rows in its order, then variants of ours
-  // the paper does not have.
+// The paper's reproducible rows in its order, then variants of ours the
+// paper does not have, the control last.
+void AddRows(const PaperTable& paper,
+             const std::vector<const RunRecord*>& records,
+             const std::vector<std::string>& only_rows, TableReport* table) {
+  const auto shown = [&](const std::string& key) {
+    return only_rows.empty() || std::find(only_rows.begin(), only_rows.end(),
+                                          key) != only_rows.end();
+  };
   std::set<std::string> variants;
   std::map<std::string, std::string> descriptions;
   for (const RunRecord* record : records) {
@@ -670,9 +679,9 @@ absl::StatusOr<TableReport> BuildTable(
     row.key = paper_row.key;
     row.name = PlainRowName(paper_row.display);
     row.display =
-        RowLabel(paper_row.display, ModelsOf(records, row.key), table.scale);
+        RowLabel(paper_row.display, ModelsOf(records, row.key), table->scale);
     row.in_paper = true;
-    table.rows.push_back(std::move(row));
+    table->rows.push_back(std::move(row));
   }
   // Variants the paper does not have; the encoder without pre-training
   // last, below the pre-trained rows it is a baseline for.
@@ -694,34 +703,39 @@ absl::StatusOr<TableReport> BuildTable(
     auto it = descriptions.find(variant);
     row.name =
         it == descriptions.end() ? variant : ShortVariantName(it->second);
-    row.display = RowLabel(row.name, ModelsOf(records, variant), table.scale);
+    row.display = RowLabel(row.name, ModelsOf(records, variant), table->scale);
     // The whole description once, in the note; the label keeps its head.
     extra_rows.push_back(
         it == descriptions.end() || row.name == it->second
             ? absl::StrCat("\"", variant, "\"")
             : absl::StrCat("\"", variant, "\" (", it->second, ")"));
-    table.rows.push_back(std::move(row));
+    table->rows.push_back(std::move(row));
   }
   if (!skipped_baselines.empty()) {
-    table.footnotes.push_back(
+    table->footnotes.push_back(
         absl::StrCat("Paper rows of systems not trained here are left out: ",
                      absl::StrJoin(skipped_baselines, "; "), "."));
   }
   if (!extra_rows.empty()) {
-    table.footnotes.push_back(absl::StrCat(
+    table->footnotes.push_back(absl::StrCat(
         "Variants that are not rows of the paper's table (no paper numbers "
         "beside them): ",
         absl::StrJoin(extra_rows, ", "), "."));
   }
+}
 
-  // Cells.
-  for (ReportRow& row : table.rows) {
+// Every cell: the pre-training metric's runs, or the fine-tuning runs of
+// the cell's chosen learning rate; then the average column.
+absl::Status FillCells(const PaperTable& paper,
+                       const ColumnRecords& column_records,
+                       TableReport* table) {
+  for (ReportRow& row : table->rows) {
     const PaperRow* paper_row = nullptr;
     for (const PaperRow& candidate : paper.rows) {
       if (candidate.key == row.key) paper_row = &candidate;
     }
-    for (size_t c = 0; c < table.columns.size(); ++c) {
-      const ReportColumn& column = table.columns[c];
+    for (size_t c = 0; c < table->columns.size(); ++c) {
+      const ReportColumn& column = table->columns[c];
       ReportCell cell;
       if (paper_row != nullptr) {
         cell.paper = paper_row->values[FindColumn(paper, column.paper.key)];
@@ -768,43 +782,47 @@ absl::StatusOr<TableReport> BuildTable(
       }
       row.cells.push_back(std::move(cell));
     }
-    FillAverage(paper, table.columns, row);
+    FillAverage(paper, table->columns, row);
   }
   if (!paper.average_column.empty()) {
-    for (ReportColumn& column : table.columns) {
+    for (ReportColumn& column : table->columns) {
       if (column.paper.key != paper.average_column) continue;
       column.has_runs = false;
-      for (const ReportRow& row : table.rows) {
-        if (row.cells[&column - table.columns.data()].has_value) {
+      for (const ReportRow& row : table->rows) {
+        if (row.cells[&column - table->columns.data()].has_value) {
           column.has_runs = true;
         }
       }
       if (!column.has_runs) {
-        table.footnotes.push_back(
+        table->footnotes.push_back(
             "Average: n/a where a row lacks any of the nine averaged "
             "columns.");
       }
     }
   }
 
-  // Notes on missing and derived columns.
+  return absl::OkStatus();
+}
+
+// The notes on columns without runs and on derived columns, first.
+void NoteMissingAndDerivedColumns(const PaperTable& paper, TableReport* table) {
   std::set<std::string> missing_tasks;
-  for (const ReportColumn& column : table.columns) {
+  for (const ReportColumn& column : table->columns) {
     if (!column.has_runs && column.paper.key != paper.average_column) {
       missing_tasks.insert(column.paper.task);
     }
   }
   if (!missing_tasks.empty()) {
-    table.footnotes.insert(
-        table.footnotes.begin(),
+    table->footnotes.insert(
+        table->footnotes.begin(),
         absl::StrCat("n/a = not available: no runs for ",
                      JoinTasks(missing_tasks),
                      " (no data, or not run at this scale)."));
   }
-  for (const ReportColumn& column : table.columns) {
+  for (const ReportColumn& column : table->columns) {
     if (!column.derived) continue;
-    table.footnotes.insert(
-        table.footnotes.begin(),
+    table->footnotes.insert(
+        table->footnotes.begin(),
         absl::StrCat("* ", column.paper.display,
                      " was measured on the "
                      "derived default task ",
@@ -813,6 +831,105 @@ absl::StatusOr<TableReport> BuildTable(
                      ") standing in for ", TaskDisplayName(column.paper.task),
                      "; its numbers are not comparable with the paper's."));
   }
+}
+
+// How the table's claims were tested, from what its cells and claims hold.
+std::string DescribeClaimsMethod(const TableReport& table) {
+  // Cells whose learning rate was chosen from a grid, on dev or on tune.
+  const auto chosen = [&](bool on_tune) {
+    return std::any_of(
+        table.rows.begin(), table.rows.end(), [&](const ReportRow& row) {
+          return std::any_of(row.cells.begin(), row.cells.end(),
+                             [&](const ReportCell& cell) {
+                               return cell.learning_rate_grid.size() > 1 &&
+                                      cell.chosen_on_tune == on_tune;
+                             });
+        });
+  };
+  const bool selected = chosen(false);
+  const bool tuned = chosen(true);
+  bool one_seed = false;
+  bool examples = true;
+  int64_t articles = 0;
+  int paper_family = 0, control_family = 0;
+  for (const ClaimCheck& check : table.claims) {
+    if (!check.difference.has_value()) continue;
+    one_seed |= check.seeds == 1 || check.than_seeds == 1;
+    examples &=
+        check.bootstrap.has_value() && check.bootstrap->examples_resampled;
+    if (check.bootstrap.has_value()) {
+      articles = std::max(articles, check.bootstrap->example_groups);
+    }
+    (check.claim.beyond_paper() ? control_family : paper_family) =
+        check.family_size;
+  }
+  return ClaimsMethod(selected, tuned, one_seed, examples, articles,
+                      paper_family, control_family);
+}
+
+// Notes the records that fill no column, and counts the runs by kind.
+void NoteUnusedRecords(const PaperTable& paper,
+                       const std::vector<const RunRecord*>& records,
+                       const std::set<const RunRecord*>& used,
+                       TableReport* table) {
+  std::map<std::string, int> ignored;
+  for (const RunRecord* record : records) {
+    if (used.count(record) == 0) ++ignored[record->column_task()];
+  }
+  for (const auto& [task, count] : ignored) {
+    table->footnotes.push_back(absl::StrCat(count, " record(s) of task \"",
+                                            task, "\" fill no column of ",
+                                            paper.id, " and are left out."));
+  }
+
+  for (const RunRecord* record : records) {
+    (record->is_finetune() ? table->finetune_runs
+     : record->is_cloze()  ? table->cloze_runs
+                           : table->pretrain_runs) += 1;
+  }
+}
+
+// The plot data: one panel per fine-tuning column with runs.
+absl::Status AddSweepPanels(const PaperTable& paper,
+                            const ColumnRecords& column_records,
+                            TableReport* table) {
+  for (size_t c = 0; c < table->columns.size(); ++c) {
+    const ReportColumn& column = table->columns[c];
+    if (!column.has_runs || column.paper.task == kPretrainTask ||
+        column.paper.key == paper.average_column) {
+      continue;
+    }
+    SweepPanel panel;
+    panel.column_key = column.paper.key;
+    panel.title = column.header;
+    panel.metric = column.paper.metric;
+    for (const ReportRow& row : table->rows) {
+      std::vector<const RunRecord*> mine;
+      for (const RunRecord* record : column_records[c]) {
+        if (record->row_key() == row.key) mine.push_back(record);
+      }
+      if (mine.empty()) continue;
+      ASSIGN_OR_RETURN(CellSelection selection,
+                       SelectBestLearningRate(mine, column.paper.metric));
+      panel.series.push_back({row.key, row.display, std::move(selection)});
+    }
+    table->panels.push_back(std::move(panel));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TableReport> BuildTable(
+    const PaperTable& paper, const std::vector<const RunRecord*>& records,
+    const std::vector<std::string>& only_rows) {
+  TableReport table;
+  table.paper = &paper;
+  ASSIGN_OR_RETURN(table.scale, OneScale(paper, records));
+  ColumnRecords column_records;
+  std::set<const RunRecord*> used;
+  ChooseColumns(paper, records, &table, &column_records, &used);
+  AddRows(paper, records, only_rows, &table);
+  RETURN_IF_ERROR(FillCells(paper, column_records, &table));
+  NoteMissingAndDerivedColumns(paper, &table);
   for (const std::string& note : paper.notes) table.footnotes.push_back(note);
   NoteGridEdges(table);
   if (std::any_of(table.columns.begin(), table.columns.end(),
@@ -824,80 +941,10 @@ absl::StatusOr<TableReport> BuildTable(
   FillCompute(records, used, table);
   NoteSeeds(table);
   ASSIGN_OR_RETURN(table.claims, CheckTableClaims(paper, table));
-  if (!table.claims.empty()) {
-    // Cells whose learning rate was chosen from a grid, on dev or on tune.
-    const auto chosen = [&](bool on_tune) {
-      return std::any_of(
-          table.rows.begin(), table.rows.end(), [&](const ReportRow& row) {
-            return std::any_of(row.cells.begin(), row.cells.end(),
-                               [&](const ReportCell& cell) {
-                                 return cell.learning_rate_grid.size() > 1 &&
-                                        cell.chosen_on_tune == on_tune;
-                               });
-          });
-    };
-    const bool selected = chosen(false);
-    const bool tuned = chosen(true);
-    bool one_seed = false;
-    bool examples = true;
-    int64_t articles = 0;
-    int paper_family = 0, control_family = 0;
-    for (const ClaimCheck& check : table.claims) {
-      if (!check.difference.has_value()) continue;
-      one_seed |= check.seeds == 1 || check.than_seeds == 1;
-      examples &=
-          check.bootstrap.has_value() && check.bootstrap->examples_resampled;
-      if (check.bootstrap.has_value()) {
-        articles = std::max(articles, check.bootstrap->example_groups);
-      }
-      (check.claim.beyond_paper() ? control_family : paper_family) =
-          check.family_size;
-    }
-    table.claims_method = ClaimsMethod(selected, tuned, one_seed, examples,
-                                       articles, paper_family, control_family);
-  }
+  if (!table.claims.empty()) table.claims_method = DescribeClaimsMethod(table);
   NoteCollapsed(table);
-
-  // Records that fill no column.
-  std::map<std::string, int> ignored;
-  for (const RunRecord* record : records) {
-    if (used.count(record) == 0) ++ignored[record->column_task()];
-  }
-  for (const auto& [task, count] : ignored) {
-    table.footnotes.push_back(absl::StrCat(count, " record(s) of task \"", task,
-                                           "\" fill no column of ", paper.id,
-                                           " and are left out."));
-  }
-
-  for (const RunRecord* record : records) {
-    (record->is_finetune() ? table.finetune_runs
-     : record->is_cloze()  ? table.cloze_runs
-                           : table.pretrain_runs) += 1;
-  }
-
-  // Plot data: one panel per fine-tuning column with runs.
-  for (size_t c = 0; c < table.columns.size(); ++c) {
-    const ReportColumn& column = table.columns[c];
-    if (!column.has_runs || column.paper.task == kPretrainTask ||
-        column.paper.key == paper.average_column) {
-      continue;
-    }
-    SweepPanel panel;
-    panel.column_key = column.paper.key;
-    panel.title = column.header;
-    panel.metric = column.paper.metric;
-    for (const ReportRow& row : table.rows) {
-      std::vector<const RunRecord*> mine;
-      for (const RunRecord* record : column_records[c]) {
-        if (record->row_key() == row.key) mine.push_back(record);
-      }
-      if (mine.empty()) continue;
-      ASSIGN_OR_RETURN(CellSelection selection,
-                       SelectBestLearningRate(mine, column.paper.metric));
-      panel.series.push_back({row.key, row.display, std::move(selection)});
-    }
-    table.panels.push_back(std::move(panel));
-  }
+  NoteUnusedRecords(paper, records, used, &table);
+  RETURN_IF_ERROR(AddSweepPanels(paper, column_records, &table));
   return table;
 }
 
