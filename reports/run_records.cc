@@ -380,6 +380,108 @@ std::string RunRecord::column_task() const {
   return stands_in_for.empty() ? task : stands_in_for;
 }
 
+namespace {
+
+// "tune": the tune split's score and the epoch it chose.
+absl::Status ParseTune(const Json& json, const std::string& file,
+                       const RunRecord& record, TuneScore& score) {
+  ObjectReader tune_reader(json, file, "tune.");
+  ASSIGN_OR_RETURN(score.examples, tune_reader.Integer("examples"));
+  if (score.examples < 1) {
+    return tune_reader.Error("examples", "must be at least 1");
+  }
+  ASSIGN_OR_RETURN(const Json* metrics, tune_reader.Object("metrics"));
+  for (auto it = metrics->begin(); it != metrics->end(); ++it) {
+    ASSIGN_OR_RETURN(const double value,
+                     tune_reader.NumberValue(absl::StrCat("metrics.", it.key()),
+                                             it.value()));
+    RETURN_IF_ERROR(CheckMetric(record, "tune.metrics.", it.key(), value));
+    score.metrics[it.key()] = value;
+  }
+  if (score.metrics.count(record.primary_metric) == 0) {
+    return tune_reader.Error(
+        absl::StrCat("metrics.", record.primary_metric),
+        "missing: the tune split chooses by the primary metric");
+  }
+  if (tune_reader.Has("epoch")) {
+    ASSIGN_OR_RETURN(score.epoch, tune_reader.Integer("epoch"));
+    if (score.epoch < 1) {
+      return tune_reader.Error("epoch", "must be at least 1 (1-based)");
+    }
+  }
+  return tune_reader.Finish();
+}
+
+// "baselines": the predictors scored beside the run, each named once.
+absl::Status ParseBaselines(const ObjectReader& reader, const Json* baselines,
+                            const std::string& file, RunRecord& record) {
+  if (!baselines->is_array()) {
+    return reader.Error("baselines", absl::StrCat("expected an array, got ",
+                                                  TypeName(*baselines)));
+  }
+  for (size_t i = 0; i < baselines->size(); ++i) {
+    const std::string prefix = absl::StrCat("baselines[", i, "].");
+    if (!(*baselines)[i].is_object()) {
+      return reader.Error(
+          prefix.substr(0, prefix.size() - 1),
+          absl::StrCat("expected an object, got ", TypeName((*baselines)[i])));
+    }
+    RETURN_IF_ERROR(ParseTrivial((*baselines)[i], file, prefix, record,
+                                 record.baselines.emplace_back()));
+    for (size_t j = 0; j + 1 < record.baselines.size(); ++j) {
+      if (record.baselines[j].name == record.baselines.back().name) {
+        return reader.Error(absl::StrCat(prefix, "name"),
+                            absl::StrCat("\"", record.baselines.back().name,
+                                         "\" appears twice"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// "eval_curve": held-out points at rising steps.
+absl::Status ParseEvalCurve(const ObjectReader& reader, const Json* curve,
+                            const std::string& file, RunRecord& record) {
+  if (!curve->is_array()) {
+    return reader.Error("eval_curve", absl::StrCat("expected an array, got ",
+                                                   TypeName(*curve)));
+  }
+  for (size_t i = 0; i < curve->size(); ++i) {
+    const std::string where = absl::StrCat("eval_curve[", i, "]");
+    if (!(*curve)[i].is_object()) {
+      return reader.Error(where, absl::StrCat("expected an object, got ",
+                                              TypeName((*curve)[i])));
+    }
+    ObjectReader point_reader((*curve)[i], file, where + ".");
+    EvalPoint point;
+    ASSIGN_OR_RETURN(point.step, point_reader.Integer("step"));
+    ASSIGN_OR_RETURN(point.perplexity, point_reader.Number("perplexity"));
+    ASSIGN_OR_RETURN(point.accuracy, point_reader.Number("accuracy"));
+    RETURN_IF_ERROR(point_reader.Finish());
+    if (point.step < 0 || (!record.eval_curve.empty() &&
+                           point.step <= record.eval_curve.back().step)) {
+      return reader.Error(
+          where + ".step",
+          absl::StrCat(point.step, ": steps must be >= 0 and rise"));
+    }
+    if (!(point.perplexity >= 1)) {
+      return reader.Error(
+          where + ".perplexity",
+          absl::StrCat(point.perplexity, " is below 1: not a perplexity"));
+    }
+    if (!(point.accuracy >= 0 && point.accuracy <= 100)) {
+      return reader.Error(where + ".accuracy",
+                          absl::StrCat(point.accuracy,
+                                       " is outside [0, 100] (a "
+                                       "percentage)"));
+    }
+    record.eval_curve.push_back(point);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
                                          absl::string_view path) {
   const std::string file(path);
@@ -512,57 +614,12 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   if (reader.Has("tune")) {
     if (!finetune) return not_of_kind("tune", kFinetuneOnly);
     ASSIGN_OR_RETURN(const Json* tune, reader.Object("tune"));
-    ObjectReader tune_reader(*tune, file, "tune.");
-    TuneScore& score = record.tune.emplace();
-    ASSIGN_OR_RETURN(score.examples, tune_reader.Integer("examples"));
-    if (score.examples < 1) {
-      return tune_reader.Error("examples", "must be at least 1");
-    }
-    ASSIGN_OR_RETURN(const Json* metrics, tune_reader.Object("metrics"));
-    for (auto it = metrics->begin(); it != metrics->end(); ++it) {
-      ASSIGN_OR_RETURN(const double value,
-                       tune_reader.NumberValue(
-                           absl::StrCat("metrics.", it.key()), it.value()));
-      RETURN_IF_ERROR(CheckMetric(record, "tune.metrics.", it.key(), value));
-      score.metrics[it.key()] = value;
-    }
-    if (score.metrics.count(record.primary_metric) == 0) {
-      return tune_reader.Error(
-          absl::StrCat("metrics.", record.primary_metric),
-          "missing: the tune split chooses by the primary metric");
-    }
-    if (tune_reader.Has("epoch")) {
-      ASSIGN_OR_RETURN(score.epoch, tune_reader.Integer("epoch"));
-      if (score.epoch < 1) {
-        return tune_reader.Error("epoch", "must be at least 1 (1-based)");
-      }
-    }
-    RETURN_IF_ERROR(tune_reader.Finish());
+    RETURN_IF_ERROR(ParseTune(*tune, file, record, record.tune.emplace()));
   }
   if (reader.Has("baselines")) {
     if (!scored) return not_of_kind("baselines", kScoredOnly);
-    const Json* baselines = reader.Find("baselines");
-    if (!baselines->is_array()) {
-      return reader.Error("baselines", absl::StrCat("expected an array, got ",
-                                                    TypeName(*baselines)));
-    }
-    for (size_t i = 0; i < baselines->size(); ++i) {
-      const std::string prefix = absl::StrCat("baselines[", i, "].");
-      if (!(*baselines)[i].is_object()) {
-        return reader.Error(prefix.substr(0, prefix.size() - 1),
-                            absl::StrCat("expected an object, got ",
-                                         TypeName((*baselines)[i])));
-      }
-      RETURN_IF_ERROR(ParseTrivial((*baselines)[i], file, prefix, record,
-                                   record.baselines.emplace_back()));
-      for (size_t j = 0; j + 1 < record.baselines.size(); ++j) {
-        if (record.baselines[j].name == record.baselines.back().name) {
-          return reader.Error(absl::StrCat(prefix, "name"),
-                              absl::StrCat("\"", record.baselines.back().name,
-                                           "\" appears twice"));
-        }
-      }
-    }
+    RETURN_IF_ERROR(
+        ParseBaselines(reader, reader.Find("baselines"), file, record));
   }
 
   ASSIGN_OR_RETURN(const Json* timings, reader.Object("timings"));
@@ -594,41 +651,7 @@ absl::StatusOr<RunRecord> ParseRunRecord(absl::string_view json_text,
   }
   if (const Json* curve = reader.Find("eval_curve")) {
     if (scored) return not_of_kind("eval_curve", kPretrainOnly);
-    if (!curve->is_array()) {
-      return reader.Error("eval_curve", absl::StrCat("expected an array, got ",
-                                                     TypeName(*curve)));
-    }
-    for (size_t i = 0; i < curve->size(); ++i) {
-      const std::string where = absl::StrCat("eval_curve[", i, "]");
-      if (!(*curve)[i].is_object()) {
-        return reader.Error(where, absl::StrCat("expected an object, got ",
-                                                TypeName((*curve)[i])));
-      }
-      ObjectReader point_reader((*curve)[i], file, where + ".");
-      EvalPoint point;
-      ASSIGN_OR_RETURN(point.step, point_reader.Integer("step"));
-      ASSIGN_OR_RETURN(point.perplexity, point_reader.Number("perplexity"));
-      ASSIGN_OR_RETURN(point.accuracy, point_reader.Number("accuracy"));
-      RETURN_IF_ERROR(point_reader.Finish());
-      if (point.step < 0 || (!record.eval_curve.empty() &&
-                             point.step <= record.eval_curve.back().step)) {
-        return reader.Error(
-            where + ".step",
-            absl::StrCat(point.step, ": steps must be >= 0 and rise"));
-      }
-      if (!(point.perplexity >= 1)) {
-        return reader.Error(
-            where + ".perplexity",
-            absl::StrCat(point.perplexity, " is below 1: not a perplexity"));
-      }
-      if (!(point.accuracy >= 0 && point.accuracy <= 100)) {
-        return reader.Error(where + ".accuracy",
-                            absl::StrCat(point.accuracy,
-                                         " is outside [0, 100] (a "
-                                         "percentage)"));
-      }
-      record.eval_curve.push_back(point);
-    }
+    RETURN_IF_ERROR(ParseEvalCurve(reader, curve, file, record));
   }
   if (reader.Has("execution")) {
     ASSIGN_OR_RETURN(const Json* execution, reader.Object("execution"));
