@@ -198,13 +198,9 @@ std::string ProgramPath(const char* argv0) {
   return error ? std::filesystem::absolute(argv0).string() : self.string();
 }
 
-absl::Status Run(int argc, char** argv, Collective* collective) {
-  const char* argv0 = argv[0];
-  const std::string scale = absl::GetFlag(FLAGS_scale);
-  if (scale != "mini" && scale != "small" && scale != "paper") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--scale=", scale, ": use mini, small or paper"));
-  }
+// The experiment file: --experiment, or the table target's preset for
+// --scale.
+absl::StatusOr<std::string> ExperimentFile(const std::string& scale) {
   std::string experiment = absl::GetFlag(FLAGS_experiment);
   if (experiment.empty()) {
     experiment = absl::GetFlag(scale == "mini"    ? FLAGS_experiment_mini
@@ -224,11 +220,13 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
         "no experiment: run a table target (bazel run "
         "//experiments:table5_ablation) or give --experiment=FILE");
   }
-  RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
-  experiments::RunnerOptions options;
-  const std::string experiment_path = ResolveUserPath(experiment);
-  experiments::LoadOptions load;
-  const std::vector<std::string> seeds = absl::GetFlag(FLAGS_pretraining_seeds);
+  return experiment;
+}
+
+// --pretraining_seeds, as the loader takes them.
+absl::StatusOr<std::vector<uint64_t>> PretrainingSeedsFlag(
+    const std::vector<std::string>& seeds) {
+  std::vector<uint64_t> parsed;
   for (const std::string& text : seeds) {
     uint64_t seed = 0;
     if (!absl::SimpleAtoi(text, &seed)) {
@@ -236,49 +234,28 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
           absl::StrCat("--pretraining_seeds: \"", text,
                        "\" is not a seed (a non-negative integer)"));
     }
-    load.pretraining_seeds.push_back(seed);
+    parsed.push_back(seed);
   }
-  ASSIGN_OR_RETURN(options.experiment,
-                   experiments::LoadExperiment(experiment_path, load));
-  const experiments::Experiment& loaded = options.experiment;
-  // Every run has the same precision (the loader checks it).
-  RETURN_IF_ERROR(ReadDeviceFlags(
-      experiments::ResolveRuns(loaded).front().spec.precision(),
-      &options.pretraining_device, &options.pretraining_precision));
-  options.variants = absl::GetFlag(FLAGS_variants);
-  ASSIGN_OR_RETURN(const std::set<std::string> selected,
-                   experiments::SelectedVariants(loaded, options.variants));
-  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
-  if (!data_dir.empty()) {
-    options.data_dir = ResolveUserPath(data_dir);
-    // A mistyped directory would silently turn every task into n/a or its
-    // derived stand-in.
-    std::error_code error;
-    if (!std::filesystem::is_directory(options.data_dir, error)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--data_dir=", data_dir, ": no such directory (", options.data_dir,
-          "); it should hold glue/, squad/ or swag/ in the official layouts"));
-    }
-  }
-  if (absl::GetFlag(FLAGS_dry_run)) {
-    ASSIGN_OR_RETURN(
-        const std::string plan,
-        experiments::DescribeRunPlan(loaded, selected, options.data_dir));
-    std::cout << experiment_path << " is valid (--dry_run: nothing "
-              << "was run)\n"
-              << plan;
-    return absl::OkStatus();
-  }
+  return parsed;
+}
+
+// The output and cache directories: the flags, or runs/<experiment>/<scale>
+// and runs/cache in the workspace.
+void SetDirectories(const experiments::Experiment& loaded,
+                    const std::set<std::string>& selected,
+                    const std::vector<std::string>& seeds,
+                    const std::string& scale,
+                    experiments::RunnerOptions* options) {
   std::string output_dir = absl::GetFlag(FLAGS_output_dir);
   const bool default_output = output_dir.empty();
   if (output_dir.empty()) {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     // A subset of the variants, or other pre-training seeds, get a
     // directory of their own, so that its report holds only those runs.
-    std::string name = selected.empty()
-                           ? loaded.name()
-                           : absl::StrCat(loaded.name(), "-",
-                                          absl::StrJoin(options.variants, "+"));
+    std::string name =
+        selected.empty() ? loaded.name()
+                         : absl::StrCat(loaded.name(), "-",
+                                        absl::StrJoin(options->variants, "+"));
     if (!seeds.empty()) {
       absl::StrAppend(&name, "-seeds", absl::StrJoin(seeds, "+"));
     }
@@ -287,55 +264,26 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
     // never mixes the two.
     output_dir =
         absl::StrCat(workspace == nullptr ? "." : workspace, "/runs/", name,
-                     "/", scale, options.data_dir.empty() ? "" : "-data");
+                     "/", scale, options->data_dir.empty() ? "" : "-data");
   }
-  options.output_dir = ResolveUserPath(output_dir);
+  options->output_dir = ResolveUserPath(output_dir);
   std::string cache_dir = absl::GetFlag(FLAGS_cache_dir);
   if (cache_dir.empty()) {
     const char* workspace = std::getenv("BUILD_WORKSPACE_DIRECTORY");
     cache_dir = default_output
                     ? absl::StrCat(workspace == nullptr ? "." : workspace,
                                    "/runs/cache")
-                    : absl::StrCat(options.output_dir, "/cache");
+                    : absl::StrCat(options->output_dir, "/cache");
   }
-  options.cache_dir = ResolveUserPath(cache_dir);
-  const std::string default_corpus = absl::GetFlag(FLAGS_default_corpus);
-  options.default_corpus = default_corpus.empty()
-                               ? FindDefaultCorpus(argv0)
-                               : ResolveUserPath(default_corpus);
-  // Before any work, rather than after the first variant's data; this also
-  // resolves with_data_dir, so a missing corpus file is reported here.
-  ASSIGN_OR_RETURN(const bool needs_default_corpus,
-                   NeedsDefaultCorpus(loaded, options.data_dir));
-  if (options.default_corpus.empty() && needs_default_corpus) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        experiment_path,
-        " uses the embedded default corpus (format DEFAULT_CORPUS or a web_* "
-        "task), and this binary has no ",
-        kDefaultCorpusRunfile,
-        " in its runfiles: run it as `bazel run "
-        "//experiments:run_experiment -- --experiment=FILE`, or pass "
-        "--default_corpus=FILE"));
-  }
-  options.scale = scale;
-  options.code_version = CodeVersion();
-  options.report_date = absl::GetFlag(FLAGS_report_date);
-  options.progress = absl::GetFlag(FLAGS_progress);
-  options.jobs = absl::GetFlag(FLAGS_jobs);
-  options.run_id = absl::GetFlag(FLAGS_run_id);
-  options.collective = collective;
-  options.list_runs = absl::GetFlag(FLAGS_list_runs);
-  options.launcher = absl::GetFlag(FLAGS_launcher);
-  options.slurm.partition = absl::GetFlag(FLAGS_slurm_partition);
-  options.slurm.time_limit = absl::GetFlag(FLAGS_slurm_time);
-  options.slurm.cpus_per_task = absl::GetFlag(FLAGS_slurm_cpus_per_task);
-  options.slurm.gres = absl::GetFlag(FLAGS_slurm_gres);
-  // The same command for every job; the runner appends what differs.
-  options.job_command = {ProgramPath(argv0),
-                         absl::StrCat("--experiment=", experiment_path)};
-  for (int i = 1; i < argc; ++i) options.job_command.push_back(argv[i]);
-  ASSIGN_OR_RETURN(const experiments::RunnerSummary summary,
-                   experiments::RunExperiment(options));
+  options->cache_dir = ResolveUserPath(cache_dir);
+}
+
+// What the command prints when the runner is done: the listed runs, the one
+// run's line, the submitted Slurm arrays, or the report and the failures.
+absl::Status PrintOutcome(const experiments::RunnerSummary& summary,
+                          const experiments::RunnerOptions& options,
+                          const experiments::Experiment& loaded,
+                          Collective* collective) {
   if (options.list_runs) {
     for (const experiments::ListedRun& run : summary.runs) {
       std::cout << run.run_id << " " << (run.done ? "done" : "to-do") << " "
@@ -394,6 +342,92 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
         "missing"));
   }
   return absl::OkStatus();
+}
+
+absl::Status Run(int argc, char** argv, Collective* collective) {
+  const char* argv0 = argv[0];
+  const std::string scale = absl::GetFlag(FLAGS_scale);
+  if (scale != "mini" && scale != "small" && scale != "paper") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--scale=", scale, ": use mini, small or paper"));
+  }
+  ASSIGN_OR_RETURN(const std::string experiment, ExperimentFile(scale));
+  RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
+  experiments::RunnerOptions options;
+  const std::string experiment_path = ResolveUserPath(experiment);
+  experiments::LoadOptions load;
+  const std::vector<std::string> seeds = absl::GetFlag(FLAGS_pretraining_seeds);
+  ASSIGN_OR_RETURN(load.pretraining_seeds, PretrainingSeedsFlag(seeds));
+  ASSIGN_OR_RETURN(options.experiment,
+                   experiments::LoadExperiment(experiment_path, load));
+  const experiments::Experiment& loaded = options.experiment;
+  // Every run has the same precision (the loader checks it).
+  RETURN_IF_ERROR(ReadDeviceFlags(
+      experiments::ResolveRuns(loaded).front().spec.precision(),
+      &options.pretraining_device, &options.pretraining_precision));
+  options.variants = absl::GetFlag(FLAGS_variants);
+  ASSIGN_OR_RETURN(const std::set<std::string> selected,
+                   experiments::SelectedVariants(loaded, options.variants));
+  const std::string data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (!data_dir.empty()) {
+    options.data_dir = ResolveUserPath(data_dir);
+    // A mistyped directory would silently turn every task into n/a or its
+    // derived stand-in.
+    std::error_code error;
+    if (!std::filesystem::is_directory(options.data_dir, error)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--data_dir=", data_dir, ": no such directory (", options.data_dir,
+          "); it should hold glue/, squad/ or swag/ in the official layouts"));
+    }
+  }
+  if (absl::GetFlag(FLAGS_dry_run)) {
+    ASSIGN_OR_RETURN(
+        const std::string plan,
+        experiments::DescribeRunPlan(loaded, selected, options.data_dir));
+    std::cout << experiment_path << " is valid (--dry_run: nothing "
+              << "was run)\n"
+              << plan;
+    return absl::OkStatus();
+  }
+  SetDirectories(loaded, selected, seeds, scale, &options);
+  const std::string default_corpus = absl::GetFlag(FLAGS_default_corpus);
+  options.default_corpus = default_corpus.empty()
+                               ? FindDefaultCorpus(argv0)
+                               : ResolveUserPath(default_corpus);
+  // Before any work, rather than after the first variant's data; this also
+  // resolves with_data_dir, so a missing corpus file is reported here.
+  ASSIGN_OR_RETURN(const bool needs_default_corpus,
+                   NeedsDefaultCorpus(loaded, options.data_dir));
+  if (options.default_corpus.empty() && needs_default_corpus) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        experiment_path,
+        " uses the embedded default corpus (format DEFAULT_CORPUS or a web_* "
+        "task), and this binary has no ",
+        kDefaultCorpusRunfile,
+        " in its runfiles: run it as `bazel run "
+        "//experiments:run_experiment -- --experiment=FILE`, or pass "
+        "--default_corpus=FILE"));
+  }
+  options.scale = scale;
+  options.code_version = CodeVersion();
+  options.report_date = absl::GetFlag(FLAGS_report_date);
+  options.progress = absl::GetFlag(FLAGS_progress);
+  options.jobs = absl::GetFlag(FLAGS_jobs);
+  options.run_id = absl::GetFlag(FLAGS_run_id);
+  options.collective = collective;
+  options.list_runs = absl::GetFlag(FLAGS_list_runs);
+  options.launcher = absl::GetFlag(FLAGS_launcher);
+  options.slurm.partition = absl::GetFlag(FLAGS_slurm_partition);
+  options.slurm.time_limit = absl::GetFlag(FLAGS_slurm_time);
+  options.slurm.cpus_per_task = absl::GetFlag(FLAGS_slurm_cpus_per_task);
+  options.slurm.gres = absl::GetFlag(FLAGS_slurm_gres);
+  // The same command for every job; the runner appends what differs.
+  options.job_command = {ProgramPath(argv0),
+                         absl::StrCat("--experiment=", experiment_path)};
+  for (int i = 1; i < argc; ++i) options.job_command.push_back(argv[i]);
+  ASSIGN_OR_RETURN(const experiments::RunnerSummary summary,
+                   experiments::RunExperiment(options));
+  return PrintOutcome(summary, options, loaded, collective);
 }
 
 }  // namespace
