@@ -2,7 +2,7 @@
 
 An op's CPU and CUDA code live in one folder (model/ops: layer_norm.h,
 layer_norm_cpu.cc, layer_norm_cuda.{h,cu}, layer_norm_kernels.cuh, their
-tests). One cuda_twin(name = "<op>_cuda", ...) declares, all tagged "cuda":
+tests; model/optim: adamw.h, adamw_cuda.{h,cu}, ...). One cuda_twin(name = "<op>_cuda", ...) declares, all tagged "cuda":
 
   <op>_cuda             the twin (cuda_library: nvcc, --config=cuda only) from
                         <op>_cuda.cu and <op>_cuda.h, the kernel source and
@@ -39,7 +39,8 @@ def cuda_twin(
         kernel_deps = [],
         test_deps = None,
         test_size = "small",
-        test_shard_count = None):
+        test_shard_count = None,
+        visibility = ["//model:__subpackages__"]):
     """The CUDA twin `name` ("<op>_cuda"), its emulated test and its host-build entry.
 
     Args:
@@ -58,6 +59,9 @@ def cuda_twin(
         no emulated test. Its source is "<op>_emulated_test.cc".
       test_size: the emulated test's size.
       test_shard_count: its shards (gtest splits its cases), None for one.
+      visibility: the twin's; the model packages (model/cuda's encoder, heads
+        and steps compose the twins), not the package's default, which may
+        reach further (experiments, tools).
     """
     if not name.endswith("_cuda"):
         fail("cuda_twin: the name %r must be <op>_cuda" % name)
@@ -68,6 +72,7 @@ def cuda_twin(
         srcs = [name + ".cu"],
         hdrs = own_hdrs + hdrs + CUDA_KERNEL_HDRS,
         tags = [CUDA_TAG],
+        visibility = visibility,
         deps = ["//model/cuda:runtime"] + deps,
     )
     if test_deps != None:

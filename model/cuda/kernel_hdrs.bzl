@@ -10,6 +10,7 @@ needs the kernel helpers it reads through kernel_source.cuh.
 CUDA_TWIN_VISIBILITY = [
     "//model/cuda:__subpackages__",
     "//model/ops:__pkg__",
+    "//model/optim:__pkg__",
 ]
 
 CUDA_RUNTIME_HDRS = [

@@ -9,7 +9,6 @@
 #include "common/philox.h"
 #include "gtest/gtest.h"
 #include "model/bert/parameter_layout.h"
-#include "model/cuda/adamw_cuda.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/bf16_test_util.h"
 #include "model/cuda/context.h"
@@ -30,6 +29,7 @@
 #include "model/ops/residual.h"
 #include "model/ops/residual_cuda.h"
 #include "model/optim/adamw.h"
+#include "model/optim/adamw_cuda.h"
 #include "model/optim/gradient_clipping.h"
 #include "model/parity/parity_comparator.h"
 

@@ -8,8 +8,8 @@
 #include "absl/status/status.h"
 #include "common/check.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/gradient_clipping_cuda.h"
 #include "model/cuda/precision_cast_cuda.h"
+#include "model/optim/gradient_clipping_cuda.h"
 
 namespace bertlab {
 namespace cuda {

@@ -41,11 +41,11 @@
 #include <vector>
 
 #include "model/bert/parameter_layout.h"
-#include "model/cuda/adamw_cuda.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
 #include "model/optim/adamw.h"
+#include "model/optim/adamw_cuda.h"
 
 namespace bertlab {
 namespace cuda {

@@ -5,9 +5,9 @@
 
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/gradient_accumulation_cuda.h"
-#include "model/cuda/gradient_accumulation_kernels.cuh"
 #include "model/cuda/kernel_util.cuh"
+#include "model/optim/gradient_accumulation_cuda.h"
+#include "model/optim/gradient_accumulation_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

@@ -15,11 +15,11 @@
 
 #include "gtest/gtest.h"
 #include "model/bert/parameter_layout.h"
-#include "model/cuda/adamw_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/optim/adamw.h"
+#include "model/optim/adamw_kernels.cuh"
 #include "model/optim/gradient_clipping.h"
 #include "model/parity/parity_comparator.h"
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "model/cuda/context.h"
-#include "model/cuda/global_norm_chunk.h"
+#include "model/optim/global_norm_chunk.h"
 
 namespace bertlab {
 namespace cuda {

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "model/cuda/global_norm_chunk.h"
 #include "model/cuda/kernel_source.cuh"
+#include "model/optim/global_norm_chunk.h"
 
 namespace bertlab {
 namespace cuda {

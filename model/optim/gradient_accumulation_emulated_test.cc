@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/cuda/gradient_accumulation_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/optim/gradient_accumulation.h"
+#include "model/optim/gradient_accumulation_kernels.cuh"
 
 namespace bertlab {
 namespace {

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "model/cuda/gradient_clipping_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 #include "model/optim/gradient_clipping.h"
+#include "model/optim/gradient_clipping_kernels.cuh"
 
 namespace bertlab {
 namespace {

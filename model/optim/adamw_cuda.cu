@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/cuda/adamw_cuda.h"
-#include "model/cuda/adamw_kernels.cuh"
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
+#include "model/optim/adamw_cuda.h"
+#include "model/optim/adamw_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {
