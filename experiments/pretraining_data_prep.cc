@@ -583,6 +583,187 @@ absl::Status CorpusStats(const std::string& corpus_dir,
   return absl::OkStatus();
 }
 
+// The corpus's files, source by source (the default corpus's path filled
+// in), and the held-out files.
+struct CorpusFiles {
+  std::vector<CorpusSource> sources;
+  std::vector<std::string> held_out;
+};
+
+absl::StatusOr<CorpusFiles> ResolveCorpusFiles(const PretrainingData& data,
+                                               const DataPrepOptions& options) {
+  CorpusFiles files;
+  files.sources = CorpusSources(data);
+  for (CorpusSource& source : files.sources) {
+    if (source.format != PretrainingData::DEFAULT_CORPUS) continue;
+    if (options.default_corpus.empty()) {
+      return absl::InvalidArgumentError(
+          "pretraining.data.format is DEFAULT_CORPUS but the runner has no "
+          "default corpus: run it as `bazel run //experiments:run_experiment` "
+          "(or a table target), or pass --default_corpus=FILE");
+    }
+    source.files = {options.default_corpus};
+  }
+  if (data.has_held_out_files()) {
+    if (files.sources.size() > 1) {
+      return absl::InvalidArgumentError(
+          "pretraining.data.held_out_files goes with one source; with "
+          "several use held_out_fraction");
+    }
+    files.held_out.assign(data.held_out_files().files().begin(),
+                          data.held_out_files().files().end());
+  }
+  return files;
+}
+
+// The corpus key: format, contents, held-out choice, seed; for several
+// sources, each one's format and contents in order, and the interleave.
+absl::StatusOr<uint64_t> CorpusKey(const PretrainingData& data,
+                                   const CorpusFiles& files,
+                                   const DataPrepOptions& options) {
+  const std::string leave_out_key =
+      options.leave_out != nullptr ? options.leave_out->Key() : "";
+  const std::string choice = absl::StrCat(
+      ";seed=", data.seed(), ";held_out_fraction=", data.held_out_fraction(),
+      leave_out_key.empty() ? "" : absl::StrCat(";leave_out=", leave_out_key),
+      ";");
+  uint64_t key = files.sources.size() == 1
+                     ? Fnv1a64(absl::StrCat("format=", files.sources[0].format,
+                                            choice, "corpus:"))
+                     : Fnv1a64(absl::StrCat("sources=", files.sources.size(),
+                                            choice, "interleave=1;"));
+  const auto key_file = [&options](
+                            const std::string& path,
+                            uint64_t before) -> absl::StatusOr<uint64_t> {
+    if (options.file_keys == nullptr) return KeyFile(path, before);
+    const auto known = options.file_keys->find({path, before});
+    if (known != options.file_keys->end()) return known->second;
+    ASSIGN_OR_RETURN(const uint64_t after, KeyFile(path, before));
+    options.file_keys->emplace(std::make_pair(path, before), after);
+    return after;
+  };
+  for (const CorpusSource& source : files.sources) {
+    if (files.sources.size() > 1) {
+      key = Fnv1a64(absl::StrCat("source:format=", source.format, ";"), key);
+    }
+    for (const std::string& path : source.files) {
+      ASSIGN_OR_RETURN(key, key_file(path, key));
+    }
+  }
+  key = Fnv1a64("held_out:", key);
+  for (const std::string& path : files.held_out) {
+    ASSIGN_OR_RETURN(key, key_file(path, key));
+  }
+  return key;
+}
+
+// Splits the corpus into corpus_dir's train.txt and held_out.txt unless it
+// is DONE there. The caller holds the directory's lock.
+absl::Status SplitCorpusOnce(const PretrainingData& data,
+                             const CorpusFiles& files,
+                             const DataPrepOptions& options,
+                             const std::string& corpus_dir) {
+  ASSIGN_OR_RETURN(const bool corpus_done, Done(corpus_dir));
+  if (!corpus_done) {
+    if (options.verbose) {
+      std::cerr << "data: splitting "
+                << (files.sources.size() == 1
+                        ? absl::StrJoin(files.sources[0].files, ", ")
+                        : DescribeCorpus(data))
+                << " into " << corpus_dir << "\n";
+    }
+    RETURN_IF_ERROR(CreateDirectories(corpus_dir));
+    const absl::Status split = SplitIntoFiles(
+        data, files.sources, files.held_out,
+        options.leave_out != nullptr && !options.leave_out->Key().empty()
+            ? options.leave_out
+            : nullptr,
+        corpus_dir, options.verbose);
+    if (!split.ok()) {
+      // The partial files are gone; so goes the directory, when empty.
+      std::error_code ignored;
+      fs::remove(corpus_dir, ignored);
+      return split;
+    }
+    RETURN_IF_ERROR(MarkDone(corpus_dir));
+  }
+  return absl::OkStatus();
+}
+
+// The model's vocabulary file, or one trained on train.txt (once, kept in
+// corpus_dir).
+absl::StatusOr<std::string> VocabularyOnce(
+    const ModelSpec& model, const FullTokenizerOptions& tokenizer_options,
+    const std::string& corpus_dir, bool verbose) {
+  if (model.has_vocab_file()) return model.vocab_file();
+  const int size = model.train_vocab().size();
+  const std::string vocab_file =
+      (fs::path(corpus_dir) /
+       absl::StrCat("vocab-", size, model.cased() ? "-cased" : "-uncased",
+                    ".txt"))
+          .string();
+  ASSIGN_OR_RETURN(const bool have_vocab, PathExists(vocab_file));
+  if (have_vocab) return vocab_file;
+  const std::string train_txt = (fs::path(corpus_dir) / "train.txt").string();
+  if (verbose) {
+    std::cerr << "data: training a " << size
+              << "-entry WordPiece vocabulary on " << train_txt << "\n";
+  }
+  WordPieceTrainerOptions trainer_options;
+  trainer_options.vocab_size = size;
+  trainer_options.tokenizer = tokenizer_options;
+  ASSIGN_OR_RETURN(WordPieceTrainer trainer,
+                   WordPieceTrainer::Create(std::move(trainer_options)));
+  RETURN_IF_ERROR(trainer.AddFile(train_txt));
+  ASSIGN_OR_RETURN(const Vocab vocab, trainer.Train());
+  RETURN_IF_ERROR(WriteFileAtomically(
+      vocab_file, absl::StrCat(absl::StrJoin(vocab.tokens(), "\n"), "\n")));
+  return vocab_file;
+}
+
+// The shards of sequence phase `phase`, train and held-out (made once, in a
+// directory keyed by the instance config, the vocabulary and the format).
+absl::Status ShardsOnce(const PretrainingSpec& pretraining, int phase,
+                        const FullTokenizer& tokenizer,
+                        const FullTokenizerOptions& tokenizer_options,
+                        bool cased, const DataPrepOptions& options,
+                        PreparedData* prepared) {
+  const std::string& corpus_dir = prepared->corpus_dir;
+  InstanceConfig config = ToInstanceConfig(pretraining, phase);
+  if (options.max_block_bytes > 0) {
+    config.max_block_bytes = options.max_block_bytes;
+  }
+  if (config.objective == LanguageModel::kMaskedLm) {
+    config.next_sentence = true;  // same instances; shared with No NSP
+  }
+  // The format version too: shards of an older format are made again.
+  const uint64_t shard_key =
+      Fnv1a64(absl::StrCat(InstanceConfigToText(config),
+                           ";vocab=", tokenizer.vocab().ContentHashHex(),
+                           ";cased=", cased, ";format=", kShardFormatVersion));
+  const std::string dir =
+      (fs::path(corpus_dir) / absl::StrCat("shards-", Fnv1a64Hex(shard_key)))
+          .string();
+  const std::string train_dir = (fs::path(dir) / "train").string();
+  const std::string held_out_dir = (fs::path(dir) / "held_out").string();
+  ASSIGN_OR_RETURN(const bool shards_done, Done(dir));
+  if (!shards_done) {
+    RETURN_IF_ERROR(CreateDirectories(dir));
+    RETURN_IF_ERROR(WriteShards(config, tokenizer, tokenizer_options,
+                                (fs::path(corpus_dir) / "train.txt").string(),
+                                train_dir, options.instances_per_shard,
+                                options.verbose));
+    RETURN_IF_ERROR(WriteShards(
+        config, tokenizer, tokenizer_options,
+        (fs::path(corpus_dir) / "held_out.txt").string(), held_out_dir,
+        options.instances_per_shard, options.verbose));
+    RETURN_IF_ERROR(MarkDone(dir));
+  }
+  prepared->shard_dirs.push_back(train_dir);
+  prepared->held_out_dirs.push_back(held_out_dir);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<PreparedData> PreparePretrainingData(
@@ -596,28 +777,7 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
         "pretraining.data.with_data_dir is unresolved: the runner replaces it "
         "by EffectiveCorpus (pretraining_corpus.h) before preparing data");
   }
-  std::vector<CorpusSource> sources = CorpusSources(data);
-  for (CorpusSource& source : sources) {
-    if (source.format != PretrainingData::DEFAULT_CORPUS) continue;
-    if (options.default_corpus.empty()) {
-      return absl::InvalidArgumentError(
-          "pretraining.data.format is DEFAULT_CORPUS but the runner has no "
-          "default corpus: run it as `bazel run //experiments:run_experiment` "
-          "(or a table target), or pass --default_corpus=FILE");
-    }
-    source.files = {options.default_corpus};
-  }
-  std::vector<std::string> held_out_files;
-  if (data.has_held_out_files()) {
-    if (sources.size() > 1) {
-      return absl::InvalidArgumentError(
-          "pretraining.data.held_out_files goes with one source; with "
-          "several use held_out_fraction");
-    }
-    held_out_files.assign(data.held_out_files().files().begin(),
-                          data.held_out_files().files().end());
-  }
-
+  ASSIGN_OR_RETURN(const CorpusFiles files, ResolveCorpusFiles(data, options));
   if (options.max_block_bytes < 0 || options.instances_per_shard < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "DataPrepOptions: max_block_bytes (", options.max_block_bytes,
@@ -625,144 +785,34 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
         ") must be positive, or 0 for the defaults"));
   }
 
-  // The corpus key: format, contents, held-out choice, seed; for several
-  // sources, each one's format and contents in order, and the interleave.
-  const std::string leave_out_key =
-      options.leave_out != nullptr ? options.leave_out->Key() : "";
-  const std::string choice = absl::StrCat(
-      ";seed=", data.seed(), ";held_out_fraction=", data.held_out_fraction(),
-      leave_out_key.empty() ? "" : absl::StrCat(";leave_out=", leave_out_key),
-      ";");
-  uint64_t key = sources.size() == 1
-                     ? Fnv1a64(absl::StrCat("format=", sources[0].format,
-                                            choice, "corpus:"))
-                     : Fnv1a64(absl::StrCat("sources=", sources.size(), choice,
-                                            "interleave=1;"));
-  const auto key_file = [&options](
-                            const std::string& path,
-                            uint64_t before) -> absl::StatusOr<uint64_t> {
-    if (options.file_keys == nullptr) return KeyFile(path, before);
-    const auto known = options.file_keys->find({path, before});
-    if (known != options.file_keys->end()) return known->second;
-    ASSIGN_OR_RETURN(const uint64_t after, KeyFile(path, before));
-    options.file_keys->emplace(std::make_pair(path, before), after);
-    return after;
-  };
-  for (const CorpusSource& source : sources) {
-    if (sources.size() > 1) {
-      key = Fnv1a64(absl::StrCat("source:format=", source.format, ";"), key);
-    }
-    for (const std::string& path : source.files) {
-      ASSIGN_OR_RETURN(key, key_file(path, key));
-    }
-  }
-  key = Fnv1a64("held_out:", key);
-  for (const std::string& path : held_out_files) {
-    ASSIGN_OR_RETURN(key, key_file(path, key));
-  }
+  ASSIGN_OR_RETURN(const uint64_t key, CorpusKey(data, files, options));
   PreparedData prepared;
-  const std::string corpus_dir =
+  prepared.corpus_dir =
       (fs::path(root) / absl::StrCat("corpus-", Fnv1a64Hex(key))).string();
-  const std::string train_txt = (fs::path(corpus_dir) / "train.txt").string();
-  const std::string held_out_txt =
-      (fs::path(corpus_dir) / "held_out.txt").string();
-  prepared.corpus_dir = corpus_dir;
   // One preparation of this corpus at a time: another process that needs it
   // waits and then finds it done (split, vocabulary and shards alike).
-  ASSIGN_OR_RETURN(const FileLock lock,
-                   LockRunDirectory(corpus_dir, "the prepared corpus"));
-  ASSIGN_OR_RETURN(const bool corpus_done, Done(corpus_dir));
-  if (!corpus_done) {
-    if (options.verbose) {
-      std::cerr << "data: splitting "
-                << (sources.size() == 1 ? absl::StrJoin(sources[0].files, ", ")
-                                        : DescribeCorpus(data))
-                << " into " << corpus_dir << "\n";
-    }
-    RETURN_IF_ERROR(CreateDirectories(corpus_dir));
-    const absl::Status split =
-        SplitIntoFiles(data, sources, held_out_files,
-                       leave_out_key.empty() ? nullptr : options.leave_out,
-                       corpus_dir, options.verbose);
-    if (!split.ok()) {
-      // The partial files are gone; so goes the directory, when empty.
-      std::error_code ignored;
-      fs::remove(corpus_dir, ignored);
-      return split;
-    }
-    RETURN_IF_ERROR(MarkDone(corpus_dir));
-  }
-  RETURN_IF_ERROR(CorpusStats(corpus_dir, &prepared));
-  RETURN_IF_ERROR(ReadLeftOut(corpus_dir, &prepared));
+  ASSIGN_OR_RETURN(
+      const FileLock lock,
+      LockRunDirectory(prepared.corpus_dir, "the prepared corpus"));
+  RETURN_IF_ERROR(SplitCorpusOnce(data, files, options, prepared.corpus_dir));
+  RETURN_IF_ERROR(CorpusStats(prepared.corpus_dir, &prepared));
+  RETURN_IF_ERROR(ReadLeftOut(prepared.corpus_dir, &prepared));
   // A corpus split earlier (for an experiment without the minimum).
   RETURN_IF_ERROR(
       CheckCorpusWords(data, prepared.train_words + prepared.held_out_words));
-
   const bool cased = spec.model().cased();
   const FullTokenizerOptions tokenizer_options =
       cased ? CasedOptions() : UncasedOptions();
-  if (spec.model().has_vocab_file()) {
-    prepared.vocab_file = spec.model().vocab_file();
-  } else {
-    const int size = spec.model().train_vocab().size();
-    prepared.vocab_file =
-        (fs::path(corpus_dir) /
-         absl::StrCat("vocab-", size, cased ? "-cased" : "-uncased", ".txt"))
-            .string();
-    ASSIGN_OR_RETURN(const bool have_vocab, PathExists(prepared.vocab_file));
-    if (!have_vocab) {
-      if (options.verbose) {
-        std::cerr << "data: training a " << size
-                  << "-entry WordPiece vocabulary on " << train_txt << "\n";
-      }
-      WordPieceTrainerOptions trainer_options;
-      trainer_options.vocab_size = size;
-      trainer_options.tokenizer = tokenizer_options;
-      ASSIGN_OR_RETURN(WordPieceTrainer trainer,
-                       WordPieceTrainer::Create(std::move(trainer_options)));
-      RETURN_IF_ERROR(trainer.AddFile(train_txt));
-      ASSIGN_OR_RETURN(const Vocab vocab, trainer.Train());
-      RETURN_IF_ERROR(WriteFileAtomically(
-          prepared.vocab_file,
-          absl::StrCat(absl::StrJoin(vocab.tokens(), "\n"), "\n")));
-    }
-  }
+  ASSIGN_OR_RETURN(prepared.vocab_file,
+                   VocabularyOnce(spec.model(), tokenizer_options,
+                                  prepared.corpus_dir, options.verbose));
   ASSIGN_OR_RETURN(
       const FullTokenizer tokenizer,
       FullTokenizer::FromVocabFile(prepared.vocab_file, tokenizer_options));
-
   for (int phase = 0; phase < pretraining.sequence_schedule().phases_size();
        ++phase) {
-    InstanceConfig config = ToInstanceConfig(pretraining, phase);
-    if (options.max_block_bytes > 0) {
-      config.max_block_bytes = options.max_block_bytes;
-    }
-    if (config.objective == LanguageModel::kMaskedLm) {
-      config.next_sentence = true;  // same instances; shared with No NSP
-    }
-    // The format version too: shards of an older format are made again.
-    const uint64_t shard_key = Fnv1a64(
-        absl::StrCat(InstanceConfigToText(config),
-                     ";vocab=", tokenizer.vocab().ContentHashHex(),
-                     ";cased=", cased, ";format=", kShardFormatVersion));
-    const std::string dir =
-        (fs::path(corpus_dir) / absl::StrCat("shards-", Fnv1a64Hex(shard_key)))
-            .string();
-    const std::string train_dir = (fs::path(dir) / "train").string();
-    const std::string held_out_dir = (fs::path(dir) / "held_out").string();
-    ASSIGN_OR_RETURN(const bool shards_done, Done(dir));
-    if (!shards_done) {
-      RETURN_IF_ERROR(CreateDirectories(dir));
-      RETURN_IF_ERROR(
-          WriteShards(config, tokenizer, tokenizer_options, train_txt,
-                      train_dir, options.instances_per_shard, options.verbose));
-      RETURN_IF_ERROR(WriteShards(
-          config, tokenizer, tokenizer_options, held_out_txt, held_out_dir,
-          options.instances_per_shard, options.verbose));
-      RETURN_IF_ERROR(MarkDone(dir));
-    }
-    prepared.shard_dirs.push_back(train_dir);
-    prepared.held_out_dirs.push_back(held_out_dir);
+    RETURN_IF_ERROR(ShardsOnce(pretraining, phase, tokenizer, tokenizer_options,
+                               cased, options, &prepared));
   }
   return prepared;
 }
