@@ -395,6 +395,50 @@ class Runner {
 
   absl::StatusOr<RunnerSummary> Run() {
     const auto start = std::chrono::steady_clock::now();
+    RETURN_IF_ERROR(CheckModeFlags());
+    RETURN_IF_ERROR(Open());
+    ASSIGN_OR_RETURN(const std::set<std::string> selected,
+                     SelectedVariants(experiment_, options_.variants));
+    RETURN_IF_ERROR(WalkRuns(selected));
+    if (mode_ == Mode::kOne) {
+      if (!matched_) {
+        return absl::NotFoundError(absl::StrCat(
+            "--run_id=", options_.run_id, ": no run of experiment ",
+            experiment_.name(),
+            options_.variants.empty()
+                ? ""
+                : absl::StrCat(" (variants ",
+                               absl::StrJoin(options_.variants, ","), ")"),
+            " has this id (a run's id is the run_id of its run.json; its "
+            "directory name holds the first 8 digits)"));
+      }
+      summary_.seconds = SecondsSince(start);
+      return summary_;
+    }
+    if (options_.list_runs) {
+      for (const PlannedRun& run : planned_) {
+        summary_.runs.push_back(
+            {run.run_id, run.label, run.pretraining, run.done, run.needs});
+      }
+      summary_.seconds = SecondsSince(start);
+      return summary_;
+    }
+    if (mode_ == Mode::kPlan) {
+      RETURN_IF_ERROR(RunPlannedJobs());
+      // The records come when the arrays have run.
+      if (!summary_.submitted.empty()) {
+        summary_.seconds = SecondsSince(start);
+        return summary_;
+      }
+    }
+    RETURN_IF_ERROR(WriteReport());
+    summary_.seconds = SecondsSince(start);
+    return summary_;
+  }
+
+ private:
+  // The flags that decide how the runs run, checked against each other.
+  absl::Status CheckModeFlags() const {
     if (options_.jobs < 1) {
       return absl::InvalidArgumentError(
           absl::StrCat("--jobs=", options_.jobs, ": must be at least 1"));
@@ -419,6 +463,13 @@ class Runner {
           "--launcher=slurm submits every run to Slurm: --jobs and --run_id "
           "are for running here");
     }
+    return absl::OkStatus();
+  }
+
+  // The runs with their corpus, the execution settings, the output and cache
+  // directories (checked to hold this experiment as it executes) and the
+  // task sources.
+  absl::Status Open() {
     runs_ = ResolveRuns(experiment_);
     // The corpus each run reads, with or without --data_dir, before anything
     // is keyed, prepared or recorded.
@@ -463,8 +514,12 @@ class Runner {
                            ? ", no --data_dir: derived default tasks only"
                            : absl::StrCat(", data ", options_.data_dir)));
     }
-    ASSIGN_OR_RETURN(const std::set<std::string> selected,
-                     SelectedVariants(experiment_, options_.variants));
+    return absl::OkStatus();
+  }
+
+  // Every selected run in order: the pre-trainings, then each variant's
+  // cloze test and fine-tuning grid (planned, run here or found done).
+  absl::Status WalkRuns(const std::set<std::string>& selected) {
     for (const ResolvedRun& run : runs_) {
       if (NeedsPretraining(experiment_, run.name, selected)) {
         RETURN_IF_ERROR(Pretrain(run));
@@ -482,37 +537,11 @@ class Runner {
       if (matched_ && !matched_before) continue;
       RETURN_IF_ERROR(Finetune(runs_[i], Description(i)));
     }
-    if (mode_ == Mode::kOne) {
-      if (!matched_) {
-        return absl::NotFoundError(absl::StrCat(
-            "--run_id=", options_.run_id, ": no run of experiment ",
-            experiment_.name(),
-            options_.variants.empty()
-                ? ""
-                : absl::StrCat(" (variants ",
-                               absl::StrJoin(options_.variants, ","), ")"),
-            " has this id (a run's id is the run_id of its run.json; its "
-            "directory name holds the first 8 digits)"));
-      }
-      summary_.seconds = SecondsSince(start);
-      return summary_;
-    }
-    if (options_.list_runs) {
-      for (const PlannedRun& run : planned_) {
-        summary_.runs.push_back(
-            {run.run_id, run.label, run.pretraining, run.done, run.needs});
-      }
-      summary_.seconds = SecondsSince(start);
-      return summary_;
-    }
-    if (mode_ == Mode::kPlan) {
-      RETURN_IF_ERROR(RunPlannedJobs());
-      // The records come when the arrays have run.
-      if (!summary_.submitted.empty()) {
-        summary_.seconds = SecondsSince(start);
-        return summary_;
-      }
-    }
+    return absl::OkStatus();
+  }
+
+  // The report of the runs this experiment has, under its lock.
+  absl::Status WriteReport() {
     summary_.report_dir = Join(options_.output_dir, "report");
     ASSIGN_OR_RETURN(const FileLock report_lock,
                      LockRunDirectory(summary_.report_dir, "the report"));
@@ -542,11 +571,9 @@ class Runner {
                    "report leaves them out\n";
     }
     summary_.report_markdown = report.markdown;
-    summary_.seconds = SecondsSince(start);
-    return summary_;
+    return absl::OkStatus();
   }
 
- private:
   // kAll: every run, one after another (--jobs=1). kPlan (--jobs=N): the
   // runs' ids and whether they are done, nothing trained; then each undone
   // run as a job of its own (RunPlannedJobs). kOne (--run_id): only the run
