@@ -618,11 +618,11 @@ absl::StatusOr<CorpusFiles> ResolveCorpusFiles(const PretrainingData& data,
 
 // The corpus key: format, contents, held-out choice, seed; for several
 // sources, each one's format and contents in order, and the interleave.
+// `leave_out_key` is the filter's Key(), empty for none.
 absl::StatusOr<uint64_t> CorpusKey(const PretrainingData& data,
                                    const CorpusFiles& files,
+                                   const std::string& leave_out_key,
                                    const DataPrepOptions& options) {
-  const std::string leave_out_key =
-      options.leave_out != nullptr ? options.leave_out->Key() : "";
   const std::string choice = absl::StrCat(
       ";seed=", data.seed(), ";held_out_fraction=", data.held_out_fraction(),
       leave_out_key.empty() ? "" : absl::StrCat(";leave_out=", leave_out_key),
@@ -661,6 +661,7 @@ absl::StatusOr<uint64_t> CorpusKey(const PretrainingData& data,
 // is DONE there. The caller holds the directory's lock.
 absl::Status SplitCorpusOnce(const PretrainingData& data,
                              const CorpusFiles& files,
+                             const ContaminationFilter* leave_out,
                              const DataPrepOptions& options,
                              const std::string& corpus_dir) {
   ASSIGN_OR_RETURN(const bool corpus_done, Done(corpus_dir));
@@ -673,12 +674,9 @@ absl::Status SplitCorpusOnce(const PretrainingData& data,
                 << " into " << corpus_dir << "\n";
     }
     RETURN_IF_ERROR(CreateDirectories(corpus_dir));
-    const absl::Status split = SplitIntoFiles(
-        data, files.sources, files.held_out,
-        options.leave_out != nullptr && !options.leave_out->Key().empty()
-            ? options.leave_out
-            : nullptr,
-        corpus_dir, options.verbose);
+    const absl::Status split =
+        SplitIntoFiles(data, files.sources, files.held_out, leave_out,
+                       corpus_dir, options.verbose);
     if (!split.ok()) {
       // The partial files are gone; so goes the directory, when empty.
       std::error_code ignored;
@@ -785,7 +783,11 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
         ") must be positive, or 0 for the defaults"));
   }
 
-  ASSIGN_OR_RETURN(const uint64_t key, CorpusKey(data, files, options));
+  // An empty filter leaves the key as it was without one.
+  const std::string leave_out_key =
+      options.leave_out != nullptr ? options.leave_out->Key() : "";
+  ASSIGN_OR_RETURN(const uint64_t key,
+                   CorpusKey(data, files, leave_out_key, options));
   PreparedData prepared;
   prepared.corpus_dir =
       (fs::path(root) / absl::StrCat("corpus-", Fnv1a64Hex(key))).string();
@@ -794,7 +796,9 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
   ASSIGN_OR_RETURN(
       const FileLock lock,
       LockRunDirectory(prepared.corpus_dir, "the prepared corpus"));
-  RETURN_IF_ERROR(SplitCorpusOnce(data, files, options, prepared.corpus_dir));
+  RETURN_IF_ERROR(SplitCorpusOnce(
+      data, files, leave_out_key.empty() ? nullptr : options.leave_out, options,
+      prepared.corpus_dir));
   RETURN_IF_ERROR(CorpusStats(prepared.corpus_dir, &prepared));
   RETURN_IF_ERROR(ReadLeftOut(prepared.corpus_dir, &prepared));
   // A corpus split earlier (for an experiment without the minimum).

@@ -412,20 +412,30 @@ absl::Status ParseTune(const Json& json, const std::string& file,
   return tune_reader.Finish();
 }
 
+// A field that must hold an array of objects; the error names the field or
+// the element ("baselines[2]").
+absl::Status CheckArrayOfObjects(const ObjectReader& reader,
+                                 absl::string_view field, const Json& value) {
+  if (!value.is_array()) {
+    return reader.Error(
+        field, absl::StrCat("expected an array, got ", TypeName(value)));
+  }
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (!value[i].is_object()) {
+      return reader.Error(
+          absl::StrCat(field, "[", i, "]"),
+          absl::StrCat("expected an object, got ", TypeName(value[i])));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // "baselines": the predictors scored beside the run, each named once.
 absl::Status ParseBaselines(const ObjectReader& reader, const Json* baselines,
                             const std::string& file, RunRecord& record) {
-  if (!baselines->is_array()) {
-    return reader.Error("baselines", absl::StrCat("expected an array, got ",
-                                                  TypeName(*baselines)));
-  }
+  RETURN_IF_ERROR(CheckArrayOfObjects(reader, "baselines", *baselines));
   for (size_t i = 0; i < baselines->size(); ++i) {
     const std::string prefix = absl::StrCat("baselines[", i, "].");
-    if (!(*baselines)[i].is_object()) {
-      return reader.Error(
-          prefix.substr(0, prefix.size() - 1),
-          absl::StrCat("expected an object, got ", TypeName((*baselines)[i])));
-    }
     RETURN_IF_ERROR(ParseTrivial((*baselines)[i], file, prefix, record,
                                  record.baselines.emplace_back()));
     for (size_t j = 0; j + 1 < record.baselines.size(); ++j) {
@@ -442,16 +452,9 @@ absl::Status ParseBaselines(const ObjectReader& reader, const Json* baselines,
 // "eval_curve": held-out points at rising steps.
 absl::Status ParseEvalCurve(const ObjectReader& reader, const Json* curve,
                             const std::string& file, RunRecord& record) {
-  if (!curve->is_array()) {
-    return reader.Error("eval_curve", absl::StrCat("expected an array, got ",
-                                                   TypeName(*curve)));
-  }
+  RETURN_IF_ERROR(CheckArrayOfObjects(reader, "eval_curve", *curve));
   for (size_t i = 0; i < curve->size(); ++i) {
     const std::string where = absl::StrCat("eval_curve[", i, "]");
-    if (!(*curve)[i].is_object()) {
-      return reader.Error(where, absl::StrCat("expected an object, got ",
-                                              TypeName((*curve)[i])));
-    }
     ObjectReader point_reader((*curve)[i], file, where + ".");
     EvalPoint point;
     ASSIGN_OR_RETURN(point.step, point_reader.Integer("step"));
