@@ -1,12 +1,11 @@
 // Loading experiments (experiment.proto): strict text-format parsing, paths
 // resolved against the file, validation that names the field and the fix,
-// variants merged onto the base, and conversion into the structs the model
-// and the data pipeline take.
+// and variants merged onto the base. What a resolved run becomes for the
+// model, the trainers and the tasks is spec_conversions.h's.
 //
 //   absl::StatusOr<Experiment> experiment = LoadExperiment(path);
 //   for (const ResolvedRun& run : ResolveRuns(*experiment)) {
 //     BertConfig model = ToBertConfig(run.spec.model(), vocab.size()).value();
-//     InstanceConfig data = ToInstanceConfig(run.spec.pretraining(), 0);
 //   }
 //
 // Errors read "FILE:LINE:COLUMN: message", 1-based (protobuf counts from 0).
@@ -32,9 +31,6 @@
 #include "experiments/config_merge.h"
 #include "experiments/experiment.pb.h"
 #include "google/protobuf/message.h"
-#include "model/bert/config.h"
-#include "tasks/pretraining_data/instance_config.h"
-#include "tasks/pretraining_data/language_model.h"
 
 namespace bertlab {
 namespace experiments {
@@ -86,26 +82,6 @@ std::vector<ResolvedRun> ResolveRuns(const Experiment& experiment);
 // The step at which each sequence phase ends (exclusive), by the trainer's
 // rule (model/optim/schedule.h PhaseEndSteps). For a validated spec.
 std::vector<int64_t> SequencePhaseEndSteps(const PretrainingSpec& pretraining);
-
-// warmup_steps, or int(total_steps * warmup_proportion) as the reference's
-// run_pretraining / run_classifier compute it. For a validated spec.
-int64_t WarmupSteps(const ScheduleSpec& schedule);
-
-// The encoder config of `model` with the vocabulary's size (the vocab file's
-// lines, or train_vocab.size). Errors name the model.* field.
-absl::StatusOr<BertConfig> ToBertConfig(const ModelSpec& model,
-                                        int64_t vocab_size);
-
-// The schema's language model as the trainer's and the shards' enum
-// (tasks/pretraining_data/language_model.h); CHECKs it is set.
-LanguageModel ToLanguageModel(PretrainingObjectives::LanguageModel model);
-
-// How the instances of sequence phase `phase_index` are made: objective,
-// lengths, masking, next sentence, data seed. The streaming block limits keep
-// InstanceConfig's defaults. For a validated spec (CHECKs the index and the
-// objective).
-InstanceConfig ToInstanceConfig(const PretrainingSpec& pretraining,
-                                int phase_index);
 
 }  // namespace experiments
 }  // namespace bertlab

@@ -14,6 +14,7 @@
 #include "absl/strings/str_replace.h"
 #include "common/check.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/spec_conversions.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/text_format.h"

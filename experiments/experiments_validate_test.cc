@@ -16,6 +16,7 @@
 #include "experiments/config_loader.h"
 #include "experiments/experiment.pb.h"
 #include "experiments/run/run_plan.h"
+#include "experiments/spec_conversions.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"

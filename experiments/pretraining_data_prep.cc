@@ -33,6 +33,7 @@
 #include "experiments/config_loader.h"
 #include "experiments/pretraining_corpus.h"
 #include "experiments/run/run_lock.h"
+#include "experiments/spec_conversions.h"
 #include "tasks/corpus/diatheke_reader.h"
 #include "tasks/corpus/gutenberg_reader.h"
 #include "tasks/corpus/reference_format_reader.h"

@@ -3,10 +3,9 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "common/check.h"
 #include "common/fnv1a.h"
 #include "common/status_macros.h"
-#include "experiments/config_loader.h"
+#include "experiments/spec_conversions.h"
 #include "tasks/pretraining_data/instance_config.h"
 #include "tasks/pretraining_data/shard_format.h"
 #include "tasks/vocab.h"
@@ -76,61 +75,6 @@ absl::Status CheckShards(const RunSpec& spec, int phase, const std::string& dir,
 }
 
 }  // namespace
-
-PretrainingOptions ToPretrainingOptions(
-    const RunSpec& spec, const BertConfig& model,
-    const std::vector<std::string>& shards,
-    const std::vector<std::string>& held_out) {
-  const PretrainingSpec& pretraining = spec.pretraining();
-  const auto& phases = pretraining.sequence_schedule().phases();
-  CHECK_EQ(static_cast<int>(shards.size()), phases.size());
-  CHECK(held_out.empty() || static_cast<int>(held_out.size()) == phases.size());
-  PretrainingOptions options;
-  options.model = model;
-  options.objective =
-      ToLanguageModel(pretraining.objectives().language_model());
-  const bool masked_lm = options.objective == LanguageModel::kMaskedLm;
-  options.next_sentence = masked_lm && pretraining.objectives().next_sentence();
-  for (int i = 0; i < phases.size(); ++i) {
-    ::bertlab::SequencePhase phase;
-    phase.fraction_of_steps = phases[i].fraction_of_steps();
-    phase.max_seq_length = phases[i].max_seq_length();
-    phase.batch_size = phases[i].batch_size();
-    if (masked_lm) {
-      phase.max_predictions_per_seq = phases[i].max_predictions_per_seq();
-    }
-    phase.shard_dirs = {shards[i]};
-    if (!held_out.empty()) phase.held_out_dirs = {held_out[i]};
-    options.phases.push_back(phase);
-  }
-  const PretrainingData& data = pretraining.data();
-  options.held_out_fraction =
-      data.has_held_out_fraction() ? data.held_out_fraction() : 0.0;
-  const OptimizerSpec& optimizer = pretraining.optimizer();
-  options.optimizer.beta1 = optimizer.beta1();
-  options.optimizer.beta2 = optimizer.beta2();
-  options.optimizer.epsilon = optimizer.epsilon();
-  options.optimizer.weight_decay = optimizer.weight_decay();
-  options.optimizer.bias_correction = optimizer.bias_correction();
-  options.clip_norm = optimizer.clip_norm();
-  options.gradient_accumulation_steps = optimizer.gradient_accumulation_steps();
-  options.schedule.base_learning_rate = optimizer.learning_rate();
-  options.schedule.total_steps = pretraining.schedule().total_steps();
-  options.schedule.warmup_steps = WarmupSteps(pretraining.schedule());
-  options.seed = pretraining.seed();
-  options.on_non_finite =
-      pretraining.on_non_finite() == PretrainingSpec::SKIP_STEP
-          ? NonFinitePolicy::kSkipStep
-          : NonFinitePolicy::kStop;
-  options.max_consecutive_skipped_steps =
-      pretraining.max_consecutive_skipped_steps();
-  options.eval_every_steps = pretraining.eval_every_steps();
-  options.eval_batches = pretraining.eval_batches();
-  options.checkpoint_every_steps = pretraining.checkpoint_every_steps();
-  options.keep_last_checkpoints = pretraining.keep_last_checkpoints();
-  options.log_every_steps = pretraining.log_every_steps();
-  return options;
-}
 
 absl::StatusOr<PretrainingOptions> OptionsFromSpec(
     const RunSpec& spec, const std::vector<std::string>& shards,

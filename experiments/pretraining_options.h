@@ -1,8 +1,9 @@
 // The pre-training options of one run of an experiment: a resolved RunSpec
 // plus the shard directories of its sequence phases become the
-// PretrainingOptions of model/train/pretrainer.h, after checking that the
-// shards are what the run needs. //experiments:pretrain and the experiment
-// runner both go through here.
+// PretrainingOptions of model/train/pretrainer.h (spec_conversions.h
+// ToPretrainingOptions), after checking that the shards are what the run
+// needs. //experiments:pretrain and the experiment runner both go through
+// here.
 #ifndef BERTLAB_EXPERIMENTS_PRETRAINING_OPTIONS_H_
 #define BERTLAB_EXPERIMENTS_PRETRAINING_OPTIONS_H_
 
@@ -27,16 +28,6 @@ namespace experiments {
 // output_dir, progress and stop_after_step are left for the caller.
 absl::StatusOr<PretrainingOptions> OptionsFromSpec(
     const RunSpec& spec, const std::vector<std::string>& shards,
-    const std::vector<std::string>& held_out);
-
-// The one conversion from a run's spec to the trainer's options, after
-// LoadExperiment validated it (so the trainer's invariants hold; the loader's
-// fuzzer checks that): `model` is ToBertConfig's, phase i reads shards[i]
-// (and held_out[i], or held_out_fraction of shards[i] when held_out is
-// empty). No I/O; CHECKs one shard directory per phase.
-PretrainingOptions ToPretrainingOptions(
-    const RunSpec& spec, const BertConfig& model,
-    const std::vector<std::string>& shards,
     const std::vector<std::string>& held_out);
 
 }  // namespace experiments

@@ -35,6 +35,7 @@
 #include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
 #include "experiments/pretraining_options.h"
+#include "experiments/spec_conversions.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "model/bert/config.h"

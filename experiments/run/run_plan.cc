@@ -14,6 +14,7 @@
 #include "experiments/finetune_task_table.h"
 #include "experiments/pretraining_corpus.h"
 #include "experiments/pretraining_seeds.h"
+#include "experiments/spec_conversions.h"
 #include "model/bert/config.h"
 
 namespace bertlab {

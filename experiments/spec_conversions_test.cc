@@ -1,0 +1,178 @@
+// Every conversion from the schema maps every field it reads, each to its own
+// option: the specs below give each field a value no other field has, so a
+// field read into the wrong option, or not read, fails. Every value of a
+// schema enum maps (an added value without a mapping fails here, not in a
+// run). ToBertConfig and ToInstanceConfig are checked field by field in
+// config_loader_test.
+#include "experiments/spec_conversions.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/check.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace bertlab {
+namespace experiments {
+namespace {
+
+using ::testing::ElementsAre;
+
+template <typename Message>
+Message Parse(const std::string& text) {
+  Message message;
+  CHECK(google::protobuf::TextFormat::ParseFromString(text, &message)) << text;
+  return message;
+}
+
+// The values of a schema enum, but its *_UNSPECIFIED zero.
+template <typename Enum>
+std::vector<Enum> SetValues(const google::protobuf::EnumDescriptor* type) {
+  std::vector<Enum> values;
+  for (int i = 0; i < type->value_count(); ++i) {
+    if (type->value(i)->number() != 0) {
+      values.push_back(static_cast<Enum>(type->value(i)->number()));
+    }
+  }
+  return values;
+}
+
+TEST(SpecConversionsTest, EveryLanguageModelMaps) {
+  std::set<LanguageModel> models;
+  for (const PretrainingObjectives::LanguageModel value :
+       SetValues<PretrainingObjectives::LanguageModel>(
+           PretrainingObjectives::LanguageModel_descriptor())) {
+    models.insert(ToLanguageModel(value));
+  }
+  EXPECT_EQ(models.size(), 3u);
+  EXPECT_EQ(ToLanguageModel(PretrainingObjectives::MASKED_LM),
+            LanguageModel::kMaskedLm);
+  EXPECT_EQ(ToLanguageModel(PretrainingObjectives::LEFT_TO_RIGHT),
+            LanguageModel::kLeftToRight);
+  EXPECT_EQ(ToLanguageModel(PretrainingObjectives::RIGHT_TO_LEFT),
+            LanguageModel::kRightToLeft);
+}
+
+TEST(SpecConversionsTest, WarmupStepsOrProportion) {
+  EXPECT_EQ(
+      WarmupSteps(Parse<ScheduleSpec>("total_steps: 1000 warmup_steps: 17")),
+      17);
+  EXPECT_EQ(WarmupSteps(Parse<ScheduleSpec>(
+                "total_steps: 1000 warmup_proportion: 0.0125")),
+            12);  // int(12.5)
+}
+
+TEST(SpecConversionsTest, ToPretrainingOptionsMapsEveryField) {
+  const RunSpec spec = Parse<RunSpec>(R"pb(
+    pretraining {
+      objectives { language_model: MASKED_LM next_sentence: true }
+      data { held_out_fraction: 0.03 }
+      sequence_schedule {
+        phases {
+          fraction_of_steps: 0.75
+          max_seq_length: 64
+          batch_size: 8
+          max_predictions_per_seq: 9
+        }
+        phases {
+          fraction_of_steps: 0.25
+          max_seq_length: 128
+          batch_size: 4
+          max_predictions_per_seq: 19
+        }
+      }
+      optimizer {
+        learning_rate: 0.0007
+        beta1: 0.81
+        beta2: 0.991
+        epsilon: 3e-7
+        weight_decay: 0.02
+        bias_correction: true
+        clip_norm: 1.5
+        gradient_accumulation_steps: 2
+      }
+      schedule { total_steps: 400 warmup_proportion: 0.05 }
+      eval_every_steps: 23
+      eval_batches: 29
+      checkpoint_every_steps: 31
+      keep_last_checkpoints: 37
+      seed: 41
+      log_every_steps: 43
+      on_non_finite: SKIP_STEP
+      max_consecutive_skipped_steps: 47
+    }
+  )pb");
+  BertConfig model;
+  model.hidden_size = 53;
+  const PretrainingOptions options =
+      ToPretrainingOptions(spec, model, {"train0", "train1"}, {});
+  EXPECT_EQ(options.model.hidden_size, 53);
+  EXPECT_EQ(options.objective, LanguageModel::kMaskedLm);
+  EXPECT_TRUE(options.next_sentence);
+  ASSERT_EQ(options.phases.size(), 2u);
+  EXPECT_EQ(options.phases[0].fraction_of_steps, 0.75);
+  EXPECT_EQ(options.phases[0].max_seq_length, 64);
+  EXPECT_EQ(options.phases[0].batch_size, 8);
+  EXPECT_EQ(options.phases[0].max_predictions_per_seq, 9);
+  EXPECT_THAT(options.phases[0].shard_dirs, ElementsAre("train0"));
+  EXPECT_TRUE(options.phases[0].held_out_dirs.empty());
+  EXPECT_EQ(options.phases[1].fraction_of_steps, 0.25);
+  EXPECT_EQ(options.phases[1].max_seq_length, 128);
+  EXPECT_EQ(options.phases[1].batch_size, 4);
+  EXPECT_EQ(options.phases[1].max_predictions_per_seq, 19);
+  EXPECT_THAT(options.phases[1].shard_dirs, ElementsAre("train1"));
+  EXPECT_EQ(options.held_out_fraction, 0.03);
+  EXPECT_EQ(options.optimizer.beta1, 0.81);
+  EXPECT_EQ(options.optimizer.beta2, 0.991);
+  EXPECT_EQ(options.optimizer.epsilon, 3e-7);
+  EXPECT_EQ(options.optimizer.weight_decay, 0.02);
+  EXPECT_TRUE(options.optimizer.bias_correction);
+  EXPECT_EQ(options.clip_norm, 1.5);
+  EXPECT_EQ(options.gradient_accumulation_steps, 2);
+  EXPECT_EQ(options.schedule.base_learning_rate, 0.0007);
+  EXPECT_EQ(options.schedule.total_steps, 400);
+  EXPECT_EQ(options.schedule.warmup_steps, 20);
+  EXPECT_EQ(options.seed, 41u);
+  EXPECT_EQ(options.on_non_finite, NonFinitePolicy::kSkipStep);
+  EXPECT_EQ(options.max_consecutive_skipped_steps, 47);
+  EXPECT_EQ(options.eval_every_steps, 23);
+  EXPECT_EQ(options.eval_batches, 29);
+  EXPECT_EQ(options.checkpoint_every_steps, 31);
+  EXPECT_EQ(options.keep_last_checkpoints, 37);
+  EXPECT_EQ(options.log_every_steps, 43);
+}
+
+TEST(SpecConversionsTest, ToPretrainingOptionsOfALeftToRightRun) {
+  const RunSpec spec = Parse<RunSpec>(R"pb(
+    pretraining {
+      objectives { language_model: LEFT_TO_RIGHT next_sentence: true }
+      data { held_out_files { files: "held_out.txt" } }
+      sequence_schedule {
+        phases {
+          fraction_of_steps: 1
+          max_seq_length: 64
+          batch_size: 8
+          max_predictions_per_seq: 9
+        }
+      }
+      on_non_finite: STOP
+    }
+  )pb");
+  const PretrainingOptions options =
+      ToPretrainingOptions(spec, BertConfig(), {"train"}, {"held_out"});
+  EXPECT_EQ(options.objective, LanguageModel::kLeftToRight);
+  // Nothing is masked and no next sentence is predicted.
+  EXPECT_FALSE(options.next_sentence);
+  EXPECT_EQ(options.phases.at(0).max_predictions_per_seq, 0);
+  EXPECT_THAT(options.phases.at(0).held_out_dirs, ElementsAre("held_out"));
+  EXPECT_EQ(options.held_out_fraction, 0.0);
+  EXPECT_EQ(options.on_non_finite, NonFinitePolicy::kStop);
+}
+
+}  // namespace
+}  // namespace experiments
+}  // namespace bertlab
