@@ -7,7 +7,7 @@
 // reference. Parameters are drawn as BERT initialises them (normal 0.02), as
 // in training; the reference fixtures' larger weights saturate the attention
 // softmax, where bf16's rounding of q and k moves probabilities by tens of
-// percent (model/cuda/encoder_parity_fixture.h found the same on the GPU).
+// percent (model/bert/encoder_parity_fixture.h found the same on the GPU).
 //
 // Tolerance: the parity comparator with bf16's eps, K = the rounded GEMM
 // operands on the longest chain behind a value (ops_bf16_test.cc says why

@@ -1,7 +1,7 @@
 // Where the encoder's dropout masks come from: the rate and Philox stream of
 // each dropout site under DropoutSettings, and the attention options of a
 // layer (causal or reverse-causal mask, probability dropout). Shared by the CPU
-// encoder (encoder.cc) and the CUDA encoder (model/cuda/encoder_cuda.cc), so
+// encoder (encoder.cc) and the CUDA encoder (model/bert/encoder_cuda.cc), so
 // both draw the same masks.
 #ifndef BERTLAB_MODEL_BERT_ENCODER_DROPOUT_H_
 #define BERTLAB_MODEL_BERT_ENCODER_DROPOUT_H_

@@ -26,12 +26,12 @@
 #include <cstdint>
 
 #include "model/bert/encoder.h"
+#include "model/bert/encoder_cuda.h"
 #include "model/bert_for_finetuning.h"
 #include "model/cuda/activation_buffer.h"
 #include "model/cuda/context.h"
-#include "model/cuda/encoder_cuda.h"
-#include "model/cuda/span_head_cuda.h"
 #include "model/heads/span_head.h"
+#include "model/heads/span_head_cuda.h"
 
 namespace bertlab {
 namespace cuda {

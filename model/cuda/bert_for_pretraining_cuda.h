@@ -27,11 +27,11 @@
 
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
+#include "model/bert/encoder_cuda.h"
 #include "model/bert_for_pretraining.h"
 #include "model/cuda/activation_buffer.h"
 #include "model/cuda/context.h"
-#include "model/cuda/encoder_cuda.h"
-#include "model/cuda/pretraining_heads_cuda.h"
+#include "model/heads/pretraining_heads_cuda.h"
 
 namespace bertlab {
 namespace cuda {

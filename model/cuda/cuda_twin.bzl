@@ -1,9 +1,12 @@
-"""cuda_twin: an op's CUDA twin, declared in its CPU op's package, in one stanza.
+"""The CUDA backend beside the CPU code it twins, one stanza per piece.
 
-An op's CPU and CUDA code live in one folder (model/ops: layer_norm.h,
-layer_norm_cpu.cc, layer_norm_cuda.{h,cu}, layer_norm_kernels.cuh, their
-tests; model/optim: adamw.h, adamw_cuda.{h,cu}, ...). One cuda_twin(name = "<op>_cuda", ...) declares, all tagged "cuda":
+A piece of the model and its CUDA twin live in one folder (model/ops:
+layer_norm.h, layer_norm_cpu.cc, layer_norm_cuda.{h,cu},
+layer_norm_kernels.cuh, their tests; model/bert: encoder.h and
+encoder_cuda.{h,cc}; model/heads, model/train, model/optim likewise). Every
+target declared here is tagged "cuda":
 
+cuda_twin(name = "<op>_cuda", ...), a twin with device code of its own:
   <op>_cuda             the twin (cuda_library: nvcc, --config=cuda only) from
                         <op>_cuda.cu and <op>_cuda.h, the kernel source and
                         the runtime's headers (kernel_hdrs.bzl);
@@ -11,24 +14,40 @@ tests; model/optim: adamw.h, adamw_cuda.{h,cu}, ...). One cuda_twin(name = "<op>
                         run on the CPU under the host SIMT emulator against
                         the CPU op (plain `bazel test`, no GPU), with its
                         <op>_kernels_emulated library (emulated_kernel_test);
-  <op>_cuda_host_cc     the host-build entry: <op>_cuda.cu as a .cc for g++,
-                        which cuda_twins_host() at the end of the BUILD file
-                        hands, with the twin's headers, to the host CUDA build
-                        (//model/cuda/host).
+  <op>_cuda_host_cc     the host-build entry: <op>_cuda.cu as a .cc for g++.
+
+cuda_cc_library(name, ...), host C++ compiled by g++ against the CUDA
+runtime (the GPU encoder, heads and steps composing the twins, the batch
+upload, a GPU test's fixture):
+  name                  the cc_library (--config=cuda only);
+  name_host_cc          the host-build entry: its sources and headers.
+
+cuda_parity_test(name, ...), a GPU test against the CPU path:
+  name                  the cc_test (manual, requires-gpu, --config=cuda);
+  host_<name>           the same source linked against the host CUDA build
+                        (//model/cuda/host), run on the CPU by plain
+                        `bazel test`.
+
+cuda_twins_host() at the end of the BUILD file hands every host-build entry
+above, with the entries' headers, to the host CUDA build (//model/cuda/host,
+which compiles the packages of kernel_hdrs.bzl's CUDA_TWIN_PACKAGES).
 
 The tag is what tools/check_layering.sh reads: no target without it in a CPU
 model package may depend on a target with it, or on //model/cuda/... .
 """
 
 load("//model/cuda:kernel_hdrs.bzl", "CUDA_KERNEL_HDRS")
+load("//model/cuda/host:host_sources.bzl", "CU_SOURCES", "host_cuda_test")
 load("//model/cuda/testing:simt_emulator.bzl", "emulated_kernel_test")
-load("//tools/cuda:cuda.bzl", "cuda_library")
+load("//tools/cuda:cuda.bzl", "CUDA_ONLY", "cuda_library")
 
-# Every target a cuda_twin declares carries it (tools/check_layering.sh).
+# Every target these macros declare carries it (tools/check_layering.sh).
 CUDA_TAG = "cuda"
 
-# Marks the host-build entries cuda_twins_host() collects.
+# Mark the host-build entries cuda_twins_host() collects: a cuda_twin's .cu
+# as a .cc (a genrule), a cuda_cc_library's sources (a filegroup).
 _HOST_ENTRY_TAG = "cuda_twin_host_entry"
+_HOST_CC_ENTRY_TAG = "cuda_cc_host_entry"
 
 def cuda_twin(
         name,
@@ -59,7 +78,7 @@ def cuda_twin(
         no emulated test. Its source is "<op>_emulated_test.cc".
       test_size: the emulated test's size.
       test_shard_count: its shards (gtest splits its cases), None for one.
-      visibility: the twin's; the model packages (model/cuda's encoder, heads
+      visibility: the twin's; the model packages (the GPU encoder, heads
         and steps compose the twins), not the package's default, which may
         reach further (experiments, tools).
     """
@@ -100,38 +119,120 @@ def cuda_twin(
         tags = [CUDA_TAG, _HOST_ENTRY_TAG],
     )
 
-def cuda_twins_host(name = "cuda_twins_host"):
-    """The host CUDA build's share of this package: call it after the last cuda_twin.
+def cuda_cc_library(
+        name,
+        srcs = None,
+        hdrs = None,
+        deps = [],
+        testonly = False,
+        visibility = ["//model:__subpackages__"]):
+    """Host C++ of the CUDA backend (g++ against the CUDA runtime) and its host-build entry.
 
-    Declares the filegroups name + "_srcs" (every twin's .cu as a .cc) and
-    name + "_hdrs" (the headers of this package the twins list), which
-    //model/cuda/host compiles with g++ against the host stand-ins; and
-    fails the loading unless every .cu file here belongs to a cuda_twin, so
-    that no kernel is left out of the host build.
+    For the code that calls the twins rather than holding device code: the
+    GPU encoder, heads and steps, the batch upload, a GPU test's fixture.
+
+    Args:
+      name: the library; its sources default to name + ".cc" and name + ".h".
+      srcs: its sources, default [name + ".cc"].
+      hdrs: its headers, default [name + ".h"].
+      deps: its deps (the runtime, twins, CPU code).
+      testonly: a GPU test's fixture.
+      visibility: the library's; by default the model packages only.
+    """
+    srcs = srcs if srcs != None else [name + ".cc"]
+    hdrs = hdrs if hdrs != None else [name + ".h"]
+    native.cc_library(
+        name = name,
+        testonly = testonly,
+        srcs = srcs,
+        hdrs = hdrs,
+        tags = [CUDA_TAG],
+        target_compatible_with = CUDA_ONLY,
+        visibility = visibility,
+        deps = deps,
+    )
+    native.filegroup(
+        name = name + "_host_cc",
+        testonly = True,
+        srcs = srcs + hdrs,
+        tags = [CUDA_TAG, _HOST_CC_ENTRY_TAG],
+    )
+
+def cuda_parity_test(
+        name,
+        deps,
+        host_deps,
+        size = "medium",
+        host_size = None,
+        host_shard_count = None):
+    """A GPU test against the CPU path (name) and the same test on the host CUDA build (host_<name>).
+
+    Args:
+      name: the test; its source is name + ".cc".
+      deps: the GPU test's deps (twins, fixtures, gtest_main).
+      host_deps: the host test's deps: deps without the CUDA libraries and
+        fixtures (//model/cuda/host:host_cuda holds them) and without the
+        main (host_cuda_test adds one).
+      size: the GPU test's size, and the host test's unless host_size.
+      host_size: the host test's size.
+      host_shard_count: the host test's shards (None: one).
+    """
+    native.cc_test(
+        name = name,
+        size = size,
+        srcs = [name + ".cc"],
+        tags = [
+            CUDA_TAG,
+            "manual",
+            "requires-gpu",
+        ],
+        target_compatible_with = CUDA_ONLY,
+        deps = deps,
+    )
+    host_cuda_test(
+        name = name,
+        size = host_size or size,
+        shard_count = host_shard_count,
+        tags = [CUDA_TAG],
+        deps = host_deps,
+    )
+
+def cuda_twins_host(name = "cuda_twins_host"):
+    """The host CUDA build's share of this package: call it after the last stanza.
+
+    Declares the filegroups name + "_srcs" (every cuda_twin's .cu as a .cc,
+    every cuda_cc_library's sources) and name + "_hdrs" (the headers of
+    this package those list), which //model/cuda/host compiles with g++
+    against the host stand-ins; and fails the loading unless every .cu file
+    here belongs to a cuda_twin (or is the runtime's, host_sources.bzl's
+    CU_SOURCES), so that no kernel is left out of the host build.
 
     Args:
       name: the prefix of the two filegroups.
     """
-    entries = sorted([
-        rule["name"]
-        for rule in native.existing_rules().values()
-        if _HOST_ENTRY_TAG in rule.get("tags", [])
-    ])
+    rules = native.existing_rules().values()
+    entries = sorted([r["name"] for r in rules if _HOST_ENTRY_TAG in r.get("tags", [])])
+    cc_entries = sorted([r["name"] for r in rules if _HOST_CC_ENTRY_TAG in r.get("tags", [])])
     twins = [entry[:-len("_host_cc")] for entry in entries]
+    package = native.package_name()
+    runtime_cu = [s.split(":")[1] for s in CU_SOURCES if s.startswith("//%s:" % package)]
     cu_files = sorted(native.glob(["*.cu"]))
-    if cu_files != sorted([twin + ".cu" for twin in twins]):
+    if cu_files != sorted([twin + ".cu" for twin in twins] + runtime_cu):
         fail("the .cu files %s are not those of this package's cuda_twin stanzas %s: declare each with cuda_twin()" % (cu_files, twins))
     headers = {}
-    for entry in entries:
+    cc_sources = []
+    for entry in entries + cc_entries:
         for src in native.existing_rule(entry)["srcs"]:
             file = src.split(":")[-1]
-            if not file.endswith(".cu"):
+            if file.endswith(".cc"):
+                cc_sources.append(":" + file)
+            elif not file.endswith(".cu"):
                 headers[file] = True
     visibility = ["//model/cuda/host:__pkg__"]
     native.filegroup(
         name = name + "_srcs",
         testonly = True,
-        srcs = [":" + entry for entry in entries],
+        srcs = [":" + entry for entry in entries] + cc_sources,
         tags = [CUDA_TAG],
         visibility = visibility,
     )

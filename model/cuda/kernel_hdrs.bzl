@@ -5,12 +5,23 @@ runtime headers its .cu includes; a kernel source (<op>_kernels.cuh) also
 needs the kernel helpers it reads through kernel_source.cuh.
 """
 
+# The packages that hold CUDA twins beside their CPU code (cuda_twin.bzl):
+# each ends its BUILD file with cuda_twins_host(), and //model/cuda/host
+# compiles what those collect. model/cuda itself holds the runtime's.
+CUDA_TWIN_PACKAGES = [
+    "//model/bert",
+    "//model/cuda",
+    "//model/heads",
+    "//model/ops",
+    "//model/optim",
+]
+
 # Where the runtime and the kernel helpers are used: model/cuda and the CPU
-# packages that hold CUDA twins beside their CPU code (cuda_twin.bzl).
-CUDA_TWIN_VISIBILITY = [
-    "//model/cuda:__subpackages__",
-    "//model/ops:__pkg__",
-    "//model/optim:__pkg__",
+# packages that hold CUDA twins.
+CUDA_TWIN_VISIBILITY = ["//model/cuda:__subpackages__"] + [
+    package + ":__pkg__"
+    for package in CUDA_TWIN_PACKAGES
+    if package != "//model/cuda"
 ]
 
 CUDA_RUNTIME_HDRS = [

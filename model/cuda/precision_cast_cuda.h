@@ -2,7 +2,7 @@
 // parameter layout of model/bert/parameter_layout.h, same offsets in both):
 //
 //   CastFloatToBf16: the FP32 master parameters -> their bf16 working copy,
-//     which the bf16 encoder reads (model/cuda/encoder_cuda.h). Run after
+//     which the bf16 encoder reads (model/bert/encoder_cuda.h). Run after
 //     every optimizer step on the master.
 //   CastBf16ToFloat: bf16 -> float, exact (a bf16 is the top half of a
 //     float).

@@ -34,11 +34,11 @@
 
 #include "gtest/gtest.h"
 #include "model/bert/config.h"
+#include "model/bert/encoder_parity_fixture.h"
 #include "model/bert/parameter_layout.h"
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/encoder_parity_fixture.h"
 #include "model/cuda/parity_test_util.h"
 #include "model/cuda/train_step_cuda.h"
 #include "model/cuda/training_step_parity_fixture.h"

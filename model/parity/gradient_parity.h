@@ -2,7 +2,7 @@
 // parity comparator (parity_comparator.h), as gtest expectations: the check
 // of a whole training step's gradients shared by the CPU's BF16 test
 // (//model:bert_for_pretraining_bf16_test) and the CUDA parity tests
-// (model/cuda/encoder_parity_fixture.h and training_step_parity_fixture.h).
+// (model/bert/encoder_parity_fixture.h and training_step_parity_fixture.h).
 #ifndef BERTLAB_MODEL_PARITY_GRADIENT_PARITY_H_
 #define BERTLAB_MODEL_PARITY_GRADIENT_PARITY_H_
 

@@ -7,8 +7,8 @@
 // for prediction_rows_emulated_test. The definitions sit in an unnamed
 // namespace, as they did inside the .cu: include this file from one translation
 // unit per binary.
-#ifndef BERTLAB_MODEL_CUDA_PREDICTION_ROWS_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_PREDICTION_ROWS_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_HEADS_PREDICTION_ROWS_KERNELS_CUH_
+#define BERTLAB_MODEL_HEADS_PREDICTION_ROWS_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -97,4 +97,4 @@ BERTLAB_KERNEL_UNBOUNDED PlaceKernel(T* sequence,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_PREDICTION_ROWS_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_HEADS_PREDICTION_ROWS_KERNELS_CUH_

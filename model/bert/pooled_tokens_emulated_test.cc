@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/bert/pooled_tokens_kernels.cuh"
 #include "model/cuda/parity_test_util.h"
-#include "model/cuda/pooled_tokens_kernels.cuh"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
 

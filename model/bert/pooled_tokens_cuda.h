@@ -7,8 +7,8 @@
 // T in {float, __nv_bfloat16}: the bf16 gather is a copy, the bf16 add is done
 // in float and rounded once (UNVERIFIED ON A GPU: never run;
 // ops_bf16_parity_test checks it).
-#ifndef BERTLAB_MODEL_CUDA_POOLED_TOKENS_CUDA_H_
-#define BERTLAB_MODEL_CUDA_POOLED_TOKENS_CUDA_H_
+#ifndef BERTLAB_MODEL_BERT_POOLED_TOKENS_CUDA_H_
+#define BERTLAB_MODEL_BERT_POOLED_TOKENS_CUDA_H_
 
 #include <cstdint>
 
@@ -38,4 +38,4 @@ void AddToPooledTokens(T* sequence,               // (batch * seq_len, hidden)
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_POOLED_TOKENS_CUDA_H_
+#endif  // BERTLAB_MODEL_BERT_POOLED_TOKENS_CUDA_H_

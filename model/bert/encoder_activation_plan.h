@@ -5,8 +5,8 @@
 // allocated against EncoderActivationBytes, so the arithmetic cannot drift
 // from the allocations. Plain C++ (no CUDA): encoder_activation_plan_test
 // checks it without a GPU.
-#ifndef BERTLAB_MODEL_CUDA_ENCODER_ACTIVATION_PLAN_H_
-#define BERTLAB_MODEL_CUDA_ENCODER_ACTIVATION_PLAN_H_
+#ifndef BERTLAB_MODEL_BERT_ENCODER_ACTIVATION_PLAN_H_
+#define BERTLAB_MODEL_BERT_ENCODER_ACTIVATION_PLAN_H_
 
 #include <cstdint>
 
@@ -66,4 +66,4 @@ int64_t EncoderActivationBytes(const EncoderActivationPlan& plan);
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_ENCODER_ACTIVATION_PLAN_H_
+#endif  // BERTLAB_MODEL_BERT_ENCODER_ACTIVATION_PLAN_H_

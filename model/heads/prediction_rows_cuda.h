@@ -27,8 +27,8 @@
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test (float) and pretraining_step_bf16_parity_test check it against
 // the CPU heads when run on a GPU machine.
-#ifndef BERTLAB_MODEL_CUDA_PREDICTION_ROWS_CUDA_H_
-#define BERTLAB_MODEL_CUDA_PREDICTION_ROWS_CUDA_H_
+#ifndef BERTLAB_MODEL_HEADS_PREDICTION_ROWS_CUDA_H_
+#define BERTLAB_MODEL_HEADS_PREDICTION_ROWS_CUDA_H_
 
 #include <cstdint>
 
@@ -63,4 +63,4 @@ void ScatterPredictionRows(T* sequence,  // (sequence_rows, hidden)
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_PREDICTION_ROWS_CUDA_H_
+#endif  // BERTLAB_MODEL_HEADS_PREDICTION_ROWS_CUDA_H_

@@ -7,8 +7,8 @@
 //
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test checks the span head against the CPU when run on a GPU machine.
-#ifndef BERTLAB_MODEL_CUDA_SPAN_LOGITS_CUDA_H_
-#define BERTLAB_MODEL_CUDA_SPAN_LOGITS_CUDA_H_
+#ifndef BERTLAB_MODEL_HEADS_SPAN_LOGITS_CUDA_H_
+#define BERTLAB_MODEL_HEADS_SPAN_LOGITS_CUDA_H_
 
 #include <cstdint>
 
@@ -44,4 +44,4 @@ void MeanOfSpanLosses(float* loss, const float* start_loss,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_SPAN_LOGITS_CUDA_H_
+#endif  // BERTLAB_MODEL_HEADS_SPAN_LOGITS_CUDA_H_

@@ -1,6 +1,6 @@
 // The GPU pre-training heads; see pretraining_heads_cuda.h. Line for line the
 // composition of model/heads/pretraining_heads.cc with the CUDA op twins.
-#include "model/cuda/pretraining_heads_cuda.h"
+#include "model/heads/pretraining_heads_cuda.h"
 
 // The complete __nv_bfloat16 (the headers only declare it) for pointer
 // arithmetic on bf16 params; g++ may include it (model/cuda/README.md).
@@ -12,8 +12,8 @@
 
 #include "common/check.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/float_logits_cuda.h"
-#include "model/cuda/prediction_rows_cuda.h"
+#include "model/heads/float_logits_cuda.h"
+#include "model/heads/prediction_rows_cuda.h"
 #include "model/ops/cross_entropy_cuda.h"
 #include "model/ops/gelu_cuda.h"
 #include "model/ops/layer_norm_cuda.h"

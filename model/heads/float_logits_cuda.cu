@@ -5,9 +5,9 @@
 
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/float_logits_cuda.h"
 #include "model/cuda/kernel_util.cuh"
 #include "model/cuda/precision_cast_cuda.h"
+#include "model/heads/float_logits_cuda.h"
 #include "model/ops/gemm.h"
 #include "model/ops/gemm_cuda.h"
 #include "model/ops/linear_cuda.h"

@@ -33,6 +33,7 @@
 #include "common/check.h"
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
+#include "model/bert/encoder_cuda.h"
 #include "model/bert/encoder_parameters.h"
 #include "model/bert/flops.h"
 #include "model/bert/initialize.h"
@@ -40,7 +41,6 @@
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/encoder_cuda.h"
 #include "model/cuda/gpu_benchmark.h"
 #include "model/cuda/precision_cast_cuda.h"
 

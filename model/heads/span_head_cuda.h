@@ -24,8 +24,8 @@
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test (float) and pretraining_step_bf16_parity_test compare the span
 // fine-tuning step with the CPU when run on a GPU machine.
-#ifndef BERTLAB_MODEL_CUDA_SPAN_HEAD_CUDA_H_
-#define BERTLAB_MODEL_CUDA_SPAN_HEAD_CUDA_H_
+#ifndef BERTLAB_MODEL_HEADS_SPAN_HEAD_CUDA_H_
+#define BERTLAB_MODEL_HEADS_SPAN_HEAD_CUDA_H_
 
 #include <cstdint>
 
@@ -112,4 +112,4 @@ void SpanHeadBackward(const BertConfig& config, const SpanHeadOffsets& head,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_SPAN_HEAD_CUDA_H_
+#endif  // BERTLAB_MODEL_HEADS_SPAN_HEAD_CUDA_H_

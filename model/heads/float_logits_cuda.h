@@ -27,8 +27,8 @@
 //
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // bf16_parity_test checks the heads that use it when run on a GPU machine.
-#ifndef BERTLAB_MODEL_CUDA_FLOAT_LOGITS_CUDA_H_
-#define BERTLAB_MODEL_CUDA_FLOAT_LOGITS_CUDA_H_
+#ifndef BERTLAB_MODEL_HEADS_FLOAT_LOGITS_CUDA_H_
+#define BERTLAB_MODEL_HEADS_FLOAT_LOGITS_CUDA_H_
 
 #include <cstdint>
 
@@ -77,4 +77,4 @@ void FloatLogitsBackward(__nv_bfloat16* d_in,  // (rows, in) or nullptr
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_FLOAT_LOGITS_CUDA_H_
+#endif  // BERTLAB_MODEL_HEADS_FLOAT_LOGITS_CUDA_H_

@@ -1,5 +1,5 @@
 // The GPU encoder's memory plan; see encoder_activation_plan.h.
-#include "model/cuda/encoder_activation_plan.h"
+#include "model/bert/encoder_activation_plan.h"
 
 #include "common/check.h"
 

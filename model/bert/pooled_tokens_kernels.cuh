@@ -6,8 +6,8 @@
 // pooled_tokens_emulated_test. The definitions sit in an unnamed namespace, as
 // they did inside the .cu: include this file from one translation unit per
 // binary.
-#ifndef BERTLAB_MODEL_CUDA_POOLED_TOKENS_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_POOLED_TOKENS_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_BERT_POOLED_TOKENS_KERNELS_CUH_
+#define BERTLAB_MODEL_BERT_POOLED_TOKENS_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -57,4 +57,4 @@ BERTLAB_KERNEL_UNBOUNDED AddKernel(T* sequence, const T* rows,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_POOLED_TOKENS_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_BERT_POOLED_TOKENS_KERNELS_CUH_

@@ -7,8 +7,8 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/span_logits_cuda.h"
-#include "model/cuda/span_logits_kernels.cuh"
+#include "model/heads/span_logits_cuda.h"
+#include "model/heads/span_logits_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

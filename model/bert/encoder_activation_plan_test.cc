@@ -1,7 +1,7 @@
 // The GPU encoder's memory plan (encoder_activation_plan.h) against sizes
 // worked out by hand for BERT-BASE at batch 32 x seq 512 (the benchmark's
 // shape), unfused and flash attention, float and bf16 activations. No GPU.
-#include "model/cuda/encoder_activation_plan.h"
+#include "model/bert/encoder_activation_plan.h"
 
 #include <cstdint>
 

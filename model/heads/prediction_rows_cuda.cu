@@ -9,8 +9,8 @@
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/prediction_rows_cuda.h"
-#include "model/cuda/prediction_rows_kernels.cuh"
+#include "model/heads/prediction_rows_cuda.h"
+#include "model/heads/prediction_rows_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

@@ -1,6 +1,6 @@
 // The GPU span head; see span_head_cuda.h. Line for line the composition of
 // model/heads/span_head.cc with the CUDA op twins.
-#include "model/cuda/span_head_cuda.h"
+#include "model/heads/span_head_cuda.h"
 
 // The complete __nv_bfloat16 (the headers only declare it) for pointer
 // arithmetic on bf16 params; g++ may include it (model/cuda/README.md).
@@ -11,8 +11,8 @@
 
 #include "common/check.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/float_logits_cuda.h"
-#include "model/cuda/span_logits_cuda.h"
+#include "model/heads/float_logits_cuda.h"
+#include "model/heads/span_logits_cuda.h"
 #include "model/ops/cross_entropy_cuda.h"
 
 namespace bertlab {

@@ -1,5 +1,5 @@
 // Shared setup of the GPU encoder parity tests; see encoder_parity_fixture.h.
-#include "model/cuda/encoder_parity_fixture.h"
+#include "model/bert/encoder_parity_fixture.h"
 
 #include <algorithm>
 #include <cmath>

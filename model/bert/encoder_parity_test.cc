@@ -18,8 +18,8 @@
 
 #include "gtest/gtest.h"
 #include "model/bert/config.h"
-#include "model/cuda/encoder_activation_plan.h"
-#include "model/cuda/encoder_parity_fixture.h"
+#include "model/bert/encoder_activation_plan.h"
+#include "model/bert/encoder_parity_fixture.h"
 #include "model/cuda/parity_test_util.h"
 
 namespace bertlab {

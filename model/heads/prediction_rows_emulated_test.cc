@@ -13,9 +13,9 @@
 
 #include "gtest/gtest.h"
 #include "model/cuda/parity_test_util.h"
-#include "model/cuda/prediction_rows_kernels.cuh"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
+#include "model/heads/prediction_rows_kernels.cuh"
 
 namespace bertlab {
 namespace {

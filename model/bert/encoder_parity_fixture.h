@@ -4,8 +4,8 @@
 // the CPU reference run and the GPU encoder of either precision, parameter
 // names over the GPU attention kernels, the result comparisons. Test-only;
 // the device part needs a GPU when used.
-#ifndef BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_
-#define BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_
+#ifndef BERTLAB_MODEL_BERT_ENCODER_PARITY_FIXTURE_H_
+#define BERTLAB_MODEL_BERT_ENCODER_PARITY_FIXTURE_H_
 
 #include <cstdint>
 #include <string>
@@ -15,14 +15,14 @@
 #include "gtest/gtest.h"
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
+#include "model/bert/encoder_activation_plan.h"
+#include "model/bert/encoder_cuda.h"
 #include "model/bert/encoder_parameters.h"
 #include "model/bert/parameter_layout.h"
 #include "model/cuda/activation_buffer.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/encoder_activation_plan.h"
-#include "model/cuda/encoder_cuda.h"
 #include "model/parity/gradient_parity.h"
 #include "model/parity/parity_comparator.h"
 
@@ -242,4 +242,4 @@ void ExpectFlashMatchesUnfused(const Inputs& in, ParityDtype dtype,
 }  // namespace encoder_parity
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_ENCODER_PARITY_FIXTURE_H_
+#endif  // BERTLAB_MODEL_BERT_ENCODER_PARITY_FIXTURE_H_

@@ -5,11 +5,11 @@
 
 #include <cstdint>
 
+#include "model/bert/pooled_tokens_cuda.h"
+#include "model/bert/pooled_tokens_kernels.cuh"
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
 #include "model/cuda/kernel_util.cuh"
-#include "model/cuda/pooled_tokens_cuda.h"
-#include "model/cuda/pooled_tokens_kernels.cuh"
 
 namespace bertlab {
 namespace cuda {

@@ -7,8 +7,8 @@
 // span_logits_emulated_test. The definitions sit in an unnamed namespace, as
 // they did inside the .cu: include this file from one translation unit per
 // binary.
-#ifndef BERTLAB_MODEL_CUDA_SPAN_LOGITS_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_SPAN_LOGITS_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_HEADS_SPAN_LOGITS_KERNELS_CUH_
+#define BERTLAB_MODEL_HEADS_SPAN_LOGITS_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -65,4 +65,4 @@ BERTLAB_KERNEL_UNBOUNDED MeanKernel(float* loss, const float* start_loss,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_SPAN_LOGITS_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_HEADS_SPAN_LOGITS_KERNELS_CUH_

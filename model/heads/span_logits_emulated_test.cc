@@ -11,9 +11,9 @@
 
 #include "gtest/gtest.h"
 #include "model/cuda/parity_test_util.h"
-#include "model/cuda/span_logits_kernels.cuh"
 #include "model/cuda/testing/emulated_test_util.h"
 #include "model/cuda/testing/simt_emulator.h"
+#include "model/heads/span_logits_kernels.cuh"
 
 namespace bertlab {
 namespace {

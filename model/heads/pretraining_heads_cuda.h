@@ -36,8 +36,8 @@
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test (float) and pretraining_step_bf16_parity_test compare it with
 // the CPU heads when run on a GPU machine.
-#ifndef BERTLAB_MODEL_CUDA_PRETRAINING_HEADS_CUDA_H_
-#define BERTLAB_MODEL_CUDA_PRETRAINING_HEADS_CUDA_H_
+#ifndef BERTLAB_MODEL_HEADS_PRETRAINING_HEADS_CUDA_H_
+#define BERTLAB_MODEL_HEADS_PRETRAINING_HEADS_CUDA_H_
 
 #include <cstdint>
 
@@ -142,4 +142,4 @@ void PretrainingHeadsBackward(
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_PRETRAINING_HEADS_CUDA_H_
+#endif  // BERTLAB_MODEL_HEADS_PRETRAINING_HEADS_CUDA_H_

@@ -48,8 +48,8 @@
 // g++ code: __nv_bfloat16 is only declared here (as in the op headers); the
 // device buffers of a bf16 encoder hold model/cuda/bf16.h's layout-compatible
 // Bf16, and the accessors hand out __nv_bfloat16 pointers.
-#ifndef BERTLAB_MODEL_CUDA_ENCODER_CUDA_H_
-#define BERTLAB_MODEL_CUDA_ENCODER_CUDA_H_
+#ifndef BERTLAB_MODEL_BERT_ENCODER_CUDA_H_
+#define BERTLAB_MODEL_BERT_ENCODER_CUDA_H_
 
 #include <cstdint>
 #include <string>
@@ -59,12 +59,12 @@
 
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
+#include "model/bert/encoder_activation_plan.h"
 #include "model/bert/encoder_parameters.h"
 #include "model/cuda/activation_buffer.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/encoder_activation_plan.h"
 #include "model/ops/attention.h"
 
 namespace bertlab {
@@ -193,4 +193,4 @@ void EncoderBackward(const BertConfig& config, const EncoderOffsets& offsets,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_ENCODER_CUDA_H_
+#endif  // BERTLAB_MODEL_BERT_ENCODER_CUDA_H_

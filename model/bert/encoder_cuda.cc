@@ -2,7 +2,7 @@
 // model/bert/encoder.cc with the CUDA twins of its ops, for both activation
 // types (the op twins are overloaded / templated on float and bf16; parameter
 // gradients are float in both).
-#include "model/cuda/encoder_cuda.h"
+#include "model/bert/encoder_cuda.h"
 
 // The complete __nv_bfloat16 (the headers only declare it) for pointer
 // arithmetic on bf16 params; g++ may include it (model/cuda/README.md).
@@ -15,8 +15,8 @@
 #include "common/check.h"
 #include "common/philox.h"
 #include "model/bert/encoder_dropout.h"
+#include "model/bert/pooled_tokens_cuda.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/pooled_tokens_cuda.h"
 #include "model/ops/attention.h"
 #include "model/ops/attention_cuda.h"
 #include "model/ops/dropout_cuda.h"
