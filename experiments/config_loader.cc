@@ -26,7 +26,6 @@
 #include "experiments/config_paths.h"
 #include "experiments/config_references.h"
 #include "experiments/config_text.h"
-#include "experiments/finetune_task_table.h"
 #include "experiments/pretraining_seeds.h"
 #include "experiments/run_spec_checks.h"
 #include "google/protobuf/descriptor.h"

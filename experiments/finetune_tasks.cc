@@ -906,8 +906,7 @@ class SwagTask : public FinetuneTask {
 
 }  // namespace
 
-bool TaskDataAvailable(FinetuneTaskSpec::Task task,
-                       const TaskSources& sources) {
+bool TaskDataAvailable(FinetuneTaskId task, const TaskSources& sources) {
   const FinetuneTaskInfo& info = FinetuneTaskOf(task);
   if (sources.data_dir.empty() || info.derived) return false;
   const std::string dir = TaskDirectory(info, sources);
@@ -925,13 +924,8 @@ bool TaskDataAvailable(FinetuneTaskSpec::Task task,
 }
 
 absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
-    FinetuneTaskSpec::Task task, const FinetuneTaskSpec& spec,
+    FinetuneTaskId task, const FinetuneTaskSpec& spec,
     const FullTokenizer& tokenizer, const TaskSources& sources) {
-  if (!FinetuneTaskSpec::Task_IsValid(task) ||
-      task == FinetuneTaskSpec::TASK_UNSPECIFIED) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("no fine-tuning task ", static_cast<int>(task)));
-  }
   const FinetuneTaskInfo& info = FinetuneTaskOf(task);
   switch (info.reader) {
     case TaskReader::kGlueTsv:
@@ -950,14 +944,16 @@ FinetuneModelOptions FinetuneTask::ModelOptions() const {
 
 FinetuneModelOptions HeadOptions(const FinetuneTaskInfo& info) {
   FinetuneModelOptions options;
-  options.head = info.head;
-  switch (info.head) {
-    case FinetuneHead::kClassifier:
+  switch (info.reader) {
+    case TaskReader::kGlueTsv:
+      options.head = FinetuneHead::kClassifier;
       options.num_labels = info.num_labels;
       break;
-    case FinetuneHead::kSpan:
+    case TaskReader::kSquadJson:
+      options.head = FinetuneHead::kSpan;
       break;
-    case FinetuneHead::kMultipleChoice:
+    case TaskReader::kSwagCsv:
+      options.head = FinetuneHead::kMultipleChoice;
       options.num_choices = info.num_choices;
       break;
   }

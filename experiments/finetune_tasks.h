@@ -34,11 +34,11 @@
 
 #include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
-#include "experiments/finetune_task_table.h"
 #include "model/bert_for_finetuning.h"
 #include "model/train/finetuner.h"
 #include "reports/dev_examples.h"
 #include "reports/run_records.h"
+#include "tasks/finetune/finetune_task_table.h"
 #include "tasks/full_tokenizer.h"
 
 namespace bertlab {
@@ -135,7 +135,7 @@ class FinetuneTask {
 
 // Whether the real data of `task` is in sources.data_dir (never, for a
 // derived task: its data is made, in default_tasks_dir).
-bool TaskDataAvailable(FinetuneTaskSpec::Task task, const TaskSources& sources);
+bool TaskDataAvailable(FinetuneTaskId task, const TaskSources& sources);
 
 // Reads and encodes `task` (MRPC, ..., or a derived WEB_*) with the spec's
 // lengths and limits; the files are a derived task's in
@@ -144,11 +144,12 @@ bool TaskDataAvailable(FinetuneTaskSpec::Task task, const TaskSources& sources);
 // training set that comes out empty (the file and why: no rows, or every SQuAD
 // answer misaligned).
 absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
-    FinetuneTaskSpec::Task task, const FinetuneTaskSpec& spec,
+    FinetuneTaskId task, const FinetuneTaskSpec& spec,
     const FullTokenizer& tokenizer, const TaskSources& sources);
 
-// The head `info`'s task fine-tunes: what every loaded task's ModelOptions()
-// returns.
+// The head `info`'s task fine-tunes, by its reader (classification or
+// regression for GLUE's, span start/end for SQuAD's, multiple choice for
+// SWAG's): what every loaded task's ModelOptions() returns.
 FinetuneModelOptions HeadOptions(const FinetuneTaskInfo& info);
 
 // The one conversion from a validated run's fine-tuning spec to the

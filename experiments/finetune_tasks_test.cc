@@ -57,23 +57,23 @@ TEST(FinetuneTasksTest, DataAvailabilityFollowsTheOfficialLayouts) {
   const std::string root = Fresh("layouts");
   TaskSources sources;
   sources.data_dir = root;
-  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::MRPC, sources));
-  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::SWAG, sources));
-  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::SQUAD1, sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskId::kMrpc, sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskId::kSwag, sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskId::kSquad1, sources));
   fs::create_directories(root + "/glue/MRPC");
   std::ofstream(root + "/glue/MRPC/train.tsv") << "x\n";
   fs::create_directories(root + "/swag");
   std::ofstream(root + "/swag/train.csv") << "x\n";
   fs::create_directories(root + "/squad/v1.1");
   std::ofstream(root + "/squad/v1.1/train-v1.1.json") << "{}\n";
-  EXPECT_TRUE(TaskDataAvailable(FinetuneTaskSpec::MRPC, sources));
-  EXPECT_TRUE(TaskDataAvailable(FinetuneTaskSpec::SWAG, sources));
-  EXPECT_TRUE(TaskDataAvailable(FinetuneTaskSpec::SQUAD1, sources));
-  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::SQUAD2, sources));
+  EXPECT_TRUE(TaskDataAvailable(FinetuneTaskId::kMrpc, sources));
+  EXPECT_TRUE(TaskDataAvailable(FinetuneTaskId::kSwag, sources));
+  EXPECT_TRUE(TaskDataAvailable(FinetuneTaskId::kSquad1, sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskId::kSquad2, sources));
   EXPECT_FALSE(
-      TaskDataAvailable(FinetuneTaskSpec::WEB_PAIR, sources));  // never "real"
+      TaskDataAvailable(FinetuneTaskId::kWebPair, sources));  // never "real"
   sources.data_dir.clear();
-  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskSpec::MRPC, sources));
+  EXPECT_FALSE(TaskDataAvailable(FinetuneTaskId::kMrpc, sources));
 }
 
 TEST(FinetuneTasksTest, OneSquadFileIsSplitByArticle) {
@@ -94,7 +94,7 @@ TEST(FinetuneTasksTest, OneSquadFileIsSplitByArticle) {
   }
   std::ofstream(root + "/squad/v1.1/train-v1.1.subset.json") << json.dump();
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto task = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, SmallSpec(), tokenizer,
+  auto task = LoadFinetuneTask(FinetuneTaskId::kSquad1, SmallSpec(), tokenizer,
                                SourcesIn(root));
   ASSERT_TRUE(task.ok()) << task.status();
   std::ifstream dev(root + "/scratch/squad-v1.1-split/dev.json");
@@ -141,8 +141,7 @@ TEST(FinetuneTasksTest, SwagTrainsAndIsScoredWithItsPredictions) {
   FinetuneTaskSpec spec;
   spec.set_max_seq_length(32);
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto task =
-      LoadFinetuneTask(FinetuneTaskSpec::SWAG, spec, tokenizer, sources);
+  auto task = LoadFinetuneTask(FinetuneTaskId::kSwag, spec, tokenizer, sources);
   ASSERT_TRUE(task.ok()) << task.status();
   EXPECT_FALSE((*task)->derived());
   EXPECT_EQ((*task)->ModelOptions().num_choices, 4);
@@ -178,15 +177,15 @@ TEST(FinetuneTasksTest, MissingFilesNameThePath) {
   sources.data_dir = Fresh("empty");
   FinetuneTaskSpec spec;
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto task = LoadFinetuneTask(FinetuneTaskSpec::RTE, spec, tokenizer, sources);
+  auto task = LoadFinetuneTask(FinetuneTaskId::kRte, spec, tokenizer, sources);
   ASSERT_FALSE(task.ok());
   EXPECT_THAT(task.status().message(), HasSubstr("glue/RTE/train.tsv"));
-  EXPECT_THAT(LoadFinetuneTask(FinetuneTaskSpec::SWAG, spec, tokenizer, sources)
+  EXPECT_THAT(LoadFinetuneTask(FinetuneTaskId::kSwag, spec, tokenizer, sources)
                   .status()
                   .message(),
               HasSubstr("swag/train.csv"));
   EXPECT_THAT(
-      LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer, sources)
+      LoadFinetuneTask(FinetuneTaskId::kSquad1, spec, tokenizer, sources)
           .status()
           .message(),
       HasSubstr("no SQuAD v1.1 files"));
@@ -201,7 +200,7 @@ void WriteText(const std::string& path, const std::string& text) {
 
 // The loaded task's trivial baselines (CHECKs that loading and fitting
 // worked: the callers assert on the values).
-std::vector<TrivialMetrics> TrivialOf(FinetuneTaskSpec::Task task,
+std::vector<TrivialMetrics> TrivialOf(FinetuneTaskId task,
                                       const std::string& data_dir) {
   const FullTokenizer tokenizer = UncasedTokenizer();
   auto loaded =
@@ -227,7 +226,7 @@ TEST(FinetuneTasksTest, TrivialOfMrpcIsTrainsMajorityClassScoredByTheScorer) {
             header + "1\t1\t2\ta\tb\n1\t1\t2\tc\td\n1\t1\t2\te\tf\n" +
                 "0\t1\t2\tg\th\n0\t1\t2\ti\tj\n");
   const std::vector<TrivialMetrics> trivial =
-      TrivialOf(FinetuneTaskSpec::MRPC, root);
+      TrivialOf(FinetuneTaskId::kMrpc, root);
   ASSERT_EQ(trivial.size(), 1u);
   EXPECT_EQ(trivial[0].task, "mrpc");
   EXPECT_EQ(trivial[0].predictor, "majority class of train (1)");
@@ -256,7 +255,7 @@ TEST(FinetuneTasksTest, WordOverlapBaselineOfMrpcSeparatesSharedWords) {
                 "0\t1\t2\tcold rain\twarm sun\n" +
                 "1\t1\t2\tno words\tin common\n");
   const std::vector<TrivialMetrics> trivial =
-      TrivialOf(FinetuneTaskSpec::MRPC, root);
+      TrivialOf(FinetuneTaskId::kMrpc, root);
   ASSERT_EQ(trivial.size(), 1u);
   ASSERT_EQ(trivial[0].baselines.size(), 1u);
   // Two of three dev pairs right: the third is a paraphrase without shared
@@ -281,7 +280,7 @@ TEST(FinetuneTasksTest, TrivialOfMnliScoresBothDevSetsWithTheLabelName) {
             header + row("entailment") + row("entailment") + row("entailment") +
                 row("contradiction"));
   const std::vector<TrivialMetrics> trivial =
-      TrivialOf(FinetuneTaskSpec::MNLI, root);
+      TrivialOf(FinetuneTaskId::kMnli, root);
   ASSERT_EQ(trivial.size(), 2u);
   EXPECT_EQ(trivial[0].task, "mnli_m");
   EXPECT_EQ(trivial[1].task, "mnli_mm");
@@ -299,7 +298,7 @@ TEST(FinetuneTasksTest, TrivialOfColaHasAMatthewsOfZero) {
   WriteText(root + "/glue/CoLA/dev.tsv",
             row(1) + row(0) + row(1) + row(1) + row(0));
   const std::vector<TrivialMetrics> trivial =
-      TrivialOf(FinetuneTaskSpec::COLA, root);
+      TrivialOf(FinetuneTaskId::kCola, root);
   ASSERT_EQ(trivial.size(), 1u);
   EXPECT_EQ(trivial[0].predictor, "majority class of train (1)");
   // A constant prediction: sklearn's matthews_corrcoef is 0.
@@ -319,7 +318,7 @@ TEST(FinetuneTasksTest, TrivialOfStsbIsTheTrainMeanWithZeroCorrelation) {
             header + row("1.0") + row("2.0") + row("2.5") + row("4.5"));
   WriteText(root + "/glue/STS-B/dev.tsv", header + row("0.0") + row("5.0"));
   const std::vector<TrivialMetrics> trivial =
-      TrivialOf(FinetuneTaskSpec::STSB, root);
+      TrivialOf(FinetuneTaskId::kStsb, root);
   ASSERT_EQ(trivial.size(), 1u);
   EXPECT_EQ(trivial[0].predictor,
             "mean score of train (2.50); the correlation of a constant is "
@@ -370,7 +369,7 @@ TEST(FinetuneTasksTest, TrivialOfSquadV1IsTheContextsFirstMedianWords) {
                               {"one two three", "q?", "three"},
                               {"alpha beta gamma", "q?", "beta gamma"}}));
   const std::vector<TrivialMetrics> trivial =
-      TrivialOf(FinetuneTaskSpec::SQUAD1, root);
+      TrivialOf(FinetuneTaskId::kSquad1, root);
   ASSERT_EQ(trivial.size(), 1u);
   EXPECT_EQ(trivial[0].task, "squad1");
   EXPECT_EQ(trivial[0].predictor,
@@ -406,7 +405,7 @@ TEST(FinetuneTasksTest, SquadDevCapIsSpreadOverTheQuestions) {
   FinetuneTaskSpec spec = SmallSpec();
   spec.set_max_eval_examples(3);
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto loaded = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer,
+  auto loaded = LoadFinetuneTask(FinetuneTaskId::kSquad1, spec, tokenizer,
                                  SourcesIn(root));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ((*loaded)->dev_size(), 3);
@@ -430,7 +429,7 @@ TEST(FinetuneTasksTest, SquadDevExamplesNameTheirArticles) {
   dev["data"].push_back(second["data"][0]);
   WriteText(root + "/squad/v1.1/dev-v1.1.json", dev.dump());
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto task = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, SmallSpec(), tokenizer,
+  auto task = LoadFinetuneTask(FinetuneTaskId::kSquad1, SmallSpec(), tokenizer,
                                SourcesIn(root));
   ASSERT_TRUE(task.ok()) << task.status();
   auto tuner = TinyTuner(**task, tokenizer, 64);
@@ -455,7 +454,7 @@ TEST(FinetuneTasksTest, StringAlignmentBaselineOfSquadCopiesAVerbatimCloze) {
                          "Aaron"},
                         {"the sea was calm", "the what was calm?", "sea"}}));
   const std::vector<TrivialMetrics> trivial =
-      TrivialOf(FinetuneTaskSpec::SQUAD1, root);
+      TrivialOf(FinetuneTaskId::kSquad1, root);
   ASSERT_EQ(trivial.size(), 1u);
   ASSERT_EQ(trivial[0].baselines.size(), 2u);
   // Alignment: "Aaron." then "sea": both right once normalised.
@@ -475,7 +474,7 @@ TEST(FinetuneTasksTest, TrivialOfSquadV2NeverAnswersAndFillsEveryMetric) {
                                {"one two three", "q?", ""},
                                {"four five six", "q?", ""}}));
   const std::vector<TrivialMetrics> trivial =
-      TrivialOf(FinetuneTaskSpec::SQUAD2, root);
+      TrivialOf(FinetuneTaskId::kSquad2, root);
   ASSERT_EQ(trivial.size(), 1u);
   EXPECT_EQ(trivial[0].predictor, "always no answer");
   // 2 of 3 questions have no answer: right on both metrics.
@@ -503,7 +502,7 @@ TEST(FinetuneTasksTest, TrivialOfSwagIsTrainsMostFrequentRightEnding) {
   WriteText(root + "/swag/val.csv",
             header + row(0, 2) + row(1, 0) + row(2, 2) + row(3, 3));
   const std::vector<TrivialMetrics> trivial =
-      TrivialOf(FinetuneTaskSpec::SWAG, root);
+      TrivialOf(FinetuneTaskId::kSwag, root);
   ASSERT_EQ(trivial.size(), 1u);
   EXPECT_EQ(trivial[0].predictor,
             "most frequent right ending of train (ending 2)");
@@ -521,8 +520,8 @@ namespace {
 // ---- the tune split (FinetuneTaskSpec.tune_fraction) -----------------------
 
 absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadWithTune(
-    FinetuneTaskSpec::Task task, const std::string& data_dir,
-    double tune_fraction, const FullTokenizer& tokenizer) {
+    FinetuneTaskId task, const std::string& data_dir, double tune_fraction,
+    const FullTokenizer& tokenizer) {
   FinetuneTaskSpec spec = SmallSpec();
   spec.set_tune_fraction(tune_fraction);
   return LoadFinetuneTask(task, spec, tokenizer, SourcesIn(data_dir));
@@ -539,9 +538,9 @@ TEST(FinetuneTasksTest, TuneSplitHoldsOutAFixedShareOfTrain) {
   WriteText(root + "/glue/MRPC/dev.tsv",
             "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\ta\tb\n");
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto without = LoadWithTune(FinetuneTaskSpec::MRPC, root, 0.0, tokenizer);
-  auto with = LoadWithTune(FinetuneTaskSpec::MRPC, root, 0.2, tokenizer);
-  auto again = LoadWithTune(FinetuneTaskSpec::MRPC, root, 0.2, tokenizer);
+  auto without = LoadWithTune(FinetuneTaskId::kMrpc, root, 0.0, tokenizer);
+  auto with = LoadWithTune(FinetuneTaskId::kMrpc, root, 0.2, tokenizer);
+  auto again = LoadWithTune(FinetuneTaskId::kMrpc, root, 0.2, tokenizer);
   ASSERT_TRUE(without.ok()) << without.status();
   ASSERT_TRUE(with.ok()) << with.status();
   ASSERT_TRUE(again.ok()) << again.status();
@@ -558,7 +557,7 @@ TEST(FinetuneTasksTest, TuneSplitHoldsOutAFixedShareOfTrain) {
   // A fraction that leaves no tune example is refused by name.
   WriteText(root + "/glue/MRPC/train.tsv",
             "Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\ta\tb\n");
-  auto tiny = LoadWithTune(FinetuneTaskSpec::MRPC, root, 0.01, tokenizer);
+  auto tiny = LoadWithTune(FinetuneTaskId::kMrpc, root, 0.01, tokenizer);
   ASSERT_FALSE(tiny.ok());
   EXPECT_THAT(tiny.status().message(),
               HasSubstr("task mrpc: tune_fraction 0.01 of 1 training "
@@ -588,7 +587,7 @@ TEST(FinetuneTasksTest, SquadTuneSplitHoldsOutWholeArticles) {
   WriteText(root + "/squad/v1.1/train-v1.1.json", json);
   WriteText(root + "/squad/v1.1/dev-v1.1.json", json);
   const FullTokenizer tokenizer = UncasedTokenizer();
-  auto task = LoadWithTune(FinetuneTaskSpec::SQUAD1, root, 0.25, tokenizer);
+  auto task = LoadWithTune(FinetuneTaskId::kSquad1, root, 0.25, tokenizer);
   ASSERT_TRUE(task.ok()) << task.status();
   EXPECT_EQ((*task)->tune_size() + (*task)->train_size(), 200);
   EXPECT_EQ((*task)->tune_size() % 5, 0);
@@ -602,13 +601,13 @@ TEST(FinetuneTasksTest, SquadTuneSplitHoldsOutWholeArticles) {
   FinetuneTaskSpec spec = SmallSpec();
   spec.set_tune_fraction(0.25);
   spec.set_max_train_examples(40);
-  auto spread = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer,
+  auto spread = LoadFinetuneTask(FinetuneTaskId::kSquad1, spec, tokenizer,
                                  SourcesIn(root));
   ASSERT_TRUE(spread.ok()) << spread.status();
   EXPECT_EQ((*spread)->tune_size() + (*spread)->train_size(), 40);
   EXPECT_EQ((*spread)->tune_size(), (*task)->tune_size() / 5);
   spec.clear_tune_fraction();
-  auto first = LoadFinetuneTask(FinetuneTaskSpec::SQUAD1, spec, tokenizer,
+  auto first = LoadFinetuneTask(FinetuneTaskId::kSquad1, spec, tokenizer,
                                 SourcesIn(root));
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ((*first)->train_size(), 40);

@@ -57,11 +57,12 @@
 #include "common/user_path.h"
 #include "experiments/config_loader.h"
 #include "experiments/device_flags.h"
-#include "experiments/finetune_task_table.h"
 #include "experiments/pretraining_corpus.h"
 #include "experiments/run/run_plan.h"
 #include "experiments/run/runner.h"
+#include "experiments/spec_conversions.h"
 #include "tasks/corpus/default_corpus_path.h"
+#include "tasks/finetune/finetune_task_table.h"
 
 ABSL_FLAG(std::string, scale, "mini",
           "mini (a 2-core CPU, 30 minutes), small (a 2-core CPU, 2.5 hours "
@@ -179,9 +180,10 @@ absl::StatusOr<bool> NeedsDefaultCorpus(
     }
     for (const experiments::FinetuneTaskSpec& task :
          run.spec.finetuning().tasks()) {
-      if (experiments::FinetuneTaskOf(task.task()).derived ||
+      if (FinetuneTaskOf(experiments::ToFinetuneTaskId(task.task())).derived ||
           (task.has_fallback_task() &&
-           experiments::FinetuneTaskOf(task.fallback_task()).derived)) {
+           FinetuneTaskOf(experiments::ToFinetuneTaskId(task.fallback_task()))
+               .derived)) {
         return true;
       }
     }

@@ -27,13 +27,14 @@
 #include "experiments/config_paths.h"
 #include "experiments/config_references.h"
 #include "experiments/config_text.h"
-#include "experiments/finetune_task_table.h"
 #include "experiments/pretraining_seeds.h"
 #include "experiments/run_spec_checks.h"
+#include "experiments/spec_conversions.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "model/bert/config.h"
 #include "model/optim/schedule.h"
+#include "tasks/finetune/finetune_task_table.h"
 #include "tasks/pretraining_data/instance_config.h"
 #include "tasks/utf8.h"
 
@@ -782,7 +783,7 @@ class RunChecker {
         Add(path + ".task",
             absl::StrCat("is ", TaskName(task.task()), ": set one of ",
                          FinetuneTaskChoices(false)));
-      } else if (FinetuneTaskOf(task.task()).derived) {
+      } else if (FinetuneTaskOf(ToFinetuneTaskId(task.task())).derived) {
         Add(path + ".task",
             absl::StrCat("(", TaskName(task.task()),
                          ") is a derived stand-in, which runs only as a "
@@ -800,14 +801,17 @@ class RunChecker {
         const bool known_fallback =
             FinetuneTaskSpec::Task_IsValid(fallback) &&
             fallback != FinetuneTaskSpec::TASK_UNSPECIFIED;
-        if (!known_fallback || !FinetuneTaskOf(fallback).derived) {
+        if (!known_fallback ||
+            !FinetuneTaskOf(ToFinetuneTaskId(fallback)).derived) {
           Add(path + ".fallback_task",
               absl::StrCat(known_fallback ? "(" : "is ", TaskName(fallback),
                            known_fallback ? ") is not a derived task" : "",
                            "; use one of ", FinetuneTaskChoices(true),
                            ", or remove it to report the cell as n/a"));
-        } else if (known_task && !FinetuneTaskOf(task.task()).derived &&
-                   !CanStandIn(fallback, task.task())) {
+        } else if (known_task &&
+                   !FinetuneTaskOf(ToFinetuneTaskId(task.task())).derived &&
+                   !CanStandIn(ToFinetuneTaskId(fallback),
+                               ToFinetuneTaskId(task.task()))) {
           Add(path + ".fallback_task",
               absl::StrCat("(", TaskName(fallback), ") cannot stand in for ",
                            TaskName(task.task()), "; it stands in for ",
@@ -890,12 +894,15 @@ class RunChecker {
   // "MNLI, QQP, ..." for a derived task; the derived task that can stand
   // in for a real one ("WEB_PAIR"), or "none".
   static std::string StandsInFor(FinetuneTaskSpec::Task task) {
+    const FinetuneTaskId id = ToFinetuneTaskId(task);
     std::vector<std::string> names;
     for (const FinetuneTaskInfo& info : FinetuneTaskTable()) {
-      if (FinetuneTaskOf(task).derived) {
-        if (CanStandIn(task, info.task)) names.push_back(TaskName(info.task));
-      } else if (info.derived && CanStandIn(info.task, task)) {
-        names.push_back(TaskName(info.task));
+      if (FinetuneTaskOf(id).derived) {
+        if (CanStandIn(id, info.id)) {
+          names.push_back(TaskName(ToSchemaTask(info.id)));
+        }
+      } else if (info.derived && CanStandIn(info.id, id)) {
+        names.push_back(TaskName(ToSchemaTask(info.id)));
       }
     }
     return names.empty() ? "none" : absl::StrJoin(names, ", ");

@@ -1,5 +1,6 @@
 #include "experiments/spec_conversions.h"
 
+#include "absl/strings/str_join.h"
 #include "common/check.h"
 #include "common/status_macros.h"
 
@@ -177,6 +178,94 @@ PretrainingOptions ToPretrainingOptions(
   options.keep_last_checkpoints = pretraining.keep_last_checkpoints();
   options.log_every_steps = pretraining.log_every_steps();
   return options;
+}
+
+FinetuneTaskId ToFinetuneTaskId(FinetuneTaskSpec::Task task) {
+  switch (task) {
+    case FinetuneTaskSpec::MNLI:
+      return FinetuneTaskId::kMnli;
+    case FinetuneTaskSpec::QQP:
+      return FinetuneTaskId::kQqp;
+    case FinetuneTaskSpec::QNLI:
+      return FinetuneTaskId::kQnli;
+    case FinetuneTaskSpec::SST2:
+      return FinetuneTaskId::kSst2;
+    case FinetuneTaskSpec::COLA:
+      return FinetuneTaskId::kCola;
+    case FinetuneTaskSpec::STSB:
+      return FinetuneTaskId::kStsb;
+    case FinetuneTaskSpec::MRPC:
+      return FinetuneTaskId::kMrpc;
+    case FinetuneTaskSpec::RTE:
+      return FinetuneTaskId::kRte;
+    case FinetuneTaskSpec::WNLI:
+      return FinetuneTaskId::kWnli;
+    case FinetuneTaskSpec::SQUAD1:
+      return FinetuneTaskId::kSquad1;
+    case FinetuneTaskSpec::SQUAD2:
+      return FinetuneTaskId::kSquad2;
+    case FinetuneTaskSpec::SWAG:
+      return FinetuneTaskId::kSwag;
+    case FinetuneTaskSpec::WEB_PAIR:
+      return FinetuneTaskId::kWebPair;
+    case FinetuneTaskSpec::WEB_SQUAD:
+      return FinetuneTaskId::kWebSquad;
+    case FinetuneTaskSpec::WEB_SWAG:
+      return FinetuneTaskId::kWebSwag;
+    case FinetuneTaskSpec::TASK_UNSPECIFIED:
+    default:
+      break;
+  }
+  CHECK(false) << "ToFinetuneTaskId needs a validated spec's task, got "
+               << static_cast<int>(task);
+  return FinetuneTaskId::kMnli;
+}
+
+FinetuneTaskSpec::Task ToSchemaTask(FinetuneTaskId id) {
+  switch (id) {
+    case FinetuneTaskId::kMnli:
+      return FinetuneTaskSpec::MNLI;
+    case FinetuneTaskId::kQqp:
+      return FinetuneTaskSpec::QQP;
+    case FinetuneTaskId::kQnli:
+      return FinetuneTaskSpec::QNLI;
+    case FinetuneTaskId::kSst2:
+      return FinetuneTaskSpec::SST2;
+    case FinetuneTaskId::kCola:
+      return FinetuneTaskSpec::COLA;
+    case FinetuneTaskId::kStsb:
+      return FinetuneTaskSpec::STSB;
+    case FinetuneTaskId::kMrpc:
+      return FinetuneTaskSpec::MRPC;
+    case FinetuneTaskId::kRte:
+      return FinetuneTaskSpec::RTE;
+    case FinetuneTaskId::kWnli:
+      return FinetuneTaskSpec::WNLI;
+    case FinetuneTaskId::kSquad1:
+      return FinetuneTaskSpec::SQUAD1;
+    case FinetuneTaskId::kSquad2:
+      return FinetuneTaskSpec::SQUAD2;
+    case FinetuneTaskId::kSwag:
+      return FinetuneTaskSpec::SWAG;
+    case FinetuneTaskId::kWebPair:
+      return FinetuneTaskSpec::WEB_PAIR;
+    case FinetuneTaskId::kWebSquad:
+      return FinetuneTaskSpec::WEB_SQUAD;
+    case FinetuneTaskId::kWebSwag:
+      return FinetuneTaskSpec::WEB_SWAG;
+  }
+  CHECK(false) << "no schema task for id " << static_cast<int>(id);
+  return FinetuneTaskSpec::TASK_UNSPECIFIED;
+}
+
+std::string FinetuneTaskChoices(bool derived) {
+  std::vector<std::string> names;
+  for (const FinetuneTaskInfo& info : FinetuneTaskTable()) {
+    if (info.derived == derived) {
+      names.push_back(FinetuneTaskSpec::Task_Name(ToSchemaTask(info.id)));
+    }
+  }
+  return absl::StrJoin(names, ", ");
 }
 
 }  // namespace experiments

@@ -23,6 +23,7 @@
 #include "experiments/experiment.pb.h"
 #include "model/bert/config.h"
 #include "model/train/pretrainer.h"
+#include "tasks/finetune/finetune_task_table.h"
 #include "tasks/pretraining_data/instance_config.h"
 #include "tasks/pretraining_data/language_model.h"
 
@@ -64,6 +65,20 @@ PretrainingOptions ToPretrainingOptions(
     const RunSpec& spec, const BertConfig& model,
     const std::vector<std::string>& shards,
     const std::vector<std::string>& held_out);
+
+// ---- fine-tuning -----------------------------------------------------------
+
+// The schema's task as the task table's id (tasks/finetune); CHECKs that it
+// is one (not TASK_UNSPECIFIED, nor a number the enum lacks).
+FinetuneTaskId ToFinetuneTaskId(FinetuneTaskSpec::Task task);
+
+// The id's name in the schema, for messages: FinetuneTaskSpec::WEB_PAIR for
+// FinetuneTaskId::kWebPair.
+FinetuneTaskSpec::Task ToSchemaTask(FinetuneTaskId id);
+
+// The schema's names of the real tasks, or of the derived ones, in the
+// table's order, for messages: "MNLI, QQP, ...".
+std::string FinetuneTaskChoices(bool derived);
 
 }  // namespace experiments
 }  // namespace bertlab

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "common/check.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.h"
@@ -171,6 +172,30 @@ TEST(SpecConversionsTest, ToPretrainingOptionsOfALeftToRightRun) {
   EXPECT_THAT(options.phases.at(0).held_out_dirs, ElementsAre("held_out"));
   EXPECT_EQ(options.held_out_fraction, 0.0);
   EXPECT_EQ(options.on_non_finite, NonFinitePolicy::kStop);
+}
+
+TEST(SpecConversionsTest, EveryFinetuneTaskMapsToItsRowAndBack) {
+  const std::vector<FinetuneTaskSpec::Task> tasks =
+      SetValues<FinetuneTaskSpec::Task>(FinetuneTaskSpec::Task_descriptor());
+  std::set<FinetuneTaskId> ids;
+  for (const FinetuneTaskSpec::Task task : tasks) {
+    const FinetuneTaskId id = ToFinetuneTaskId(task);
+    EXPECT_EQ(ToSchemaTask(id), task) << FinetuneTaskSpec::Task_Name(task);
+    EXPECT_TRUE(ids.insert(id).second) << FinetuneTaskSpec::Task_Name(task);
+    // The row's record key is the schema's name in lower case ("mnli",
+    // "web_pair"), so a task mapped to another task's row fails here.
+    EXPECT_EQ(FinetuneTaskOf(id).key,
+              absl::AsciiStrToLower(FinetuneTaskSpec::Task_Name(task)));
+  }
+  // One row per schema value, and no row the schema cannot name.
+  EXPECT_EQ(FinetuneTaskTable().size(), tasks.size());
+}
+
+TEST(SpecConversionsTest, TaskChoicesAreTheSchemasNames) {
+  EXPECT_EQ(FinetuneTaskChoices(false),
+            "MNLI, QQP, QNLI, SST2, COLA, STSB, MRPC, RTE, WNLI, SQUAD1, "
+            "SQUAD2, SWAG");
+  EXPECT_EQ(FinetuneTaskChoices(true), "WEB_PAIR, WEB_SQUAD, WEB_SWAG");
 }
 
 }  // namespace

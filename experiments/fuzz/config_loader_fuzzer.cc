@@ -32,7 +32,6 @@
 #include "common/check.h"
 #include "experiments/config_loader.h"
 #include "experiments/experiment.pb.h"
-#include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
 #include "experiments/pretraining_options.h"
 #include "experiments/spec_conversions.h"
@@ -41,6 +40,7 @@
 #include "model/bert/config.h"
 #include "model/train/finetuner.h"
 #include "model/train/pretrainer.h"
+#include "tasks/finetune/finetune_task_table.h"
 #include "tasks/pretraining_data/instance_config.h"
 
 namespace bertlab {
@@ -104,7 +104,8 @@ void CheckRun(const ResolvedRun& run) {
                         << trainable;
   // And the same for every fine-tuning run of its grid.
   for (const FinetuneTaskSpec& task : run.spec.finetuning().tasks()) {
-    FinetuneModelOptions head = HeadOptions(FinetuneTaskOf(task.task()));
+    FinetuneModelOptions head =
+        HeadOptions(FinetuneTaskOf(ToFinetuneTaskId(task.task())));
     head.bilstm = run.spec.finetuning().bilstm();
     for (double lr : task.learning_rates()) {
       // Restarts differ only in the seed: two stand for any number.

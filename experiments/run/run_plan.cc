@@ -11,11 +11,11 @@
 #include "common/status_macros.h"
 #include "experiments/config_loader.h"
 #include "experiments/config_text.h"
-#include "experiments/finetune_task_table.h"
 #include "experiments/pretraining_corpus.h"
 #include "experiments/pretraining_seeds.h"
 #include "experiments/spec_conversions.h"
 #include "model/bert/config.h"
+#include "tasks/finetune/finetune_task_table.h"
 
 namespace bertlab {
 namespace experiments {
@@ -208,7 +208,8 @@ absl::StatusOr<std::string> DescribeRunPlan(
       const int64_t runs =
           int64_t{task.learning_rates_size()} * task.restarts();
       finetune_runs += runs;
-      tasks.push_back(absl::StrCat(FinetuneTaskOf(task.task()).key, " ", runs));
+      tasks.push_back(absl::StrCat(
+          FinetuneTaskOf(ToFinetuneTaskId(task.task())).key, " ", runs));
     }
     absl::StrAppend(&out, "    fine-tuning runs: ",
                     tasks.empty() ? "none" : absl::StrJoin(tasks, ", "),

@@ -28,7 +28,6 @@
 #include "experiments/config_loader.h"
 #include "experiments/epoch_choice.h"
 #include "experiments/evaluation_text.h"
-#include "experiments/finetune_task_table.h"
 #include "experiments/finetune_tasks.h"
 #include "experiments/pretraining_corpus.h"
 #include "experiments/pretraining_curve.h"
@@ -39,6 +38,7 @@
 #include "experiments/run/run_lock.h"
 #include "experiments/run/run_plan.h"
 #include "experiments/run/slurm_launcher.h"
+#include "experiments/spec_conversions.h"
 #include "google/protobuf/text_format.h"
 #include "model/bert/checkpoint.h"
 #include "model/ops/cpu_gemm_engine.h"
@@ -50,6 +50,7 @@
 #include "reports/run_records.h"
 #include "tasks/corpus/contamination_filter.h"
 #include "tasks/default_tasks/default_tasks.h"
+#include "tasks/finetune/finetune_task_table.h"
 #include "tasks/full_tokenizer.h"
 
 namespace bertlab {
@@ -1032,7 +1033,7 @@ class Runner {
   }
 
   // The loaded task for (task, vocabulary, spec), shared across variants.
-  absl::StatusOr<const FinetuneTask*> Task(FinetuneTaskSpec::Task task,
+  absl::StatusOr<const FinetuneTask*> Task(FinetuneTaskId task,
                                            const FinetuneTaskSpec& spec,
                                            const std::string& vocab_file,
                                            bool cased) {
@@ -1271,7 +1272,7 @@ class Runner {
     const bool matched_before = matched_;
     for (const FinetuneTaskSpec& spec : finetuning.tasks()) {
       if (matched_ && !matched_before) break;
-      FinetuneTaskSpec::Task task = spec.task();
+      FinetuneTaskId task = ToFinetuneTaskId(spec.task());
       // The real task whose column a fallback's results fill.
       const FinetuneTaskInfo* stands_in_for = nullptr;
       if (!TaskDataAvailable(task, sources_)) {
@@ -1290,7 +1291,7 @@ class Runner {
           continue;
         }
         stands_in_for = &FinetuneTaskOf(task);
-        task = spec.fallback_task();
+        task = ToFinetuneTaskId(spec.fallback_task());
       }
       ASSIGN_OR_RETURN(const FinetuneTask* loaded,
                        Task(task, spec, pretrained.vocab_file, cased));

@@ -1,7 +1,8 @@
 // The head fine-tuning puts on the encoder: the one name for it, used by the
-// model (model/finetune_heads.h) and the task table
-// (experiments/finetune_task_table.h). Regression (STS-B) is kClassifier with
-// one output.
+// model (model/finetune_heads.h) and by experiments/finetune_tasks.h
+// HeadOptions, which picks it by the reader of the task's row
+// (tasks/finetune/finetune_task_table.h). Regression (STS-B) is kClassifier
+// with one output.
 #ifndef BERTLAB_MODEL_HEADS_FINETUNE_HEAD_H_
 #define BERTLAB_MODEL_HEADS_FINETUNE_HEAD_H_
 

@@ -1,32 +1,57 @@
-// The fine-tuning tasks of experiment.proto (FinetuneTaskSpec.Task) as one
-// table: per task, the key its run records carry, its display name, the
-// reader that loads it and where its files are, the head it trains, whether
-// it is a derived stand-in and for which real tasks, its dev sets, and the
-// metric the paper's tables report for it. The loader's validation, the
-// task loading (finetune_tasks.h), the runner and the --dry_run plan look a
-// task up here instead of comparing names.
+// The fine-tuning tasks as one table: per task (FinetuneTaskId), the key its
+// run records carry, its display name, the reader that loads it and where
+// its files are, the classes or choices of its head, whether it is a derived
+// stand-in and for which real tasks, its dev sets, and the metric the
+// paper's tables report for it. The loader's validation, the task loading
+// (finetune_tasks.h), the runner and the --dry_run plan look a task up here
+// instead of comparing names.
 //
-//   const FinetuneTaskInfo& mnli = FinetuneTaskOf(FinetuneTaskSpec::MNLI);
+//   const FinetuneTaskInfo& mnli = FinetuneTaskOf(FinetuneTaskId::kMnli);
 //   mnli.key                                   // "mnli"
 //   mnli.dev_set_keys                          // {"mnli_m", "mnli_mm"}
 //   FinetunePrimaryMetric(mnli, "table5")      // "accuracy"
 //
 // The keys ("mnli", "squad1", "web_pair", ...) are what run records,
-// reports/paper_tables.cc and reports/ read; they never change.
-#ifndef BERTLAB_EXPERIMENTS_FINETUNE_TASK_TABLE_H_
-#define BERTLAB_EXPERIMENTS_FINETUNE_TASK_TABLE_H_
+// reports/paper_tables.cc and reports/ read; they never change. The
+// experiment schema's FinetuneTaskSpec.Task names the same tasks; it is
+// converted to FinetuneTaskId in one place (experiments/spec_conversions.h).
+#ifndef BERTLAB_TASKS_FINETUNE_FINETUNE_TASK_TABLE_H_
+#define BERTLAB_TASKS_FINETUNE_FINETUNE_TASK_TABLE_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "experiments/experiment.pb.h"
-#include "model/heads/finetune_head.h"
 
 namespace bertlab {
-namespace experiments {
 
-// How a task's files are read.
+// A fine-tuning task: the row of the table it indexes, in the table's order.
+enum class FinetuneTaskId {
+  // GLUE (the GLUE download layout).
+  kMnli,
+  kQqp,
+  kQnli,
+  kSst2,
+  kCola,
+  kStsb,  // a regression
+  kMrpc,
+  kRte,
+  kWnli,
+  // SQuAD v1.1 and v2.0.
+  kSquad1,
+  kSquad2,
+  kSwag,
+  // The derived stand-ins made from the embedded corpus (tasks/default_tasks),
+  // in the formats of the tasks they stand in for.
+  kWebPair,
+  kWebSquad,
+  kWebSwag,
+};
+
+// How a task's files are read. It decides the head fine-tuning puts on the
+// encoder too (experiments/finetune_tasks.h HeadOptions): classification or
+// regression for kGlueTsv, span start/end for kSquadJson, multiple choice for
+// kSwagCsv.
 enum class TaskReader {
   kGlueTsv,    // tasks/glue: the GLUE download layout
   kSquadJson,  // tasks/squad: SQuAD v1.1 / v2.0 JSON
@@ -34,7 +59,7 @@ enum class TaskReader {
 };
 
 struct FinetuneTaskInfo {
-  FinetuneTaskSpec::Task task;
+  FinetuneTaskId id;
   // The key of the run records and reports: "mnli", "squad1", "web_pair".
   std::string key;
   // "MNLI", "SST-2", "SQuAD v1.1"; a derived task's says so.
@@ -48,16 +73,15 @@ struct FinetuneTaskInfo {
   // ("glue/MNLI", "squad/v1.1", "swag"), under default_tasks_dir for a
   // derived one ("pair", "squad", "swag").
   std::string directory;
-  FinetuneHead head;
-  // kClassifier: the classes, 1 for a regression (STS-B); otherwise 0.
+  // kGlueTsv: the classes, 1 for a regression (STS-B); otherwise 0.
   int num_labels = 0;
-  // kMultipleChoice: the choices per example; otherwise 0.
+  // kSwagCsv: the choices per example; otherwise 0.
   int num_choices = 0;
   // Made from the embedded corpus (tasks/default_tasks), not a benchmark.
   bool derived = false;
   // A derived task: the real tasks it may stand in for as their
   // fallback_task (those whose primary metric its evaluation reports).
-  std::vector<FinetuneTaskSpec::Task> stands_in_for;
+  std::vector<FinetuneTaskId> stands_in_for;
   // The record key of each dev set, in the order the reader reads them: one
   // record per dev set per fine-tuning run. MNLI: "mnli_m" (matched, its
   // column in the tables), "mnli_mm"; every other task: its key.
@@ -69,21 +93,17 @@ struct FinetuneTaskInfo {
   std::string ablation_primary_metric;
 };
 
-// Every task but TASK_UNSPECIFIED, in the enum's order.
+// Every task, in FinetuneTaskId's order.
 const std::vector<FinetuneTaskInfo>& FinetuneTaskTable();
 
-// The row of `task`; CHECKs that it is one (not TASK_UNSPECIFIED).
-const FinetuneTaskInfo& FinetuneTaskOf(FinetuneTaskSpec::Task task);
+// The row of `task`.
+const FinetuneTaskInfo& FinetuneTaskOf(FinetuneTaskId task);
 
 // The row whose key is `key` ("mnli", "web_pair"), or null.
 const FinetuneTaskInfo* FindFinetuneTaskByKey(absl::string_view key);
 
-// The enum names of the real tasks, or of the derived ones, for messages:
-// "MNLI, QQP, ...".
-std::string FinetuneTaskChoices(bool derived);
-
 // Whether `fallback` may stand in for `task` (its fallback_task).
-bool CanStandIn(FinetuneTaskSpec::Task fallback, FinetuneTaskSpec::Task task);
+bool CanStandIn(FinetuneTaskId fallback, FinetuneTaskId task);
 
 // The record key of the column the task's results fill: its first dev set
 // ("mnli_m" for MNLI, otherwise its key).
@@ -94,7 +114,6 @@ const std::string& ColumnKey(const FinetuneTaskInfo& task);
 const std::string& FinetunePrimaryMetric(const FinetuneTaskInfo& task,
                                          absl::string_view table);
 
-}  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_FINETUNE_TASK_TABLE_H_
+#endif  // BERTLAB_TASKS_FINETUNE_FINETUNE_TASK_TABLE_H_

@@ -1,31 +1,30 @@
-// The task table against the enum, tasks/glue's task specs and the paper's
-// tables in reports/: one row per value, the record keys run records and
-// reports have always used, heads and dev sets as the GLUE readers see them,
-// derived stand-ins only for tasks whose metric they report, and every
-// primary metric a column of the table it is reported in.
-#include "experiments/finetune_task_table.h"
+// The task table against its ids and tasks/glue's task specs: one row per
+// id, the record keys run records and reports have always used, classes and
+// dev sets as the GLUE readers see them, derived stand-ins only for tasks
+// whose metric they report. (Against the paper's tables in reports/:
+// experiments/paper_task_columns_test.cc; against the experiment schema's
+// enum: experiments/spec_conversions_test.cc.)
+#include "tasks/finetune/finetune_task_table.h"
 
 #include <set>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "reports/paper_tables.h"
 #include "tasks/glue/glue_tasks.h"
 
 namespace bertlab {
-namespace experiments {
 namespace {
 
 using ::testing::ElementsAre;
 
-TEST(FinetuneTaskTableTest, OneRowPerEnumValueInOrder) {
+TEST(FinetuneTaskTableTest, OneRowPerIdInOrder) {
   const std::vector<FinetuneTaskInfo>& table = FinetuneTaskTable();
-  ASSERT_EQ(static_cast<int>(table.size()),
-            FinetuneTaskSpec::Task_descriptor()->value_count() - 1);
+  // kWebSwag is the last id.
+  ASSERT_EQ(table.size(), static_cast<size_t>(FinetuneTaskId::kWebSwag) + 1);
   std::set<std::string> keys;
   for (const FinetuneTaskInfo& info : table) {
-    EXPECT_EQ(&FinetuneTaskOf(info.task), &info);
+    EXPECT_EQ(&FinetuneTaskOf(info.id), &info);
     EXPECT_EQ(FindFinetuneTaskByKey(info.key), &info);
     EXPECT_TRUE(keys.insert(info.key).second) << info.key;
   }
@@ -40,10 +39,10 @@ TEST(FinetuneTaskTableTest, RecordKeysAreTheOnesRecordsCarry) {
   EXPECT_THAT(keys, ElementsAre("mnli", "qqp", "qnli", "sst2", "cola", "stsb",
                                 "mrpc", "rte", "wnli", "squad1", "squad2",
                                 "swag", "web_pair", "web_squad", "web_swag"));
-  EXPECT_THAT(FinetuneTaskOf(FinetuneTaskSpec::MNLI).dev_set_keys,
+  EXPECT_THAT(FinetuneTaskOf(FinetuneTaskId::kMnli).dev_set_keys,
               ElementsAre("mnli_m", "mnli_mm"));
-  EXPECT_EQ(ColumnKey(FinetuneTaskOf(FinetuneTaskSpec::MNLI)), "mnli_m");
-  EXPECT_EQ(ColumnKey(FinetuneTaskOf(FinetuneTaskSpec::RTE)), "rte");
+  EXPECT_EQ(ColumnKey(FinetuneTaskOf(FinetuneTaskId::kMnli)), "mnli_m");
+  EXPECT_EQ(ColumnKey(FinetuneTaskOf(FinetuneTaskId::kRte)), "rte");
 }
 
 TEST(FinetuneTaskTableTest, GlueRowsAgreeWithTheGlueReader) {
@@ -79,19 +78,11 @@ TEST(FinetuneTaskTableTest, GlueRowsHaveThePapersMetricsAndClasses) {
   for (const auto& row : expected) {
     const FinetuneTaskInfo* info = FindFinetuneTaskByKey(row.key);
     ASSERT_NE(info, nullptr) << row.key;
-    EXPECT_EQ(info->head, FinetuneHead::kClassifier) << row.key;
+    EXPECT_EQ(info->reader, TaskReader::kGlueTsv) << row.key;
     EXPECT_EQ(info->num_labels, row.num_labels) << row.key;
     EXPECT_EQ(info->primary_metric, row.primary) << row.key;
     EXPECT_EQ(info->ablation_primary_metric, row.ablation) << row.key;
   }
-}
-
-TEST(FinetuneTaskTableTest, DisplayNamesAreTheReportsOnes) {
-  for (const FinetuneTaskInfo& info : FinetuneTaskTable()) {
-    if (info.derived || info.dev_set_keys.size() > 1) continue;
-    EXPECT_EQ(reports::TaskDisplayName(info.key), info.display_name);
-  }
-  EXPECT_EQ(reports::TaskDisplayName("mnli_m"), "MNLI-m");
 }
 
 TEST(FinetuneTaskTableTest, DerivedTasksStandInForRealTasksOfTheirReader) {
@@ -101,60 +92,38 @@ TEST(FinetuneTaskTableTest, DerivedTasksStandInForRealTasksOfTheirReader) {
       continue;
     }
     EXPECT_FALSE(info.stands_in_for.empty()) << info.key;
-    for (FinetuneTaskSpec::Task task : info.stands_in_for) {
+    for (FinetuneTaskId task : info.stands_in_for) {
       const FinetuneTaskInfo& real = FinetuneTaskOf(task);
       EXPECT_FALSE(real.derived) << info.key;
       EXPECT_EQ(real.reader, info.reader) << info.key << " for " << real.key;
-      EXPECT_TRUE(CanStandIn(info.task, task));
+      EXPECT_TRUE(CanStandIn(info.id, task));
     }
   }
   // WEB_PAIR is scored as MRPC (accuracy, F1): not for CoLA or STS-B.
-  EXPECT_TRUE(CanStandIn(FinetuneTaskSpec::WEB_PAIR, FinetuneTaskSpec::MNLI));
-  EXPECT_FALSE(CanStandIn(FinetuneTaskSpec::WEB_PAIR, FinetuneTaskSpec::COLA));
-  EXPECT_FALSE(CanStandIn(FinetuneTaskSpec::WEB_PAIR, FinetuneTaskSpec::STSB));
-  EXPECT_FALSE(CanStandIn(FinetuneTaskSpec::WEB_SQUAD, FinetuneTaskSpec::MRPC));
-  EXPECT_EQ(FinetuneTaskChoices(true), "WEB_PAIR, WEB_SQUAD, WEB_SWAG");
+  EXPECT_TRUE(CanStandIn(FinetuneTaskId::kWebPair, FinetuneTaskId::kMnli));
+  EXPECT_FALSE(CanStandIn(FinetuneTaskId::kWebPair, FinetuneTaskId::kCola));
+  EXPECT_FALSE(CanStandIn(FinetuneTaskId::kWebPair, FinetuneTaskId::kStsb));
+  EXPECT_FALSE(CanStandIn(FinetuneTaskId::kWebSquad, FinetuneTaskId::kMrpc));
 }
 
 TEST(FinetuneTaskTableTest, PrimaryMetricsAsThePaperTablesReportThem) {
-  const auto metric = [](FinetuneTaskSpec::Task task, const char* table) {
+  const auto metric = [](FinetuneTaskId task, const char* table) {
     return FinetunePrimaryMetric(FinetuneTaskOf(task), table);
   };
-  EXPECT_EQ(metric(FinetuneTaskSpec::MRPC, "table1"), "f1");
-  EXPECT_EQ(metric(FinetuneTaskSpec::QQP, "table1"), "f1");
+  EXPECT_EQ(metric(FinetuneTaskId::kMrpc, "table1"), "f1");
+  EXPECT_EQ(metric(FinetuneTaskId::kQqp, "table1"), "f1");
   for (const char* ablation : {"table5", "table6", "table8"}) {
-    EXPECT_EQ(metric(FinetuneTaskSpec::MRPC, ablation), "accuracy");
-    EXPECT_EQ(metric(FinetuneTaskSpec::QQP, ablation), "accuracy");
+    EXPECT_EQ(metric(FinetuneTaskId::kMrpc, ablation), "accuracy");
+    EXPECT_EQ(metric(FinetuneTaskId::kQqp, ablation), "accuracy");
   }
-  EXPECT_EQ(metric(FinetuneTaskSpec::COLA, "table1"), "matthews");
-  EXPECT_EQ(metric(FinetuneTaskSpec::STSB, "table1"), "spearman");
-  EXPECT_EQ(metric(FinetuneTaskSpec::SQUAD2, "table3"), "f1");
-  EXPECT_EQ(metric(FinetuneTaskSpec::WEB_SQUAD, "table5"), "f1");
-  EXPECT_EQ(metric(FinetuneTaskSpec::MNLI, "table1"), "accuracy");
-  EXPECT_EQ(metric(FinetuneTaskSpec::SWAG, "table4"), "accuracy");
-  EXPECT_EQ(metric(FinetuneTaskSpec::WEB_PAIR, "table1"), "accuracy");
-
-  // Every column of a paper table that fine-tuning records fill has a
-  // column of the task's primary metric in that table.
-  for (const reports::PaperTable& table : reports::PaperTables()) {
-    for (const reports::PaperColumn& column : table.columns) {
-      const FinetuneTaskInfo* task = nullptr;
-      for (const FinetuneTaskInfo& info : FinetuneTaskTable()) {
-        for (const std::string& key : info.dev_set_keys) {
-          if (key == column.task) task = &info;
-        }
-      }
-      if (task == nullptr || !column.measurable) continue;
-      const std::string& primary = FinetunePrimaryMetric(*task, table.id);
-      bool found = false;
-      for (const reports::PaperColumn& other : table.columns) {
-        found = found || (other.task == column.task && other.metric == primary);
-      }
-      EXPECT_TRUE(found) << table.id << " " << column.task << " " << primary;
-    }
-  }
+  EXPECT_EQ(metric(FinetuneTaskId::kCola, "table1"), "matthews");
+  EXPECT_EQ(metric(FinetuneTaskId::kStsb, "table1"), "spearman");
+  EXPECT_EQ(metric(FinetuneTaskId::kSquad2, "table3"), "f1");
+  EXPECT_EQ(metric(FinetuneTaskId::kWebSquad, "table5"), "f1");
+  EXPECT_EQ(metric(FinetuneTaskId::kMnli, "table1"), "accuracy");
+  EXPECT_EQ(metric(FinetuneTaskId::kSwag, "table4"), "accuracy");
+  EXPECT_EQ(metric(FinetuneTaskId::kWebPair, "table1"), "accuracy");
 }
 
 }  // namespace
-}  // namespace experiments
 }  // namespace bertlab
