@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
@@ -24,6 +25,16 @@ using ChunkBody = std::function<void(int chunk, int64_t begin, int64_t end)>;
 // True on pool workers always, and on a calling thread while it runs its chunk;
 // a ParallelFor that finds it set is nested and runs inline.
 thread_local bool t_inside_parallel_region = false;
+
+// This thread's inherited settings (ScopedInheritedSetting); pool workers
+// take the caller's for each chunk they run.
+using InheritedSettings = std::array<int, kNumInheritedSettings>;
+thread_local InheritedSettings t_inherited_settings = [] {
+  InheritedSettings settings;
+  settings.fill(kUnsetInheritedSetting);
+  return settings;
+}();
+std::atomic<int> num_inherited_settings{0};
 
 // Runs every chunk of `partition` on the current thread, in order.
 void RunChunksInline(const ChunkPartition& partition, const ChunkBody& body) {
@@ -227,11 +238,42 @@ void ParallelForChunks(const ChunkPartition& partition, const ChunkBody& body) {
     RunChunksInline(partition, body);
     return;
   }
+  // Each chunk runs under the caller's inherited settings, whichever thread
+  // runs it; a worker returns to its own (unset) ones afterwards.
+  const InheritedSettings caller_settings = t_inherited_settings;
+  const ChunkBody inheriting_body = [&](int chunk, int64_t chunk_begin,
+                                        int64_t chunk_end) {
+    const InheritedSettings own_settings = t_inherited_settings;
+    t_inherited_settings = caller_settings;
+    body(chunk, chunk_begin, chunk_end);
+    t_inherited_settings = own_settings;
+  };
   ThreadState& state = State();
   std::lock_guard<std::mutex> lock(state.mutex);
   // Re-read under the lock: SetNumThreads may have run since.
   state.pool.Resize(state.num_threads.load(std::memory_order_relaxed) - 1);
-  state.pool.Run(partition, body);
+  state.pool.Run(partition, inheriting_body);
+}
+
+int NewInheritedSetting() {
+  const int slot = num_inherited_settings.fetch_add(1);
+  CHECK_LT(slot, kNumInheritedSettings)
+      << "more inherited settings than kNumInheritedSettings";
+  return slot;
+}
+
+int GetInheritedSetting(int slot) {
+  DCHECK(slot >= 0 && slot < kNumInheritedSettings);
+  return t_inherited_settings[static_cast<size_t>(slot)];
+}
+
+ScopedInheritedSetting::ScopedInheritedSetting(int slot, int value)
+    : slot_(slot), previous_(GetInheritedSetting(slot)) {
+  t_inherited_settings[static_cast<size_t>(slot_)] = value;
+}
+
+ScopedInheritedSetting::~ScopedInheritedSetting() {
+  t_inherited_settings[static_cast<size_t>(slot_)] = previous_;
 }
 
 void ParallelFor(int64_t begin, int64_t end, int64_t min_chunk,

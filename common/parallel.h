@@ -136,6 +136,37 @@ struct FixedChunks {
   }
 };
 
+// Settings that follow the work rather than the thread: a value a thread
+// sets for a scope (ScopedInheritedSetting) is the value seen by every
+// ParallelFor body it issues, on whichever thread runs the chunk. It lets a
+// component set a mode for its own calls only (the CPU pre-training
+// backend's GEMM precision, model/ops/cpu_gemm_engine.h) instead of a
+// process-wide global that every other caller would see too. A few int
+// slots, kUnsetInheritedSetting until set; each user takes one, once.
+inline constexpr int kNumInheritedSettings = 4;
+inline constexpr int kUnsetInheritedSetting = -1;
+
+// A new slot; CHECK-fails past kNumInheritedSettings.
+int NewInheritedSetting();
+
+// The calling thread's value of `slot` (kUnsetInheritedSetting outside every
+// scope).
+int GetInheritedSetting(int slot);
+
+// Sets `slot` on the calling thread for its lifetime and restores the value
+// before it. Not movable: it belongs to one thread's scope.
+class ScopedInheritedSetting {
+ public:
+  ScopedInheritedSetting(int slot, int value);
+  ~ScopedInheritedSetting();
+  ScopedInheritedSetting(const ScopedInheritedSetting&) = delete;
+  ScopedInheritedSetting& operator=(const ScopedInheritedSetting&) = delete;
+
+ private:
+  int slot_;
+  int previous_;
+};
+
 // chunk_size >= 1; an empty or reversed range has no chunks.
 FixedChunks MakeFixedChunks(int64_t begin, int64_t end, int64_t chunk_size);
 

@@ -365,6 +365,58 @@ TEST(ParallelForTest, ConcurrentTopLevelCallsTakeTurns) {
   EXPECT_EQ(total.load(), 2 * 50 * 1000);
 }
 
+// A value set for a scope is what every chunk sees, on the pool's threads
+// too (the first chunk runs on the caller, the others on workers), nested
+// calls included; outside the scope, and on a thread that never set it, it
+// is unset again.
+TEST(InheritedSettingTest, FollowsTheWorkOntoThePoolAndEndsWithTheScope) {
+  static const int slot = NewInheritedSetting();
+  SetNumThreads(4);
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  std::vector<int> seen(64, -2);
+  std::vector<int> seen_nested(64, -2);
+  {
+    ScopedInheritedSetting scope(slot, 7);
+    ParallelFor(0, 64, 1, [&](int64_t begin, int64_t end) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        threads.insert(std::this_thread::get_id());
+      }
+      for (int64_t i = begin; i < end; ++i) seen[i] = GetInheritedSetting(slot);
+      ParallelFor(begin, end, 1, [&](int64_t nested_begin, int64_t nested_end) {
+        for (int64_t i = nested_begin; i < nested_end; ++i) {
+          seen_nested[i] = GetInheritedSetting(slot);
+        }
+      });
+    });
+    // A nested scope overrides, and its end restores the outer value.
+    {
+      ScopedInheritedSetting inner(slot, 9);
+      EXPECT_EQ(GetInheritedSetting(slot), 9);
+    }
+    EXPECT_EQ(GetInheritedSetting(slot), 7);
+  }
+  EXPECT_GT(threads.size(), 1u);  // the workers ran chunks
+  EXPECT_EQ(seen, std::vector<int>(64, 7));
+  EXPECT_EQ(seen_nested, std::vector<int>(64, 7));
+  EXPECT_EQ(GetInheritedSetting(slot), kUnsetInheritedSetting);
+  // After the scope, the workers run chunks under the unset value again.
+  std::vector<int> after(64, -2);
+  ParallelFor(0, 64, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) after[i] = GetInheritedSetting(slot);
+  });
+  EXPECT_EQ(after, std::vector<int>(64, kUnsetInheritedSetting));
+  // A thread that never set it sees it unset.
+  int other_thread_value = -2;
+  {
+    ScopedInheritedSetting scope(slot, 3);
+    std::thread other([&] { other_thread_value = GetInheritedSetting(slot); });
+    other.join();
+  }
+  EXPECT_EQ(other_thread_value, kUnsetInheritedSetting);
+}
+
 TEST(DefaultNumThreadsTest, ReadsEnvironment) {
   ASSERT_EQ(setenv(kNumThreadsEnvVar, "3", 1), 0);
   absl::StatusOr<int> n = DefaultNumThreads();

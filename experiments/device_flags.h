@@ -14,18 +14,17 @@
 namespace bertlab {
 
 // The flags' values, --precision defaulting to `experiment`'s (the runs'
-// RunSpec.precision, one per experiment); an error naming the flag (or the
-// experiment's field) for a bad precision or CPU
-// GEMM engine, for an engine that contradicts the precision on the cpu
-// device (bf16 is the onednn_bf16 engine there, and only it), and for bf16
-// on a CPU without oneDNN's bf16 matmul. Also sets the process-wide CPU GEMM
-// engine (SetCpuGemmEngine), like ApplyThreadsFlag sets the thread count:
-// --cpu_gemm, or by default onednn_bf16 for bf16 on the cpu device and
-// the machine's default otherwise (DefaultCpuGemmEngine: onednn where oneDNN
-// has AVX-512, openblas elsewhere); nothing is changed on an error.
-// Whether the binary has the device is checked when the backend is made.
+// RunSpec.precision, one per experiment): pre-training's precision, which
+// the backend is given (fine-tuning computes in FP32). An error naming the
+// flag (or the experiment's field) for a bad precision or CPU GEMM engine,
+// and for bf16 on the cpu device of a CPU without oneDNN's bf16 matmul.
+// Also sets the process-wide CPU GEMM engine (SetCpuGemmEngine), like
+// ApplyThreadsFlag sets the thread count: --cpu_gemm, or the machine's
+// default (DefaultCpuGemmEngine: onednn where oneDNN has AVX-512, openblas
+// elsewhere); nothing is changed on an error. Whether the binary has the
+// device is checked when the backend is made.
 absl::Status ReadDeviceFlags(experiments::RunSpec::Precision experiment,
-                             std::string* device, BackendPrecision* precision);
+                             std::string* device, Precision* precision);
 
 }  // namespace bertlab
 

@@ -123,8 +123,9 @@ std::vector<std::string> SplitPaths(const std::string& flag) {
 class SlowCpuBackend : public CpuPretrainingBackend {
  public:
   SlowCpuBackend(const BertForPretraining& model, const AdamWOptions& optimizer,
-                 int64_t delay_ms)
-      : CpuPretrainingBackend(model, optimizer), delay_ms_(delay_ms) {}
+                 Precision precision, int64_t delay_ms)
+      : CpuPretrainingBackend(model, optimizer, precision),
+        delay_ms_(delay_ms) {}
   void Update(double learning_rate) override {
     CpuPretrainingBackend::Update(learning_rate);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms_));
@@ -139,9 +140,11 @@ std::string SlowCpuDevice(int64_t delay_ms) {
   RegisterPretrainingBackend(
       name,
       [delay_ms](const BertForPretraining& model, const AdamWOptions& optimizer,
-                 BackendPrecision)
+                 Precision precision)
           -> absl::StatusOr<std::unique_ptr<PretrainingBackend>> {
-        return std::make_unique<SlowCpuBackend>(model, optimizer, delay_ms);
+        RETURN_IF_ERROR(CheckCpuPrecisionAvailable(precision));
+        return std::make_unique<SlowCpuBackend>(model, optimizer, precision,
+                                                delay_ms);
       });
   return name;
 }

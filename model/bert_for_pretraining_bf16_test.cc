@@ -1,6 +1,6 @@
 // The whole pre-training step (forward and backward of masked LM + NSP, with
-// training dropout, a padded row and an ignored label) on the bf16 GEMM
-// engine (model/ops/cpu_gemm_engine.h: every float product's inputs rounded
+// training dropout, a padded row and an ignored label) in BF16 precision
+// (model/ops/cpu_gemm_engine.h's scope: every float product's inputs rounded
 // to bfloat16, FP32 sums; everything else FP32) against the same step in
 // double on the same parameters: the double model is the one
 // bert_reference_test proves against PyTorch, so this ties BF16 to the
@@ -87,7 +87,6 @@ TEST(BertForPretrainingBf16Test, StepMatchesTheDoubleModel) {
   if (!OneDnnBf16MatmulAvailable()) {
     GTEST_SKIP() << "oneDNN has no bf16 matmul on this CPU (needs AVX-512)";
   }
-  const CpuGemmEngine saved_engine = GetCpuGemmEngine();
   SetNumThreads(2);
   const BertForPretraining model(SmallConfig(), /*next_sentence=*/true);
   std::vector<float> params(model.layout().total_size());
@@ -96,11 +95,13 @@ TEST(BertForPretrainingBf16Test, StepMatchesTheDoubleModel) {
 
   std::vector<double> grads_double;
   const double loss_double = Step(model, params_double, &grads_double);
-  SetCpuGemmEngine(CpuGemmEngine::kOneDnnBf16);
   std::vector<float> grads, grads_again;
-  const float loss = Step(model, params, &grads);
-  const float loss_again = Step(model, params, &grads_again);
-  SetCpuGemmEngine(saved_engine);
+  float loss = 0.0f, loss_again = 0.0f;
+  {
+    const ScopedCpuGemmPrecision bf16(Precision::kBfloat16Mixed);
+    loss = Step(model, params, &grads);
+    loss_again = Step(model, params, &grads_again);
+  }
 
   const int64_t layers = model.config().num_hidden_layers;
   const ParityReport loss_report = CompareParity(

@@ -77,15 +77,15 @@ const char* const kSizes[] = {"L2_H128_A2", "L4_H256_A4", "L4_H512_A8",
                               "L8_H512_A8", "base"};
 constexpr int64_t kBatches[] = {8, 32};
 
-// Each engine and the head of its benchmarks' names.
+// Each engine and precision and the head of its benchmarks' names.
 struct EngineBenchmark {
-  CpuGemmEngine engine;
+  CpuGemmMode mode;
   const char* name;
 };
 constexpr EngineBenchmark kEngineBenchmarks[] = {
-    {CpuGemmEngine::kOpenBlas, "BM_FinetuningStep"},
-    {CpuGemmEngine::kOneDnn, "BM_FinetuningStepOneDnn"},
-    {CpuGemmEngine::kOneDnnBf16, "BM_FinetuningStepOneDnnBf16"},
+    {kCpuGemmModes[0], "BM_FinetuningStep"},
+    {kCpuGemmModes[1], "BM_FinetuningStepOneDnn"},
+    {kCpuGemmModes[2], "BM_FinetuningStepOneDnnBf16"},
 };
 
 double PeakRssMiB() {
@@ -113,10 +113,11 @@ struct PairBatch {
   std::vector<int32_t> ids, types, mask, labels;
 };
 
-void BM_FinetuningStep(benchmark::State& state, CpuGemmEngine engine,
+void BM_FinetuningStep(benchmark::State& state, CpuGemmMode mode,
                        const std::string& size, int64_t batch) {
   SetNumThreads(kNumThreads);
-  SetCpuGemmEngine(engine);
+  SetCpuGemmEngine(mode.engine);
+  const ScopedCpuGemmPrecision precision(mode.precision);
   const absl::StatusOr<BertConfig> config = ConfigForSize(size, kVocab);
   CHECK_OK(config.status());
   FinetuneModelOptions options;
@@ -160,11 +161,11 @@ void BM_FinetuningStep(benchmark::State& state, CpuGemmEngine engine,
   SetCpuGemmEngine(DefaultCpuGemmEngine());
 }
 
-// BM_FinetuningStep[OneDnn[Bf16]]/<size>/batch:<B>; the bf16 engine's exist
+// BM_FinetuningStep[OneDnn[Bf16]]/<size>/batch:<B>; the BF16 ones exist
 // only where oneDNN has a bf16 matmul.
 bool RegisterFinetuningSteps() {
   for (const EngineBenchmark& engine : kEngineBenchmarks) {
-    if (engine.engine == CpuGemmEngine::kOneDnnBf16 &&
+    if (engine.mode.precision == Precision::kBfloat16Mixed &&
         !OneDnnBf16MatmulAvailable()) {
       continue;
     }
@@ -173,7 +174,7 @@ bool RegisterFinetuningSteps() {
         const std::string name =
             absl::StrCat(engine.name, "/", size, "/batch:", batch);
         benchmark::RegisterBenchmark(name.c_str(), BM_FinetuningStep,
-                                     engine.engine, std::string(size), batch)
+                                     engine.mode, std::string(size), batch)
             ->Unit(benchmark::kMillisecond)
             ->MeasureProcessCPUTime()
             ->UseRealTime();

@@ -178,11 +178,12 @@ void ZeroGradients(std::vector<float>* grads) {
               });
 }
 
-void BM_PretrainingStep(benchmark::State& state, CpuGemmEngine engine,
+void BM_PretrainingStep(benchmark::State& state, CpuGemmMode mode,
                         const std::string& size, int64_t batch,
                         SequenceShape shape, bool dropout) {
   SetNumThreads(kNumThreads);
-  SetCpuGemmEngine(engine);
+  SetCpuGemmEngine(mode.engine);
+  const ScopedCpuGemmPrecision precision(mode.precision);
   const absl::StatusOr<BertConfig> config = ConfigForSize(size, kVocab);
   CHECK_OK(config.status());
   const BertForPretraining model(*config, /*next_sentence=*/true);
@@ -241,29 +242,25 @@ double MaxOf(const std::vector<double>& values) {
 // sequence length 128 and .../base/batch:8/seq:512/dropout:<0|1>. A BASE
 // step takes seconds: --benchmark_min_time (default 0.5 s) then runs one
 // iteration per repetition.
-// The name's head for each engine.
-const char* StepBenchmarkName(CpuGemmEngine engine) {
-  switch (engine) {
-    case CpuGemmEngine::kOpenBlas:
-      return "BM_PretrainingStep/";
-    case CpuGemmEngine::kOneDnn:
-      return "BM_PretrainingStepOneDnn/";
-    case CpuGemmEngine::kOneDnnBf16:
-      return "BM_PretrainingStepOneDnnBf16/";
+// The name's head for each mode.
+const char* StepBenchmarkName(const CpuGemmMode& mode) {
+  if (mode.precision == Precision::kBfloat16Mixed) {
+    return "BM_PretrainingStepOneDnnBf16/";
   }
-  return "";
+  return mode.engine == CpuGemmEngine::kOneDnn ? "BM_PretrainingStepOneDnn/"
+                                               : "BM_PretrainingStep/";
 }
 
-void RegisterPretrainingStep(CpuGemmEngine engine, const std::string& size,
+void RegisterPretrainingStep(const CpuGemmMode& mode, const std::string& size,
                              int64_t batch, SequenceShape shape, bool dropout) {
   // Sequence length 128 keeps the names it had before there was another.
   const std::string seq = shape.seq_len == kSeq128.seq_len
                               ? ""
                               : absl::StrCat("/seq:", shape.seq_len);
   const std::string name =
-      absl::StrCat(StepBenchmarkName(engine), size, "/batch:", batch, seq,
+      absl::StrCat(StepBenchmarkName(mode), size, "/batch:", batch, seq,
                    "/dropout:", dropout ? 1 : 0);
-  benchmark::RegisterBenchmark(name.c_str(), BM_PretrainingStep, engine, size,
+  benchmark::RegisterBenchmark(name.c_str(), BM_PretrainingStep, mode, size,
                                batch, shape, dropout)
       ->Unit(benchmark::kMillisecond)
       ->MeasureProcessCPUTime()
@@ -272,21 +269,22 @@ void RegisterPretrainingStep(CpuGemmEngine engine, const std::string& size,
       ->UseRealTime();
 }
 
-// The bf16 engine's benchmarks exist only where oneDNN has a bf16 matmul.
+// The BF16 benchmarks exist only where oneDNN has a bf16 matmul.
 bool RegisterPretrainingSteps() {
-  for (CpuGemmEngine engine : kCpuGemmEngines) {
-    if (engine == CpuGemmEngine::kOneDnnBf16 && !OneDnnBf16MatmulAvailable()) {
+  for (const CpuGemmMode& mode : kCpuGemmModes) {
+    if (mode.precision == Precision::kBfloat16Mixed &&
+        !OneDnnBf16MatmulAvailable()) {
       continue;
     }
     for (const char* size : kSizes) {
       for (int64_t batch : kBatches) {
         for (bool dropout : {true, false}) {
-          RegisterPretrainingStep(engine, size, batch, kSeq128, dropout);
+          RegisterPretrainingStep(mode, size, batch, kSeq128, dropout);
         }
       }
     }
     for (bool dropout : {true, false}) {
-      RegisterPretrainingStep(engine, "base", /*batch=*/8, kSeq512, dropout);
+      RegisterPretrainingStep(mode, "base", /*batch=*/8, kSeq512, dropout);
     }
   }
   return true;
@@ -324,14 +322,15 @@ BENCHMARK(BM_SgemmPeak)
     ->UseRealTime();
 
 // oneDNN's matmul alone, f32 or bf16 (bf16 A and B, f32 C), on kNumThreads
-// threads as the step runs it: Gemm<float> on the engine, which splits the
-// product over the pool (the bf16 engine rounds A and B first, as in the
+// threads as the step runs it: Gemm<float> on oneDNN, which splits the
+// product over the pool (BF16 rounds A and B first, as in the
 // step, and that rounding is timed). BASE's shapes at batch 32: the FFN
 // (4096 x 3072 x 768 and 4096 x 768 x 3072), the attention output
 // (4096 x 768 x 768) and the fused QKV projection (4096 x 2304 x 768).
-void BM_OneDnnMatmulPeak(benchmark::State& state, CpuGemmEngine engine) {
+void BM_OneDnnMatmulPeak(benchmark::State& state, Precision precision) {
   SetNumThreads(kNumThreads);
-  SetCpuGemmEngine(engine);
+  SetCpuGemmEngine(CpuGemmEngine::kOneDnn);
+  const ScopedCpuGemmPrecision scope(precision);
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
   for (auto _ : state) {
@@ -346,15 +345,15 @@ void BM_OneDnnMatmulPeak(benchmark::State& state, CpuGemmEngine engine) {
 }
 
 bool RegisterMatmulPeaks() {
-  for (CpuGemmEngine engine :
-       {CpuGemmEngine::kOneDnn, CpuGemmEngine::kOneDnnBf16}) {
-    if (engine == CpuGemmEngine::kOneDnnBf16 && !OneDnnBf16MatmulAvailable()) {
+  for (Precision precision : {Precision::kFloat32, Precision::kBfloat16Mixed}) {
+    if (precision == Precision::kBfloat16Mixed &&
+        !OneDnnBf16MatmulAvailable()) {
       continue;
     }
-    const std::string name = engine == CpuGemmEngine::kOneDnn
+    const std::string name = precision == Precision::kFloat32
                                  ? "BM_OneDnnF32MatmulPeak"
                                  : "BM_OneDnnBf16MatmulPeak";
-    benchmark::RegisterBenchmark(name.c_str(), BM_OneDnnMatmulPeak, engine)
+    benchmark::RegisterBenchmark(name.c_str(), BM_OneDnnMatmulPeak, precision)
         ->ArgNames({"m", "n", "k"})
         ->Args({4096, 3072, 768})
         ->Args({4096, 768, 3072})

@@ -49,8 +49,9 @@ struct RunExecution {
   int threads = 0;
   std::string pretraining_device;     // "cpu", "cuda"
   std::string pretraining_precision;  // "fp32", "bf16"
-  // "openblas", "onednn", "onednn_bf16" (model/ops/cpu_gemm_engine.h); absent
-  // in a record means openblas, and an openblas record does not write it.
+  // "openblas", "onednn" (model/ops/cpu_gemm_engine.h), or "onednn_bf16" in
+  // records of runners before BF16 became a precision of its own; absent in
+  // a record means openblas, and an openblas record does not write it.
   std::string cpu_gemm = "openblas";
 };
 

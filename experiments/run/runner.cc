@@ -87,10 +87,6 @@ std::string ProtoText(const google::protobuf::Message& message) {
   return text;
 }
 
-std::string PrecisionName(BackendPrecision precision) {
-  return precision == BackendPrecision::kBfloat16Mixed ? "bf16" : "fp32";
-}
-
 // What execution.json says of the fine-tuning run ids: "per_cell" since
 // they stopped covering the task's whole grid (learning_rates, restarts). A
 // directory without it holds ids of the grid kind, which this runner would
@@ -479,7 +475,7 @@ class Runner {
     execution_.cpu_gemm = CpuGemmEngineName(GetCpuGemmEngine());
     execution_.pretraining_device = options_.pretraining_device;
     execution_.pretraining_precision =
-        PrecisionName(options_.pretraining_precision);
+        std::string(PrecisionName(options_.pretraining_precision));
     if (Follower() && mode_ != Mode::kOne) {
       return absl::InvalidArgumentError(absl::StrCat(
           "this is rank ", collective_->rank(), " of ", collective_->Describe(),

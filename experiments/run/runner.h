@@ -113,6 +113,7 @@
 #include "experiments/experiment.pb.h"
 #include "experiments/run/job_pool.h"
 #include "experiments/run/slurm_launcher.h"
+#include "model/ops/precision.h"
 #include "model/train/pretraining_backend.h"
 
 namespace bertlab {
@@ -143,7 +144,7 @@ struct RunnerOptions {
   // common/parallel.h): another device or precision gives other bits (the
   // thread count does not, see Execution in runner.cc).
   std::string pretraining_device = "cpu";
-  BackendPrecision pretraining_precision = BackendPrecision::kFloat32;
+  Precision pretraining_precision = Precision::kFloat32;
   // Only these variants (empty: all): each is fine-tuned, and pre-trained
   // unless it reuses another's checkpoint, which is then pre-trained (not
   // fine-tuned). An unknown name is an error.

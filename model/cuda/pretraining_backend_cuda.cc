@@ -412,7 +412,7 @@ class CudaPretrainingBackend : public PretrainingBackend {
 
 absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakeCudaBackend(
     const BertForPretraining& model, const AdamWOptions& optimizer_options,
-    BackendPrecision precision) {
+    Precision precision) {
   int devices = 0;
   const cudaError_t error = cudaGetDeviceCount(&devices);
   if (error != cudaSuccess || devices == 0) {
@@ -421,7 +421,7 @@ absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakeCudaBackend(
         error != cudaSuccess ? cudaGetErrorString(error) : "0 devices", ")"));
   }
   const int device = LocalDevice(devices);
-  if (precision == BackendPrecision::kBfloat16Mixed) {
+  if (precision == Precision::kBfloat16Mixed) {
     return std::unique_ptr<PretrainingBackend>(
         new CudaPretrainingBackend<__nv_bfloat16>(model, optimizer_options,
                                                   device));

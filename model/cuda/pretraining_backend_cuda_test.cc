@@ -64,7 +64,7 @@ class CudaBackendTest : public ::testing::Test {
   }
 
   std::unique_ptr<PretrainingBackend> Make(const std::string& device,
-                                           BackendPrecision precision) const {
+                                           Precision precision) const {
     auto backend = MakePretrainingBackend(device, precision, model_, adam_);
     EXPECT_TRUE(backend.ok()) << backend.status();
     return std::move(backend).value();
@@ -111,7 +111,7 @@ class CudaBackendTest : public ::testing::Test {
     result->v = backend->host_optimizer()->v();
   }
 
-  RunResult Run(const std::string& device, BackendPrecision precision,
+  RunResult Run(const std::string& device, Precision precision,
                 int64_t steps) const {
     std::unique_ptr<PretrainingBackend> backend = Make(device, precision);
     InitializeParameters(model_.layout(), 11, backend->host_params());
@@ -132,8 +132,8 @@ class CudaBackendTest : public ::testing::Test {
 constexpr int64_t kStepChainK = 4096;
 
 TEST_F(CudaBackendTest, Fp32StepsMatchTheCpuBackend) {
-  const RunResult cpu = Run("cpu", BackendPrecision::kFloat32, 3);
-  const RunResult gpu = Run("cuda", BackendPrecision::kFloat32, 3);
+  const RunResult cpu = Run("cpu", Precision::kFloat32, 3);
+  const RunResult gpu = Run("cuda", Precision::kFloat32, 3);
   ASSERT_EQ(cpu.losses.size(), gpu.losses.size());
   for (size_t s = 0; s < cpu.losses.size(); ++s) {
     EXPECT_NEAR(gpu.losses[s], cpu.losses[s], 1e-4 * std::abs(cpu.losses[s]))
@@ -161,8 +161,7 @@ TEST_F(CudaBackendTest, Fp32StepsMatchTheCpuBackend) {
 }
 
 TEST_F(CudaBackendTest, ResumeThroughTheHostStateIsExact) {
-  for (BackendPrecision precision :
-       {BackendPrecision::kFloat32, BackendPrecision::kBfloat16Mixed}) {
+  for (Precision precision : {Precision::kFloat32, Precision::kBfloat16Mixed}) {
     const RunResult straight = Run("cuda", precision, 3);
 
     std::unique_ptr<PretrainingBackend> first = Make("cuda", precision);
@@ -191,9 +190,9 @@ TEST_F(CudaBackendTest, ResumeThroughTheHostStateIsExact) {
 }
 
 TEST_F(CudaBackendTest, Bf16MixedPrecisionStaysCloseAndIsDeterministic) {
-  const RunResult cpu = Run("cpu", BackendPrecision::kFloat32, 3);
-  const RunResult gpu = Run("cuda", BackendPrecision::kBfloat16Mixed, 3);
-  const RunResult again = Run("cuda", BackendPrecision::kBfloat16Mixed, 3);
+  const RunResult cpu = Run("cpu", Precision::kFloat32, 3);
+  const RunResult gpu = Run("cuda", Precision::kBfloat16Mixed, 3);
+  const RunResult again = Run("cuda", Precision::kBfloat16Mixed, 3);
   EXPECT_EQ(gpu.params, again.params);
   EXPECT_EQ(gpu.losses, again.losses);
   for (size_t s = 0; s < cpu.losses.size(); ++s) {
@@ -206,7 +205,7 @@ TEST_F(CudaBackendTest, Bf16MixedPrecisionStaysCloseAndIsDeterministic) {
 
 TEST_F(CudaBackendTest, PoisonedGradientGivesANonFiniteNorm) {
   std::unique_ptr<PretrainingBackend> backend =
-      Make("cuda", BackendPrecision::kFloat32);
+      Make("cuda", Precision::kFloat32);
   InitializeParameters(model_.layout(), 11, backend->host_params());
   // A NaN weight makes the loss, and so every gradient it reaches, NaN.
   backend->host_params()[0] = std::numeric_limits<float>::quiet_NaN();

@@ -47,8 +47,6 @@ std::string CpuGemmEngineName(CpuGemmEngine engine) {
       return "openblas";
     case CpuGemmEngine::kOneDnn:
       return "onednn";
-    case CpuGemmEngine::kOneDnnBf16:
-      return "onednn_bf16";
   }
   return "openblas";
 }
@@ -57,9 +55,33 @@ absl::StatusOr<CpuGemmEngine> ParseCpuGemmEngine(absl::string_view name) {
   for (CpuGemmEngine engine : kCpuGemmEngines) {
     if (name == CpuGemmEngineName(engine)) return engine;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown CPU GEMM engine \"", name,
-                   "\": use openblas, onednn or onednn_bf16"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown CPU GEMM engine \"", name,
+      "\": use openblas or onednn (bf16 products: --precision=bf16)"));
 }
+
+namespace {
+
+// The inherited setting (common/parallel.h) that holds the precision.
+int PrecisionSlot() {
+  static const int slot = NewInheritedSetting();
+  return slot;
+}
+
+}  // namespace
+
+std::string CpuGemmMode::Name() const {
+  return absl::StrCat(CpuGemmEngineName(engine),
+                      precision == Precision::kBfloat16Mixed ? "_bf16" : "");
+}
+
+Precision CpuGemmPrecision() {
+  const int value = GetInheritedSetting(PrecisionSlot());
+  return value == kUnsetInheritedSetting ? Precision::kFloat32
+                                         : static_cast<Precision>(value);
+}
+
+ScopedCpuGemmPrecision::ScopedCpuGemmPrecision(Precision precision)
+    : setting_(PrecisionSlot(), static_cast<int>(precision)) {}
 
 }  // namespace bertlab

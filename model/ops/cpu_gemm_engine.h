@@ -1,14 +1,18 @@
-// Which library, in which arithmetic, computes the float Gemm on the CPU
-// (model/ops/gemm.h): OpenBLAS (cblas_sgemm), oneDNN's f32 matmul
-// primitive (gemm_onednn.h), or oneDNN's bf16 matmul, whose inputs A and B
-// are rounded to bfloat16 (nearest, ties to even) and whose products are
-// summed and stored in FP32: the GEMM side of BF16 mixed precision on the
-// CPU (--precision=bf16 on the cpu device; everything outside the products
-// stays FP32). One process-wide setting, like the thread count: the engines
-// give correct products but different bits (they sum in different orders,
-// and bf16 rounds the inputs), so a run's numbers depend on it and run ids
-// cover it. Double products always use OpenBLAS (cblas_dgemm), whatever the
-// setting.
+// Which library computes the float Gemm on the CPU (model/ops/gemm.h):
+// OpenBLAS (cblas_sgemm) or oneDNN's f32 matmul (gemm_onednn.h), and in
+// which precision (precision.h): under BF16 mixed precision the inputs A and
+// B are rounded to bfloat16 (nearest, ties to even) and oneDNN's bf16 matmul
+// sums and stores the products in FP32, whatever the engine.
+//
+// The engine is one process-wide setting, like the thread count: the
+// engines give correct products but different bits (they sum in different
+// orders), so a run's numbers depend on it and run ids cover it. The
+// precision is not: it belongs to the code that asks for it, a scope
+// (ScopedCpuGemmPrecision) that the CPU pre-training backend opens around
+// its own calls (model/train/pretraining_backend.h), which follows the work
+// onto the thread pool (common/parallel.h, inherited settings) and leaves
+// every other product, fine-tuning's included, in FP32. Double products
+// always use OpenBLAS (cblas_dgemm), whatever the settings.
 #ifndef BERTLAB_MODEL_OPS_CPU_GEMM_ENGINE_H_
 #define BERTLAB_MODEL_OPS_CPU_GEMM_ENGINE_H_
 
@@ -16,15 +20,16 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/parallel.h"
+#include "model/ops/precision.h"
 
 namespace bertlab {
 
-enum class CpuGemmEngine { kOpenBlas, kOneDnn, kOneDnnBf16 };
+enum class CpuGemmEngine { kOpenBlas, kOneDnn };
 
 // Every engine, in the order their names are listed.
 inline constexpr CpuGemmEngine kCpuGemmEngines[] = {CpuGemmEngine::kOpenBlas,
-                                                    CpuGemmEngine::kOneDnn,
-                                                    CpuGemmEngine::kOneDnnBf16};
+                                                    CpuGemmEngine::kOneDnn};
 
 // The engine of a process that sets none: oneDNN's f32 matmul where oneDNN
 // runs its AVX-512 kernels (its effective ISA includes avx512_core, which
@@ -42,14 +47,47 @@ CpuGemmEngine DefaultCpuGemmEngine();
 void SetCpuGemmEngine(CpuGemmEngine engine);
 CpuGemmEngine GetCpuGemmEngine();
 
-// "openblas", "onednn" or "onednn_bf16": what run records and run ids say
-// (--cpu_gemm takes the first two; --precision=bf16 on the CPU selects the
-// third, experiments/device_flags.h).
+// "openblas" or "onednn": what run records and run ids say (--cpu_gemm
+// takes them, experiments/device_flags.h).
 std::string CpuGemmEngineName(CpuGemmEngine engine);
 
 // The engine a name (as CpuGemmEngineName gives it) stands for; anything
 // else is an InvalidArgument error listing the names.
 absl::StatusOr<CpuGemmEngine> ParseCpuGemmEngine(absl::string_view name);
+
+// An engine and a precision: what a product runs on (for the tests and
+// benchmarks that walk them).
+struct CpuGemmMode {
+  CpuGemmEngine engine;
+  Precision precision;
+
+  // "onednn", or "onednn_bf16" in BF16 (BF16 always multiplies in oneDNN).
+  std::string Name() const;
+};
+
+// Both engines in FP32, and BF16.
+inline constexpr CpuGemmMode kCpuGemmModes[] = {
+    {CpuGemmEngine::kOpenBlas, Precision::kFloat32},
+    {CpuGemmEngine::kOneDnn, Precision::kFloat32},
+    {CpuGemmEngine::kOneDnn, Precision::kBfloat16Mixed}};
+
+// The precision of the float products the calling thread issues: that of
+// the innermost ScopedCpuGemmPrecision open on it (or on the thread whose
+// ParallelFor runs this chunk), FP32 outside every scope.
+Precision CpuGemmPrecision();
+
+// Float products issued inside it (on any pool thread) compute in
+// `precision`. BF16 needs OneDnnBf16MatmulAvailable() (gemm_onednn.h): a
+// product without it dies. Not movable; scopes nest.
+class ScopedCpuGemmPrecision {
+ public:
+  explicit ScopedCpuGemmPrecision(Precision precision);
+  ScopedCpuGemmPrecision(const ScopedCpuGemmPrecision&) = delete;
+  ScopedCpuGemmPrecision& operator=(const ScopedCpuGemmPrecision&) = delete;
+
+ private:
+  ScopedInheritedSetting setting_;
+};
 
 }  // namespace bertlab
 

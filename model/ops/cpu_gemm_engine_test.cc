@@ -6,7 +6,9 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "common/parallel.h"
 #include "gtest/gtest.h"
 
 namespace bertlab {
@@ -33,9 +35,34 @@ TEST(CpuGemmEngineTest, DefaultIsOneDnnOnlyWhereItRunsAvx512) {
   // A process that sets no engine runs on the default ...
   EXPECT_EQ(GetCpuGemmEngine(), expected);
   // ... and a set engine stays set.
-  SetCpuGemmEngine(CpuGemmEngine::kOneDnnBf16);
-  EXPECT_EQ(GetCpuGemmEngine(), CpuGemmEngine::kOneDnnBf16);
+  const CpuGemmEngine other = expected == CpuGemmEngine::kOneDnn
+                                  ? CpuGemmEngine::kOpenBlas
+                                  : CpuGemmEngine::kOneDnn;
+  SetCpuGemmEngine(other);
+  EXPECT_EQ(GetCpuGemmEngine(), other);
   EXPECT_EQ(DefaultCpuGemmEngine(), expected);
+}
+
+// The products' precision is FP32 outside every scope and that of the
+// innermost scope inside, and it follows the work onto the thread pool.
+TEST(CpuGemmPrecisionTest, ScopedAndInheritedByThePool) {
+  EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
+  SetNumThreads(2);
+  {
+    const ScopedCpuGemmPrecision bf16(Precision::kBfloat16Mixed);
+    EXPECT_EQ(CpuGemmPrecision(), Precision::kBfloat16Mixed);
+    std::vector<Precision> seen(8, Precision::kFloat32);
+    ParallelFor(0, 8, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) seen[i] = CpuGemmPrecision();
+    });
+    EXPECT_EQ(seen, std::vector<Precision>(8, Precision::kBfloat16Mixed));
+    {
+      const ScopedCpuGemmPrecision fp32(Precision::kFloat32);
+      EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
+    }
+    EXPECT_EQ(CpuGemmPrecision(), Precision::kBfloat16Mixed);
+  }
+  EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 // Row-major GEMM on the CPU: C = alpha * op(A) * op(B) + beta * C, with
-// op(X) = X or X^T. Float calls cblas_sgemm, oneDNN's f32 matmul when the
+// op(X) = X or X^T. Float calls cblas_sgemm, or oneDNN's f32 matmul when the
 // process-wide engine is CpuGemmEngine::kOneDnn (cpu_gemm_engine.h,
-// gemm_onednn.h), or, on CpuGemmEngine::kOneDnnBf16, rounds A and B to
-// bfloat16 (bf16_round.h) and calls oneDNN's bf16 matmul, which sums and
-// writes C in FP32; double always calls cblas_dgemm (the gradient checks run
-// in double).
+// gemm_onednn.h); inside a BF16 precision scope (cpu_gemm_engine.h's
+// ScopedCpuGemmPrecision) it rounds A and B to bfloat16 (bf16_round.h) and
+// calls oneDNN's bf16 matmul, which sums and writes C in FP32. Double always
+// calls cblas_dgemm (the gradient checks run in double).
 //
 // Both libraries run single-threaded (common/parallel.h); a product of at
 // least 2^22 multiply-adds is cut along the longer of C's dimensions into

@@ -83,7 +83,8 @@ void BlasGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
 
 // The float engine is a process-wide setting (cpu_gemm_engine.h); double
 // always goes to OpenBLAS, so the gradient checks keep their path.
-// (The bf16 engine goes through Bf16Gemm below instead.)
+// (BF16 products, cpu_gemm_engine.h's scoped precision, go through
+// Bf16Gemm below instead.)
 GemmCall<float> EngineCall(float) {
   return GetCpuGemmEngine() == CpuGemmEngine::kOneDnn
              ? GemmCall<float>(OneDnnGemm)
@@ -191,7 +192,7 @@ void RoundOperand(int64_t rows, int64_t cols, const float* source, int64_t ld,
               });
 }
 
-// The bf16 engine: A and B rounded to bfloat16 into this thread's packed
+// BF16 precision: A and B rounded to bfloat16 into this thread's packed
 // copies (each stored as the caller stores it, without the padding), then
 // oneDNN's bf16 matmul, split as any other product. The copies stay
 // allocated for the thread's next products.
@@ -218,7 +219,7 @@ void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
           T beta, T* c, int64_t ldc) {
   if (HandleEmptyProduct(m, n, k, beta, c, ldc)) return;
   if constexpr (std::is_same_v<T, float>) {
-    if (GetCpuGemmEngine() == CpuGemmEngine::kOneDnnBf16) {
+    if (CpuGemmPrecision() == Precision::kBfloat16Mixed) {
       Bf16Gemm(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta,
                c, ldc);
       return;

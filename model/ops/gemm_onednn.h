@@ -45,8 +45,8 @@ void OneDnnGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
 
 // The same product with A and B in bfloat16 (their bits, as common/half.h's
 // FloatToBf16 gives them) and C in float: oneDNN's bf16 matmul, which sums
-// in FP32. Gemm<float> rounds its operands and calls this when the engine is
-// CpuGemmEngine::kOneDnnBf16. Needs OneDnnBf16MatmulAvailable() (dies
+// in FP32. Gemm<float> rounds its operands and calls this inside a BF16
+// precision scope (cpu_gemm_engine.h). Needs OneDnnBf16MatmulAvailable() (dies
 // naming the shape otherwise); lda and ldb count bf16 elements.
 void OneDnnBf16Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
                     int64_t n, int64_t k, float alpha, const uint16_t* a,

@@ -146,13 +146,13 @@ std::vector<float> Padding(const Case& test_case, const std::vector<float>& c,
 }
 
 // Runs the case through Gemm<float> (or OneDnnGemm itself) and checks it.
-// On the bf16 engine the reference multiplies the bf16-rounded inputs, so
+// In BF16 the reference multiplies the bf16-rounded inputs, so
 // what is left to differ is the FP32 summation: float's eps * sqrt(K).
 void CheckCase(const Case& test_case, bool through_gemm = true) {
   SCOPED_TRACE(test_case.Name());
   Operands operands = MakeOperands(test_case, 7);
   const std::vector<double> expected = Reference(
-      test_case, operands, GetCpuGemmEngine() == CpuGemmEngine::kOneDnnBf16);
+      test_case, operands, CpuGemmPrecision() == Precision::kBfloat16Mixed);
   const std::vector<float> padding_before =
       Padding(test_case, operands.c, operands.ldc);
   if (through_gemm) {
@@ -262,24 +262,19 @@ void CheckSplitCases() {
 TEST_F(OneDnnGemmTest, SplitProductsMatchTheDefinition) { CheckSplitCases(); }
 
 // The fixed blocks make a split product's bits the same at every thread
-// count, on every engine (the bf16 one where oneDNN has it), and a product
+// count, on every engine and in BF16 (where oneDNN has it), and a product
 // too small to split is one call anyway.
 TEST(GemmThreadsTest, ProductsAreTheSameBitsAtEveryThreadCount) {
-  const CpuGemmEngine saved_engine = GetCpuGemmEngine();
-  const int saved_threads = NumThreads();
-  for (CpuGemmEngine engine : kCpuGemmEngines) {
-    if (engine == CpuGemmEngine::kOneDnnBf16 && !OneDnnBf16MatmulAvailable()) {
-      continue;
-    }
-    SetCpuGemmEngine(engine);
+  for (const CpuGemmMode& mode : kCpuGemmModes) {
+    if (!CpuGemmModeAvailable(mode)) continue;
+    const CpuGemmModeScope scope(mode);
     std::vector<Case> cases = SplitCases(Transpose::kNo, Transpose::kYes);
     const std::vector<Case> more = SplitCases(Transpose::kYes, Transpose::kNo);
     cases.insert(cases.end(), more.begin(), more.end());
     cases.push_back(
         {Transpose::kNo, Transpose::kNo, 63, 65, 33, 0, 1.0f, 0.0f});
     for (const Case& test_case : cases) {
-      SCOPED_TRACE(
-          absl::StrCat(CpuGemmEngineName(engine), " ", test_case.Name()));
+      SCOPED_TRACE(absl::StrCat(mode.Name(), " ", test_case.Name()));
       const Operands operands = MakeOperands(test_case, 13);
       std::vector<float> one_thread;
       for (int threads : {1, 2, 3, 4}) {
@@ -298,8 +293,6 @@ TEST(GemmThreadsTest, ProductsAreTheSameBitsAtEveryThreadCount) {
       }
     }
   }
-  SetCpuGemmEngine(saved_engine);
-  SetNumThreads(saved_threads);
 }
 
 TEST_F(OneDnnGemmTest, RepeatedCallsAreBitIdentical) {
@@ -382,11 +375,10 @@ TEST(CpuGemmEngineTest, NamesParse) {
   }
   EXPECT_EQ(CpuGemmEngineName(CpuGemmEngine::kOneDnn), "onednn");
   EXPECT_EQ(CpuGemmEngineName(CpuGemmEngine::kOpenBlas), "openblas");
-  EXPECT_EQ(CpuGemmEngineName(CpuGemmEngine::kOneDnnBf16), "onednn_bf16");
   const absl::StatusOr<CpuGemmEngine> bad = ParseCpuGemmEngine("mkl");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(bad.status().message().find("openblas, onednn or onednn_bf16"),
+  EXPECT_NE(bad.status().message().find("use openblas or onednn"),
             std::string::npos)
       << bad.status();
 }
@@ -500,11 +492,11 @@ TEST(RoundMatrixToBf16Test, RowsEndWhereTheyEnd) {
   }
 }
 
-// The bf16 engine: oneDNN's bf16 matmul on the bf16 roundings of A and B,
+// BF16 precision: oneDNN's bf16 matmul on the bf16 roundings of A and B,
 // FP32 sums. Needs AVX-512 on oneDNN 2.6 (OneDnnBf16MatmulAvailable()), so
 // on an AVX2-only CPU these tests say so and skip.
-class OneDnnBf16GemmTest : public OnCpuGemmEngine<CpuGemmEngine::kOneDnnBf16> {
-};
+class OneDnnBf16GemmTest : public OnCpuGemmEngine<CpuGemmEngine::kOneDnn,
+                                                  Precision::kBfloat16Mixed> {};
 
 TEST_F(OneDnnBf16GemmTest, MultipliesTheBf16RoundingsInFp32) {
   SetNumThreads(1);

@@ -8,12 +8,14 @@
 // kernels: the last rows of a call, and of each of its internal 384-row
 // panels, are summed differently).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/parallel.h"
 #include "gtest/gtest.h"
 #include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/engine_test_fixture.h"
 #include "model/ops/gemm_onednn.h"
 #include "model/ops/linear.h"
 #include "model/ops/op_test_util.h"
@@ -67,25 +69,18 @@ LinearResults RunLinear(const Shape& shape, int num_threads) {
   return r;
 }
 
-class LinearThreadsTest : public ::testing::TestWithParam<CpuGemmEngine> {
+class LinearThreadsTest : public ::testing::TestWithParam<CpuGemmMode> {
  protected:
   void SetUp() override {
-    if (GetParam() == CpuGemmEngine::kOneDnnBf16 &&
-        !OneDnnBf16MatmulAvailable()) {
+    if (!CpuGemmModeAvailable(GetParam())) {
       GTEST_SKIP() << "oneDNN has no bf16 matmul on this CPU (needs AVX-512)";
     }
-    saved_threads_ = NumThreads();
-    saved_engine_ = GetCpuGemmEngine();
-    SetCpuGemmEngine(GetParam());
+    scope_.emplace(GetParam());
   }
-  void TearDown() override {
-    SetCpuGemmEngine(saved_engine_);
-    SetNumThreads(saved_threads_);
-  }
+  void TearDown() override { scope_.reset(); }
 
  private:
-  int saved_threads_ = 1;
-  CpuGemmEngine saved_engine_ = DefaultCpuGemmEngine();
+  std::optional<CpuGemmModeScope> scope_;
 };
 
 TEST_P(LinearThreadsTest, BitIdenticalAcrossThreadCounts) {
@@ -105,11 +100,11 @@ TEST_P(LinearThreadsTest, BitIdenticalAcrossThreadCounts) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Engines, LinearThreadsTest, ::testing::ValuesIn(kCpuGemmEngines),
-    [](const ::testing::TestParamInfo<CpuGemmEngine>& info) {
-      return CpuGemmEngineName(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(Engines, LinearThreadsTest,
+                         ::testing::ValuesIn(kCpuGemmModes),
+                         [](const ::testing::TestParamInfo<CpuGemmMode>& info) {
+                           return info.param.Name();
+                         });
 
 }  // namespace
 }  // namespace bertlab

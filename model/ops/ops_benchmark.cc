@@ -14,13 +14,13 @@
 // $BERTLAB_NUM_THREADS or the hardware concurrency). Times are wall-clock.
 //
 // BM_Gemm/<engine>/<product>/m:4096/n:N/k:K times Gemm<float> on each CPU
-// engine (cpu_gemm_engine.h; onednn_bf16 where the CPU has the bf16 matmul,
-// its operand rounding timed) at the default thread count, for a Linear of
-// 4096 rows (32 sequences of 128) with in_features K and out_features N:
-// forward out = in W^T (m x n x k, NT), d_in = d_out W (m x k x n, NN) and
-// d_weight += d_out^T in (n x k x m, TN, beta 1). The (N, K) pairs are
-// BERT-BASE's (768 x 768 attention output, 3072 x 768 FFN in, 768 x 3072 FFN
-// out, 2304 x 768 fused QKV), L8_H512_A8's (512, 2048, 1536 for hidden 512,
+// engine and in BF16 (cpu_gemm_engine.h's modes; onednn_bf16 where the CPU
+// has the bf16 matmul, its operand rounding timed) at the default thread count,
+// for a Linear of 4096 rows (32 sequences of 128) with in_features K and
+// out_features N: forward out = in W^T (m x n x k, NT), d_in = d_out W (m x k x
+// n, NN) and d_weight += d_out^T in (n x k x m, TN, beta 1). The (N, K) pairs
+// are BERT-BASE's (768 x 768 attention output, 3072 x 768 FFN in, 768 x 3072
+// FFN out, 2304 x 768 fused QKV), L8_H512_A8's (512, 2048, 1536 for hidden 512,
 // intermediate 2048) and L2_H128_A2's (128, 512, 384 for hidden 128,
 // intermediate 512):
 //
@@ -120,13 +120,13 @@ BENCHMARK(BM_LinearBackward)->Apply(ThreadCounts);
 
 enum class LinearProduct { kForward, kDataGradient, kWeightGradient };
 
-void BM_Gemm(benchmark::State& state, CpuGemmEngine engine,
-             LinearProduct product, int64_t rows, int64_t out_features,
-             int64_t in_features) {
+void BM_Gemm(benchmark::State& state, CpuGemmMode mode, LinearProduct product,
+             int64_t rows, int64_t out_features, int64_t in_features) {
   const absl::StatusOr<int> threads = DefaultNumThreads();
   CHECK_OK(threads.status());
   SetNumThreads(*threads);
-  SetCpuGemmEngine(engine);
+  SetCpuGemmEngine(mode.engine);
+  const ScopedCpuGemmPrecision precision(mode.precision);
   const std::vector<float> in = Filled(rows * in_features, 0);
   const std::vector<float> weight = Filled(out_features * in_features, 0);
   const std::vector<float> d_out = Filled(rows * out_features, 0);
@@ -176,17 +176,15 @@ bool RegisterGemmBenchmarks() {
                   {LinearProduct::kWeightGradient, "d_weight"}};
   for (const auto& shape : shapes) {
     for (const auto& product : products) {
-      for (CpuGemmEngine engine :
-           {CpuGemmEngine::kOpenBlas, CpuGemmEngine::kOneDnn,
-            CpuGemmEngine::kOneDnnBf16}) {
-        if (engine == CpuGemmEngine::kOneDnnBf16 &&
+      for (const CpuGemmMode& mode : kCpuGemmModes) {
+        if (mode.precision == Precision::kBfloat16Mixed &&
             !OneDnnBf16MatmulAvailable()) {
           continue;
         }
-        const std::string name = absl::StrCat(
-            "BM_Gemm/", CpuGemmEngineName(engine), "/", product.name,
-            "/m:", kGemmRows, "/n:", shape[0], "/k:", shape[1]);
-        benchmark::RegisterBenchmark(name.c_str(), BM_Gemm, engine,
+        const std::string name =
+            absl::StrCat("BM_Gemm/", mode.Name(), "/", product.name,
+                         "/m:", kGemmRows, "/n:", shape[0], "/k:", shape[1]);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Gemm, mode,
                                      product.product, kGemmRows, shape[0],
                                      shape[1])
             ->UseRealTime();

@@ -46,7 +46,8 @@ using testing::RandomVector;
 using testing::RoundedToFloat;
 
 // Every test at 2 threads on the bf16 engine.
-class OpsBf16Test : public OnCpuGemmEngine<CpuGemmEngine::kOneDnnBf16> {
+class OpsBf16Test : public OnCpuGemmEngine<CpuGemmEngine::kOneDnn,
+                                           Precision::kBfloat16Mixed> {
  protected:
   void SetUp() override {
     OnCpuGemmEngine::SetUp();
@@ -150,8 +151,8 @@ TEST_F(OpsBf16Test, AttentionForwardAndBackward) {
   }
 }
 
-// Ops without products compute the same bits on either engine: the bf16
-// engine changes the GEMMs and nothing else. (d_bias above is also FP32.)
+// Ops without products compute the same bits in either precision: BF16
+// changes the GEMMs and nothing else. (d_bias above is also FP32.)
 TEST_F(OpsBf16Test, DBiasIsTheFloatEnginesBitForBit) {
   constexpr int64_t kRows = 64, kIn = 48, kOut = 40;
   const Inputs x(kRows * kIn, 1), weight(kOut * kIn, 2), d_out(kRows * kOut, 4);
@@ -160,10 +161,12 @@ TEST_F(OpsBf16Test, DBiasIsTheFloatEnginesBitForBit) {
   LinearBackward<float>(nullptr, d_weight.data(), bf16_bias.data(),
                         d_out.floats.data(), x.floats.data(),
                         weight.floats.data(), kRows, kIn, kOut);
-  SetCpuGemmEngine(CpuGemmEngine::kOneDnn);
-  LinearBackward<float>(nullptr, d_weight.data(), float_bias.data(),
-                        d_out.floats.data(), x.floats.data(),
-                        weight.floats.data(), kRows, kIn, kOut);
+  {
+    ScopedCpuGemmPrecision fp32(Precision::kFloat32);
+    LinearBackward<float>(nullptr, d_weight.data(), float_bias.data(),
+                          d_out.floats.data(), x.floats.data(),
+                          weight.floats.data(), kRows, kIn, kOut);
+  }
   EXPECT_TRUE(testing::BitIdentical("d_bias", bf16_bias, float_bias));
 }
 

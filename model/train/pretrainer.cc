@@ -1014,6 +1014,7 @@ class Pretrainer {
     start["threads"] = NumThreads();
     start["ranks"] = collective_->size();
     start["cpu_gemm"] = CpuGemmEngineName(GetCpuGemmEngine());
+    start["precision"] = std::string(PrecisionName(options_.precision));
     start["device"] = backend_->Describe();
     start["run_config_hash"] = run_config_hash_;
     Json phases = Json::array();

@@ -185,7 +185,7 @@ struct PretrainingOptions {
   // The training device (pretraining_backend.h): "cpu", or "cuda" in a
   // binary built with --config=cuda; and its arithmetic.
   std::string device = "cpu";
-  BackendPrecision precision = BackendPrecision::kFloat32;
+  Precision precision = Precision::kFloat32;
   NonFinitePolicy on_non_finite = NonFinitePolicy::kStop;
   // With kSkipStep: this many skipped steps in a row end the run with an
   // error (a run that has diverged skips every step from then on).

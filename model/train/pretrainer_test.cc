@@ -20,7 +20,9 @@
 #include "model/bert/checkpoint.h"
 #include "model/bert_for_pretraining.h"
 #include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/gemm.h"
 #include "model/ops/gemm_onednn.h"
+#include "model/ops/precision.h"
 #include "model/safetensors.h"
 #include "model/train/pretraining_backend.h"
 #include "model/train/test_shards.h"
@@ -48,7 +50,8 @@ class NanGradientBackend : public CpuPretrainingBackend {
  public:
   NanGradientBackend(const BertForPretraining& model,
                      const AdamWOptions& optimizer, int64_t bad_step)
-      : CpuPretrainingBackend(model, optimizer), bad_step_(bad_step) {}
+      : CpuPretrainingBackend(model, optimizer, Precision::kFloat32),
+        bad_step_(bad_step) {}
   ClipResult FinishGradients(int64_t num_micro_batches,
                              double clip_norm) override {
     if (++steps_ == bad_step_) {
@@ -67,9 +70,9 @@ std::string NanGradientDevice(int64_t bad_step) {
   const std::string name = absl::StrCat("cpu_nan_gradient_at_", bad_step);
   RegisterPretrainingBackend(
       name,
-      [bad_step](const BertForPretraining& model, const AdamWOptions& optimizer,
-                 BackendPrecision)
-          -> absl::StatusOr<std::unique_ptr<PretrainingBackend>> {
+      [bad_step](
+          const BertForPretraining& model, const AdamWOptions& optimizer,
+          Precision) -> absl::StatusOr<std::unique_ptr<PretrainingBackend>> {
         return std::make_unique<NanGradientBackend>(model, optimizer, bad_step);
       });
   return name;
@@ -808,27 +811,22 @@ TEST(PretrainerTest, EvaluatesOnSeparateHeldOutShards) {
       128);
 }
 
-// BF16 mixed precision on the CPU (the onednn_bf16 GEMM engine,
-// model/ops/cpu_gemm_engine.h): the process-wide engine is set for each test
-// and put back. oneDNN 2.6 has a bf16 matmul only with AVX-512, so on an
-// AVX2-only CPU these tests say so and skip.
+// BF16 mixed precision on the CPU (oneDNN's bf16 matmul inside the
+// backend's precision scope, model/ops/cpu_gemm_engine.h). oneDNN 2.6 has a
+// bf16 matmul only with AVX-512, so on an AVX2-only CPU these tests say so
+// and skip.
 class PretrainerBf16Test : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!OneDnnBf16MatmulAvailable()) {
       GTEST_SKIP() << "oneDNN has no bf16 matmul on this CPU (needs AVX-512)";
     }
-    saved_engine_ = GetCpuGemmEngine();
   }
-  void TearDown() override { SetCpuGemmEngine(saved_engine_); }
 
   // The loss-decreases run of LossDecreasesOnTinyRepetitiveData at
   // `precision`: 40 steps, evaluated at the end only.
-  static PretrainingOptions Run(const std::string& name,
-                                BackendPrecision precision, uint64_t seed = 7) {
-    SetCpuGemmEngine(precision == BackendPrecision::kBfloat16Mixed
-                         ? CpuGemmEngine::kOneDnnBf16
-                         : DefaultCpuGemmEngine());
+  static PretrainingOptions Run(const std::string& name, Precision precision,
+                                uint64_t seed = 7) {
     PretrainingOptions options = TinyOptions(TempDir(name));
     options.precision = precision;
     options.seed = seed;
@@ -840,21 +838,19 @@ class PretrainerBf16Test : public ::testing::Test {
     EXPECT_TRUE(result.ok()) << result.status();
     return options;
   }
-
- private:
-  CpuGemmEngine saved_engine_ = DefaultCpuGemmEngine();
 };
 
 TEST_F(PretrainerBf16Test, TwoRunsAreBitIdentical) {
   const PretrainingOptions a =
-      Run("bf16_identical_a", BackendPrecision::kBfloat16Mixed);
+      Run("bf16_identical_a", Precision::kBfloat16Mixed);
   const PretrainingOptions b =
-      Run("bf16_identical_b", BackendPrecision::kBfloat16Mixed);
+      Run("bf16_identical_b", Precision::kBfloat16Mixed);
   ExpectSameCheckpoint(Checkpoint(a.output_dir, 40),
                        Checkpoint(b.output_dir, 40));
   const std::vector<Json> start = Metrics(a.output_dir, "start");
   ASSERT_EQ(start.size(), 1u);
-  EXPECT_EQ(start[0]["cpu_gemm"], "onednn_bf16");
+  EXPECT_EQ(start[0]["cpu_gemm"], CpuGemmEngineName(GetCpuGemmEngine()));
+  EXPECT_EQ(start[0]["precision"], "bf16");
   EXPECT_THAT(start[0]["device"].get<std::string>(),
               HasSubstr("bf16 mixed precision"));
 }
@@ -867,12 +863,11 @@ TEST_F(PretrainerBf16Test, TwoRunsAreBitIdentical) {
 // when the seeds happen to agree closely (the values are printed).
 TEST_F(PretrainerBf16Test, ReachesTheHeldOutLossOfFp32) {
   constexpr double kMargin = 0.1;
-  const PretrainingOptions fp32 =
-      Run("equivalence_fp32", BackendPrecision::kFloat32);
+  const PretrainingOptions fp32 = Run("equivalence_fp32", Precision::kFloat32);
   const PretrainingOptions fp32_seed8 =
-      Run("equivalence_fp32_seed8", BackendPrecision::kFloat32, 8);
+      Run("equivalence_fp32_seed8", Precision::kFloat32, 8);
   const PretrainingOptions bf16 =
-      Run("equivalence_bf16", BackendPrecision::kBfloat16Mixed);
+      Run("equivalence_bf16", Precision::kBfloat16Mixed);
   // Held-out masked-LM loss (log perplexity) at the first or last eval.
   const auto loss = [](const PretrainingOptions& options, bool last) {
     const std::vector<Json> eval = Metrics(options.output_dir, "eval");
@@ -895,25 +890,24 @@ TEST_F(PretrainerBf16Test, ReachesTheHeldOutLossOfFp32) {
             Read(Checkpoint(bf16.output_dir, 40) + "/model.safetensors"));
 }
 
-// The CPU backend's precision is the process's GEMM engine's: a precision
-// that disagrees with it is refused before anything is written.
-TEST_F(PretrainerBf16Test, APrecisionThatDisagreesWithTheEngineIsRefused) {
-  SetCpuGemmEngine(CpuGemmEngine::kOpenBlas);
-  PretrainingOptions options = TinyOptions(TempDir("bf16_on_openblas"));
-  options.precision = BackendPrecision::kBfloat16Mixed;
-  absl::StatusOr<PretrainingResult> result = RunPretraining(options);
-  ASSERT_FALSE(result.ok());
-  EXPECT_THAT(result.status().message(),
-              HasSubstr("device cpu trains in bf16 only on the onednn_bf16 "
-                        "CPU GEMM engine, and this process's is openblas"));
-  SetCpuGemmEngine(CpuGemmEngine::kOneDnnBf16);
-  options.precision = BackendPrecision::kFloat32;
-  result = RunPretraining(options);
-  ASSERT_FALSE(result.ok());
-  EXPECT_THAT(result.status().message(),
-              HasSubstr("device cpu trains in fp32 only on the openblas or "
-                        "onednn CPU GEMM engine"));
-  EXPECT_FALSE(std::filesystem::exists(options.output_dir + "/checkpoints"));
+// The precision belongs to the backend: after a BF16 run the products of
+// the process (fine-tuning's, here one Gemm) are FP32 again, bit for bit
+// those of a process that never trained in BF16.
+TEST_F(PretrainerBf16Test, LeavesTheRestOfTheProcessInFp32) {
+  const std::vector<float> a = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f};
+  const std::vector<float> b = {1.0f / 3, 2.0f / 3, 1.0f / 7,
+                                2.0f / 7, 3.0f / 7, 5.0f / 9};
+  std::vector<float> before(4, 0.0f), after(4, 0.0f);
+  Gemm<float>(Transpose::kNo, Transpose::kNo, 2, 2, 3, 1.0f, a.data(), b.data(),
+              0.0f, before.data());
+  Run("bf16_then_fp32", Precision::kBfloat16Mixed);
+  EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
+  Gemm<float>(Transpose::kNo, Transpose::kNo, 2, 2, 3, 1.0f, a.data(), b.data(),
+              0.0f, after.data());
+  EXPECT_EQ(before, after);
+  const std::vector<Json> start = Metrics(TempDir("bf16_then_fp32"), "start");
+  ASSERT_EQ(start.size(), 1u);
+  EXPECT_EQ(start[0]["precision"], "bf16");
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/parallel.h"
+#include "common/status_macros.h"
 #include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/gemm_onednn.h"
 #include "model/optim/gradient_accumulation.h"
 
 namespace bertlab {
@@ -31,13 +33,15 @@ absl::Status PretrainingBackend::SumGradientsAcrossRanks(
 }
 
 CpuPretrainingBackend::CpuPretrainingBackend(
-    const BertForPretraining& model, const AdamWOptions& optimizer_options)
+    const BertForPretraining& model, const AdamWOptions& optimizer_options,
+    Precision precision)
     : PretrainingBackend(model, optimizer_options),
+      precision_(precision),
       micro_batch_sum_(model.layout().total_size()) {}
 
 std::string CpuPretrainingBackend::Describe() const {
   return absl::StrCat("cpu, ", NumThreads(), " threads",
-                      GetCpuGemmEngine() == CpuGemmEngine::kOneDnnBf16
+                      precision_ == Precision::kBfloat16Mixed
                           ? ", bf16 mixed precision (oneDNN bf16 matmul)"
                           : "");
 }
@@ -68,6 +72,7 @@ void CpuPretrainingBackend::ZeroGradients() {
 MicroBatchLosses CpuPretrainingBackend::ForwardBackward(
     const EncoderBatch& batch, const PretrainingTargets& targets,
     const DropoutSettings& dropout) {
+  const ScopedCpuGemmPrecision scope(precision_);
   MicroBatchLosses losses;
   float* term = micro_batch_sum_.NextTerm();
   losses.loss = PretrainingForwardBackward(model(), host_params(), term, batch,
@@ -103,6 +108,7 @@ void CpuPretrainingBackend::Update(double learning_rate) {
 
 EvaluationLogits CpuPretrainingBackend::Forward(
     const EncoderBatch& batch, const PretrainingTargets& targets) {
+  const ScopedCpuGemmPrecision scope(precision_);
   PretrainingForward(model(), host_params(), batch, targets, DropoutSettings{},
                      buffers_.get());
   EvaluationLogits logits;
@@ -127,17 +133,21 @@ Registry& GetRegistry() {
 
 }  // namespace
 
-std::unique_ptr<PretrainingBackend> MakeCpuPretrainingBackend(
-    const BertForPretraining& model, const AdamWOptions& optimizer_options) {
-  return std::make_unique<CpuPretrainingBackend>(model, optimizer_options);
+absl::Status CheckCpuPrecisionAvailable(Precision precision) {
+  if (precision == Precision::kBfloat16Mixed && !OneDnnBf16MatmulAvailable()) {
+    return absl::FailedPreconditionError(
+        "bf16 on the cpu device needs oneDNN's bf16 matmul, which this CPU "
+        "does not have (oneDNN 2.6 needs AVX-512); use fp32");
+  }
+  return absl::OkStatus();
 }
 
-absl::StatusOr<BackendPrecision> ParseBackendPrecision(
-    const std::string& name) {
-  if (name == "fp32") return BackendPrecision::kFloat32;
-  if (name == "bf16") return BackendPrecision::kBfloat16Mixed;
-  return absl::InvalidArgumentError(
-      absl::StrCat("precision \"", name, "\": use fp32 or bf16"));
+absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakeCpuPretrainingBackend(
+    const BertForPretraining& model, const AdamWOptions& optimizer_options,
+    Precision precision) {
+  RETURN_IF_ERROR(CheckCpuPrecisionAvailable(precision));
+  return std::make_unique<CpuPretrainingBackend>(model, optimizer_options,
+                                                 precision);
 }
 
 bool RegisterPretrainingBackend(const std::string& device,
@@ -158,22 +168,10 @@ std::vector<std::string> PretrainingDevices() {
 }
 
 absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakePretrainingBackend(
-    const std::string& device, BackendPrecision precision,
+    const std::string& device, Precision precision,
     const BertForPretraining& model, const AdamWOptions& optimizer_options) {
   if (device == "cpu") {
-    // The CPU's precision is its GEMM engine's (cpu_gemm_engine.h), a
-    // process-wide setting that also covers fine-tuning; the two must agree.
-    const bool bf16_engine = GetCpuGemmEngine() == CpuGemmEngine::kOneDnnBf16;
-    if ((precision == BackendPrecision::kBfloat16Mixed) != bf16_engine) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "device cpu trains in ",
-          precision == BackendPrecision::kBfloat16Mixed ? "bf16" : "fp32",
-          " only on the ", bf16_engine ? "openblas or onednn" : "onednn_bf16",
-          " CPU GEMM engine, and this process's is ",
-          CpuGemmEngineName(GetCpuGemmEngine()),
-          " (--precision=bf16 on the cpu device selects onednn_bf16)"));
-    }
-    return MakeCpuPretrainingBackend(model, optimizer_options);
+    return MakeCpuPretrainingBackend(model, optimizer_options, precision);
   }
   PretrainingBackendFactory factory;
   {

@@ -35,6 +35,7 @@
 #include "model/bert/encoder.h"
 #include "model/bert_for_pretraining.h"
 #include "model/heads/pretraining_heads.h"
+#include "model/ops/precision.h"
 #include "model/optim/adamw.h"
 #include "model/optim/gradient_clipping.h"
 
@@ -114,13 +115,17 @@ class PretrainingBackend {
 // into a zeroed buffer of its own and the step's gradient is their sum in
 // the tree order of common/collective.h (TreeSum: log2(micro-batches) + 1
 // gradient buffers at most), so that the same step on N data-parallel ranks
-// gives the same bits. Public so that a test can make a fake
+// gives the same bits. In BF16 its products (forward and backward) compute
+// with oneDNN's bf16 matmul: each computing call opens a precision scope
+// (model/ops/cpu_gemm_engine.h), so nothing outside the backend, fine-tuning
+// included, is touched. Public so that a test can make a fake
 // device of it (a subclass that spoils a gradient or slows a step,
 // registered under a name of its own) instead of hooks in the trainer.
 class CpuPretrainingBackend : public PretrainingBackend {
  public:
   CpuPretrainingBackend(const BertForPretraining& model,
-                        const AdamWOptions& optimizer_options);
+                        const AdamWOptions& optimizer_options,
+                        Precision precision);
   std::string Describe() const override;
   void PrepareShape(int64_t batch, int64_t seq_len,
                     int64_t max_predictions) override;
@@ -148,27 +153,26 @@ class CpuPretrainingBackend : public PretrainingBackend {
   // fold (none: grads_ stays).
   void FoldMicroBatches();
 
+  const Precision precision_;
   TreeSum<float> micro_batch_sum_;
   std::vector<float> grads_;
   std::unique_ptr<PretrainingStepBuffers<float>> buffers_;
 };
 
-std::unique_ptr<PretrainingBackend> MakeCpuPretrainingBackend(
-    const BertForPretraining& model, const AdamWOptions& optimizer_options);
+// Whether the CPU backend can compute in `precision`: BF16 needs oneDNN's
+// bf16 matmul (OneDnnBf16MatmulAvailable()), and without it this is a
+// FailedPrecondition error saying so.
+absl::Status CheckCpuPrecisionAvailable(Precision precision);
 
-// Precision of a backend's forward and backward arithmetic.
-enum class BackendPrecision {
-  kFloat32,
-  kBfloat16Mixed,  // BF16 storage and math inputs, FP32 master state
-};
-
-// "fp32" or "bf16"; an error naming both otherwise.
-absl::StatusOr<BackendPrecision> ParseBackendPrecision(const std::string& name);
+// CheckCpuPrecisionAvailable's error, or the backend.
+absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakeCpuPretrainingBackend(
+    const BertForPretraining& model, const AdamWOptions& optimizer_options,
+    Precision precision);
 
 using PretrainingBackendFactory =
     std::function<absl::StatusOr<std::unique_ptr<PretrainingBackend>>(
         const BertForPretraining& model, const AdamWOptions& optimizer_options,
-        BackendPrecision precision)>;
+        Precision precision)>;
 
 // Registers `factory` for `device` (from a static initialiser of the
 // device's library). "cpu" is built in.
@@ -178,12 +182,12 @@ bool RegisterPretrainingBackend(const std::string& device,
 // The devices this binary can train on, "cpu" first.
 std::vector<std::string> PretrainingDevices();
 
-// A backend for `device`; an error naming the devices this binary has when
-// it lacks `device`. On "cpu" the precision is the process's CPU GEMM
-// engine's (model/ops/cpu_gemm_engine.h: bf16 is kOneDnnBf16, fp32 the
-// others), and a precision that disagrees with it is an error.
+// A backend for `device` computing in `precision`; an error naming the
+// devices this binary has when it lacks `device`, or the device's own error
+// when it cannot compute in `precision` (BF16 on a CPU without oneDNN's bf16
+// matmul).
 absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakePretrainingBackend(
-    const std::string& device, BackendPrecision precision,
+    const std::string& device, Precision precision,
     const BertForPretraining& model, const AdamWOptions& optimizer_options);
 
 }  // namespace bertlab

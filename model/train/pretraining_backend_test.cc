@@ -11,6 +11,9 @@
 #include "gtest/gtest.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_pretraining.h"
+#include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/gemm_onednn.h"
+#include "model/ops/precision.h"
 #include "model/optim/gradient_accumulation.h"
 #include "model/optim/gradient_clipping.h"
 #include "model/train/pretraining_data.h"
@@ -57,7 +60,7 @@ TEST_F(CpuBackendTest, StepEqualsTheInlineSequenceBitwise) {
   const ParameterLayout& layout = model_.layout();
   const int64_t size = layout.total_size();
   std::unique_ptr<PretrainingBackend> backend =
-      MakeCpuPretrainingBackend(model_, adam_);
+      *MakeCpuPretrainingBackend(model_, adam_, Precision::kFloat32);
   InitializeParameters(layout, 7, backend->host_params());
   backend->SyncFromHost();
   backend->PrepareShape(kBatch, kSeqLen, MakeBatch(0).max_predictions());
@@ -124,7 +127,7 @@ TEST_F(CpuBackendTest, StepEqualsTheInlineSequenceBitwise) {
 
 TEST_F(CpuBackendTest, UnclippedNormAndNonFiniteGradient) {
   std::unique_ptr<PretrainingBackend> backend =
-      MakeCpuPretrainingBackend(model_, adam_);
+      *MakeCpuPretrainingBackend(model_, adam_, Precision::kFloat32);
   InitializeParameters(model_.layout(), 7, backend->host_params());
   backend->PrepareShape(kBatch, kSeqLen, MakeBatch(0).max_predictions());
   const PretrainingBatch batch = MakeBatch(0);
@@ -145,52 +148,72 @@ TEST_F(CpuBackendTest, UnclippedNormAndNonFiniteGradient) {
 TEST(MakePretrainingBackendTest, NamesTheDevicesThisBinaryHas) {
   const BertForPretraining model(
       TinyBertConfig(60, AttentionMode::kBidirectional), false);
-  const auto missing = MakePretrainingBackend("tpu", BackendPrecision::kFloat32,
-                                              model, AdamWOptions{});
+  const auto missing =
+      MakePretrainingBackend("tpu", Precision::kFloat32, model, AdamWOptions{});
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().message(),
               HasSubstr("no training device \"tpu\""));
   EXPECT_THAT(missing.status().message(), HasSubstr("it has: cpu"));
 
-  // On the cpu device bf16 is the onednn_bf16 GEMM engine's (the process
-  // here has an fp32 one).
-  const auto bf16_cpu = MakePretrainingBackend(
-      "cpu", BackendPrecision::kBfloat16Mixed, model, AdamWOptions{});
-  ASSERT_FALSE(bf16_cpu.ok());
-  EXPECT_THAT(bf16_cpu.status().message(),
-              HasSubstr("device cpu trains in bf16 only on the onednn_bf16 "
-                        "CPU GEMM engine"));
-
   // A registered device is found and given the precision asked for.
-  BackendPrecision seen = BackendPrecision::kFloat32;
+  Precision seen = Precision::kFloat32;
   ASSERT_TRUE(RegisterPretrainingBackend(
       "test_device",
       [&seen](const BertForPretraining& m, const AdamWOptions& adam,
-              BackendPrecision precision)
+              Precision precision)
           -> absl::StatusOr<std::unique_ptr<PretrainingBackend>> {
         seen = precision;
-        return MakeCpuPretrainingBackend(m, adam);
+        return MakeCpuPretrainingBackend(m, adam, Precision::kFloat32);
       }));
   EXPECT_FALSE(RegisterPretrainingBackend(
       "test_device",
-      [](const BertForPretraining&, const AdamWOptions&, BackendPrecision) {
+      [](const BertForPretraining&, const AdamWOptions&, Precision) {
         return absl::StatusOr<std::unique_ptr<PretrainingBackend>>(
             absl::InternalError("second registration"));
       }));
   EXPECT_THAT(PretrainingDevices(),
               ::testing::ElementsAre("cpu", "test_device"));
   const auto found = MakePretrainingBackend(
-      "test_device", BackendPrecision::kBfloat16Mixed, model, AdamWOptions{});
+      "test_device", Precision::kBfloat16Mixed, model, AdamWOptions{});
   ASSERT_TRUE(found.ok()) << found.status();
-  EXPECT_EQ(seen, BackendPrecision::kBfloat16Mixed);
+  EXPECT_EQ(seen, Precision::kBfloat16Mixed);
 }
 
-TEST(ParseBackendPrecisionTest, AcceptsFp32AndBf16Only) {
-  EXPECT_EQ(*ParseBackendPrecision("fp32"), BackendPrecision::kFloat32);
-  EXPECT_EQ(*ParseBackendPrecision("bf16"), BackendPrecision::kBfloat16Mixed);
-  const auto bad = ParseBackendPrecision("fp16");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(), HasSubstr("use fp32 or bf16"));
+// The CPU backend computes its products in its own precision: in BF16 the
+// same step gives other bits than in FP32 (the products really rounded) and
+// the same bits twice, and the caller's products stay FP32 around it.
+// Without oneDNN's bf16 matmul (AVX2-only CPUs) BF16 is refused instead.
+TEST_F(CpuBackendTest, Bf16IsTheBackendsOwnPrecision) {
+  if (!OneDnnBf16MatmulAvailable()) {
+    const auto refused =
+        MakeCpuPretrainingBackend(model_, adam_, Precision::kBfloat16Mixed);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_THAT(refused.status().message(),
+                HasSubstr("needs oneDNN's bf16 matmul"));
+    return;
+  }
+  const PretrainingBatch batch = MakeBatch(0);
+  // The parameters after one step (the gradient itself is internal).
+  const auto stepped = [&](Precision precision) {
+    std::unique_ptr<PretrainingBackend> backend =
+        *MakeCpuPretrainingBackend(model_, adam_, precision);
+    InitializeParameters(model_.layout(), 7, backend->host_params());
+    backend->PrepareShape(kBatch, kSeqLen, batch.max_predictions());
+    backend->ZeroGradients();
+    backend->ForwardBackward(batch.encoder_batch(), batch.targets(),
+                             DropoutSettings{});
+    EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
+    backend->FinishGradients(1, 0);
+    backend->Update(1e-3);
+    return std::vector<float>(
+        backend->host_params(),
+        backend->host_params() + model_.layout().total_size());
+  };
+  const std::vector<float> fp32 = stepped(Precision::kFloat32);
+  const std::vector<float> bf16 = stepped(Precision::kBfloat16Mixed);
+  EXPECT_NE(fp32, bf16);
+  EXPECT_EQ(stepped(Precision::kBfloat16Mixed), bf16);
+  EXPECT_EQ(stepped(Precision::kFloat32), fp32);
 }
 
 }  // namespace

@@ -83,7 +83,7 @@ expect_exit 1 "$run_experiment" "${flags[@]}" --threads=1 --cpu_gemm=openblas \
   --output_dir="$one"
 expect_err "run_experiment: $one was made with --cpu_gemm=onednn --device=cpu --precision=fp32 ($one/execution.json); this command runs with --cpu_gemm=openblas --device=cpu --precision=fp32"
 expect_exit 1 "$run_experiment" "${flags[@]}" --cpu_gemm=mkl --output_dir="$gemm"
-expect_err "--cpu_gemm=mkl: use openblas, onednn or onednn_bf16"
+expect_err "--cpu_gemm=mkl: use openblas or onednn"
 
 # Records of a runner from before execution.json cannot be continued.
 old=$TEST_TMPDIR/old
