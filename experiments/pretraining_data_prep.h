@@ -24,8 +24,8 @@
 //
 // A directory counts only once its DONE marker exists (written last), so an
 // interrupted preparation is redone, never half-used. The preparation of one
-// corpus-<K> holds its lock (corpus-<K>.lock beside it, run_lock.h): another
-// process preparing the same corpus waits, then finds it done.
+// corpus-<K> holds its lock (corpus-<K>.lock beside it, common/run_lock.h):
+// another process preparing the same corpus waits, then finds it done.
 //
 // Several sources (PretrainingData.sources, e.g. Wikipedia and books) are
 // mixed by document: each source's reader holds its next document, and

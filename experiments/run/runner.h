@@ -71,7 +71,7 @@
 // one cache, or the same command started twice): every run directory, cache
 // entry (prepared corpus, pre-training run), the derived tasks, the SQuAD
 // split and the report have a lock, the file <dir>.lock beside the directory
-// (flock, experiments/run/run_lock.h). A process that finds one taken says so
+// (flock, common/run_lock.h). A process that finds one taken says so
 // on stderr ("experiment: waiting for pre-training full (DIR): another process
 // (pid N) is working on it") and waits; then it finds the run done and uses
 // it, so each run is trained once and both processes end with the same

@@ -3,7 +3,7 @@
 # cache directory. They used to train the same runs side by side, one
 # "resuming" from the other's live checkpoint, and leave a hybrid model in
 # the cache. Now every run directory and cache entry has a lock
-# (experiments/run/run_lock.h): the second process waits for the first to finish
+# (common/run_lock.h): the second process waits for the first to finish
 # a run, then finds it done and uses it. Both end well, every run is trained
 # exactly once, and the records, checkpoints and report are those of a
 # single run.

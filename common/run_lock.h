@@ -1,9 +1,11 @@
 // The lock that keeps two processes (two run_experiment commands on one
-// output or cache directory) from working on one run directory or cache
-// entry at once: the second waits for the first to finish it, then finds it
-// done and uses it (experiments/run/runner.h).
-#ifndef BERTLAB_EXPERIMENTS_RUN_RUN_LOCK_H_
-#define BERTLAB_EXPERIMENTS_RUN_RUN_LOCK_H_
+// output or cache directory) from working on one run directory, cache entry
+// or prepared data directory at once: the second waits for the first to
+// finish it, then finds it done and uses it (experiments/run/runner.h; the
+// prepared corpus of tasks/pretraining_data, the split SQuAD files of
+// tasks/finetune).
+#ifndef BERTLAB_COMMON_RUN_LOCK_H_
+#define BERTLAB_COMMON_RUN_LOCK_H_
 
 #include <string>
 
@@ -12,7 +14,6 @@
 #include "common/file_lock.h"
 
 namespace bertlab {
-namespace experiments {
 
 // The lock file of a run directory or cache entry: `dir` + ".lock", beside
 // it, so that it exists before the directory does and never mixes with its
@@ -27,7 +28,6 @@ std::string LockFileOf(const std::string& dir);
 absl::StatusOr<FileLock> LockRunDirectory(const std::string& dir,
                                           absl::string_view what);
 
-}  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_RUN_RUN_LOCK_H_
+#endif  // BERTLAB_COMMON_RUN_LOCK_H_

@@ -1,4 +1,4 @@
-#include "experiments/run/run_lock.h"
+#include "common/run_lock.h"
 
 #include <filesystem>
 #include <iostream>
@@ -8,7 +8,6 @@
 #include "common/status_macros.h"
 
 namespace bertlab {
-namespace experiments {
 
 std::string LockFileOf(const std::string& dir) {
   std::string path = std::filesystem::path(dir).lexically_normal().string();
@@ -31,5 +30,4 @@ absl::StatusOr<FileLock> LockRunDirectory(const std::string& dir,
   });
 }
 
-}  // namespace experiments
 }  // namespace bertlab
