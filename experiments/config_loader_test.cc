@@ -1017,8 +1017,8 @@ const RuleCase kRuleCases[] = {
        Pre(s)->mutable_objectives()->set_next_sentence(false);
      },
      "base.pretraining.objectives.language_model (LEFT_TO_RIGHT) needs "
-     "causal attention: a bidirectional model sees the token it predicts; "
-     "set model.attention_mode: CAUSAL"},
+     "causal attention: a bidirectional model sees the next token, which it "
+     "predicts; set model.attention_mode: CAUSAL"},
     {"LeftToRightHasNoNextSentence",
      [](RunSpec* s) {
        Pre(s)->mutable_objectives()->set_language_model(
@@ -1032,9 +1032,10 @@ const RuleCase kRuleCases[] = {
        Model(s)->set_attention_mode(ModelSpec::REVERSE_CAUSAL);
      },
      "base.model.attention_mode (REVERSE_CAUSAL) does not fit "
-     "pretraining.objectives.language_model MASKED_LM, which predicts a "
-     "token from both sides; set attention_mode: BIDIRECTIONAL, or "
-     "language_model: RIGHT_TO_LEFT"},
+     "pretraining.objectives.language_model MASKED_LM: a reverse-causal "
+     "model sees one side of a token, and the masked LM predicts it from "
+     "both; set attention_mode: BIDIRECTIONAL, or language_model: "
+     "RIGHT_TO_LEFT"},
     {"LeftToRightWithReverseCausalAttention",
      [](RunSpec* s) {
        Pre(s)->mutable_objectives()->set_language_model(
@@ -1070,7 +1071,8 @@ const RuleCase kRuleCases[] = {
        Model(s)->set_attention_mode(ModelSpec::REVERSE_CAUSAL);
      },
      "base.pretraining.objectives.language_model (RIGHT_TO_LEFT) has no "
-     "next-sentence task (a sequence is one segment of one document); set "
+     "next-sentence task (a sequence is one segment of one document, so "
+     "there is no second segment to classify); set "
      "pretraining.objectives.next_sentence: false"},
     {"RandomNextProb",
      [](RunSpec* s) {

@@ -18,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "common/check.h"
 #include "common/file.h"
@@ -34,6 +35,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "model/bert/config.h"
 #include "model/optim/schedule.h"
+#include "model/train/objective_pairing.h"
 #include "tasks/finetune/finetune_task_table.h"
 #include "tasks/pretraining_data/instance_config.h"
 #include "tasks/utf8.h"
@@ -103,6 +105,30 @@ std::string KnownSizes() {
   std::vector<std::string> names;
   for (const ModelSize& size : ModelSizes()) names.push_back(size.name);
   return absl::StrJoin(names, ", ");
+}
+
+// The schema's name of the attention mode `mode` (ToAttentionMode's inverse).
+std::string SchemaAttentionMode(AttentionMode mode) {
+  for (ModelSpec::AttentionMode value :
+       {ModelSpec::BIDIRECTIONAL, ModelSpec::CAUSAL,
+        ModelSpec::REVERSE_CAUSAL}) {
+    if (ToAttentionMode(value) == mode) {
+      return ModelSpec::AttentionMode_Name(value);
+    }
+  }
+  return "ATTENTION_MODE_UNSPECIFIED";
+}
+
+// The schema's name of the objective that trains with `mode`.
+std::string SchemaObjectiveOf(AttentionMode mode) {
+  for (PretrainingObjectives::LanguageModel value :
+       {PretrainingObjectives::MASKED_LM, PretrainingObjectives::LEFT_TO_RIGHT,
+        PretrainingObjectives::RIGHT_TO_LEFT}) {
+    if (ObjectiveAttentionMode(ToLanguageModel(value)) == mode) {
+      return PretrainingObjectives::LanguageModel_Name(value);
+    }
+  }
+  return "LANGUAGE_MODEL_UNSPECIFIED";
 }
 
 // ---------------------------------------------------------------------------
@@ -279,25 +305,7 @@ class RunChecker {
             "is ATTENTION_MODE_UNSPECIFIED: set BIDIRECTIONAL (masked LM), "
             "CAUSAL (left-to-right LM) or REVERSE_CAUSAL (right-to-left LM)");
         break;
-      case ModelSpec::CAUSAL:
-        if (masked_lm()) {
-          Add("model.attention_mode",
-              "(CAUSAL) does not fit pretraining.objectives.language_model "
-              "MASKED_LM, which predicts a token from both sides; set "
-              "attention_mode: BIDIRECTIONAL, or language_model: "
-              "LEFT_TO_RIGHT");
-        }
-        break;
-      case ModelSpec::REVERSE_CAUSAL:
-        if (masked_lm()) {
-          Add("model.attention_mode",
-              "(REVERSE_CAUSAL) does not fit pretraining.objectives."
-              "language_model MASKED_LM, which predicts a token from both "
-              "sides; set attention_mode: BIDIRECTIONAL, or language_model: "
-              "RIGHT_TO_LEFT");
-        }
-        break;
-      case ModelSpec::BIDIRECTIONAL:
+      default:  // paired with the objective in CheckObjectivePairing
         break;
     }
   }
@@ -310,50 +318,59 @@ class RunChecker {
             "is LANGUAGE_MODEL_UNSPECIFIED: set MASKED_LM (BERT), "
             "LEFT_TO_RIGHT or RIGHT_TO_LEFT");
         break;
-      case PretrainingObjectives::LEFT_TO_RIGHT:
-        if (objectives.next_sentence()) {
-          Add("pretraining.objectives.language_model",
-              "(LEFT_TO_RIGHT) has no next-sentence task (a sequence is one "
-              "segment of one document); set pretraining.objectives."
-              "next_sentence: false (the paper's \"LTR & No NSP\")");
-        }
-        if (spec_.model().attention_mode() == ModelSpec::BIDIRECTIONAL) {
-          Add("pretraining.objectives.language_model",
-              "(LEFT_TO_RIGHT) needs causal attention: a bidirectional model "
-              "sees the token it predicts; set model.attention_mode: CAUSAL");
-        } else if (spec_.model().attention_mode() ==
-                   ModelSpec::REVERSE_CAUSAL) {
-          Add("pretraining.objectives.language_model",
-              "(LEFT_TO_RIGHT) needs causal attention: a reverse-causal model "
-              "sees the next token, which it predicts; set "
-              "model.attention_mode: CAUSAL");
-        }
-        break;
-      case PretrainingObjectives::RIGHT_TO_LEFT:
-        if (objectives.next_sentence()) {
-          Add("pretraining.objectives.language_model",
-              "(RIGHT_TO_LEFT) has no next-sentence task (a sequence is one "
-              "segment of one document); set pretraining.objectives."
-              "next_sentence: false");
-        }
-        if (spec_.model().attention_mode() == ModelSpec::BIDIRECTIONAL ||
-            spec_.model().attention_mode() == ModelSpec::CAUSAL) {
-          Add("pretraining.objectives.language_model",
-              absl::StrCat(
-                  "(RIGHT_TO_LEFT) needs reverse-causal attention: a ",
-                  spec_.model().attention_mode() == ModelSpec::CAUSAL
-                      ? "causal"
-                      : "bidirectional",
-                  " model sees the previous token, which it predicts; set "
-                  "model.attention_mode: REVERSE_CAUSAL"));
-        }
-        break;
-      case PretrainingObjectives::MASKED_LM:
+      default:
+        CheckObjectivePairing();
         break;
     }
     InRange("pretraining.objectives.random_next_prob",
             objectives.random_next_prob(), kProbability,
             "the reference uses 0.5");
+  }
+
+  // The objective's attention and next-sentence task, by the one rule
+  // (model/train/objective_pairing.h), reported where the schema sets them:
+  // a masked LM's wrong attention at model.attention_mode, everything else
+  // at the language model.
+  void CheckObjectivePairing() {
+    const PretrainingObjectives& objectives = spec_.pretraining().objectives();
+    const ModelSpec::AttentionMode schema_mode = spec_.model().attention_mode();
+    if (schema_mode == ModelSpec::ATTENTION_MODE_UNSPECIFIED) return;
+    const LanguageModel objective =
+        ToLanguageModel(objectives.language_model());
+    const AttentionMode mode = ToAttentionMode(schema_mode);
+    const ObjectiveConflicts conflicts =
+        FindObjectiveConflicts(objective, objectives.next_sentence(), mode);
+    const std::string named = absl::StrCat(
+        "(",
+        PretrainingObjectives::LanguageModel_Name(objectives.language_model()),
+        ")");
+    if (!conflicts.next_sentence.empty()) {
+      Add("pretraining.objectives.language_model",
+          absl::StrCat(named, " has no next-sentence task (",
+                       conflicts.next_sentence,
+                       "); set pretraining.objectives.next_sentence: false",
+                       objective == LanguageModel::kLeftToRight
+                           ? " (the paper's \"LTR & No NSP\")"
+                           : ""));
+    }
+    if (conflicts.attention.empty()) return;
+    const AttentionMode wanted = ObjectiveAttentionMode(objective);
+    if (objective == LanguageModel::kMaskedLm) {
+      Add("model.attention_mode",
+          absl::StrCat("(", ModelSpec::AttentionMode_Name(schema_mode),
+                       ") does not fit pretraining.objectives.language_model "
+                       "MASKED_LM: ",
+                       conflicts.attention,
+                       "; set attention_mode: ", SchemaAttentionMode(wanted),
+                       ", or language_model: ", SchemaObjectiveOf(mode)));
+    } else {
+      Add("pretraining.objectives.language_model",
+          absl::StrCat(
+              named, " needs ",
+              absl::StrReplaceAll(AttentionModeName(wanted), {{"_", "-"}}),
+              " attention: ", conflicts.attention,
+              "; set model.attention_mode: ", SchemaAttentionMode(wanted)));
+    }
   }
 
   void CheckMasking() {

@@ -55,23 +55,30 @@ absl::StatusOr<BertConfig> ToBertConfig(const ModelSpec& model,
   config.hidden_dropout_prob = model.hidden_dropout_prob();
   config.attention_probs_dropout_prob = model.attention_probs_dropout_prob();
   config.initializer_range = model.initializer_range();
-  switch (model.attention_mode()) {
-    case ModelSpec::BIDIRECTIONAL:
-      config.attention_mode = AttentionMode::kBidirectional;
-      break;
-    case ModelSpec::CAUSAL:
-      config.attention_mode = AttentionMode::kCausal;
-      break;
-    case ModelSpec::REVERSE_CAUSAL:
-      config.attention_mode = AttentionMode::kReverseCausal;
-      break;
-    case ModelSpec::ATTENTION_MODE_UNSPECIFIED:
-      return absl::InvalidArgumentError(
-          "model.attention_mode is ATTENTION_MODE_UNSPECIFIED: set "
-          "BIDIRECTIONAL, CAUSAL or REVERSE_CAUSAL");
+  if (model.attention_mode() == ModelSpec::ATTENTION_MODE_UNSPECIFIED) {
+    return absl::InvalidArgumentError(
+        "model.attention_mode is ATTENTION_MODE_UNSPECIFIED: set "
+        "BIDIRECTIONAL, CAUSAL or REVERSE_CAUSAL");
   }
+  config.attention_mode = ToAttentionMode(model.attention_mode());
   RETURN_IF_ERROR(Annotate(ValidateConfig(config), "model: "));
   return config;
+}
+
+AttentionMode ToAttentionMode(ModelSpec::AttentionMode mode) {
+  switch (mode) {
+    case ModelSpec::BIDIRECTIONAL:
+      return AttentionMode::kBidirectional;
+    case ModelSpec::CAUSAL:
+      return AttentionMode::kCausal;
+    case ModelSpec::REVERSE_CAUSAL:
+      return AttentionMode::kReverseCausal;
+    case ModelSpec::ATTENTION_MODE_UNSPECIFIED:
+      break;
+  }
+  CHECK(false) << "ToAttentionMode needs a validated spec, got "
+               << static_cast<int>(mode);
+  return AttentionMode::kBidirectional;
 }
 
 LanguageModel ToLanguageModel(PretrainingObjectives::LanguageModel model) {

@@ -37,6 +37,9 @@ namespace experiments {
 absl::StatusOr<BertConfig> ToBertConfig(const ModelSpec& model,
                                         int64_t vocab_size);
 
+// The schema's attention mode as the model's; CHECKs it is set.
+AttentionMode ToAttentionMode(ModelSpec::AttentionMode mode);
+
 // ---- pre-training ----------------------------------------------------------
 
 // The schema's language model as the trainer's and the shards' enum

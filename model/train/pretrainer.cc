@@ -32,6 +32,7 @@
 #include "model/ops/cpu_gemm_engine.h"
 #include "model/optim/gradient_accumulation.h"
 #include "model/optim/gradient_clipping.h"
+#include "model/train/objective_pairing.h"
 #include "model/train/training_checkpoint.h"
 #include "model/train/training_log.h"
 #include "nlohmann/json.hpp"
@@ -61,19 +62,6 @@ std::string Short(double value) {
 
 double Seconds(Clock::duration duration) {
   return std::chrono::duration<double>(duration).count();
-}
-
-// The attention mode each objective trains with.
-AttentionMode ObjectiveAttentionMode(LanguageModel objective) {
-  switch (objective) {
-    case LanguageModel::kMaskedLm:
-      return AttentionMode::kBidirectional;
-    case LanguageModel::kLeftToRight:
-      return AttentionMode::kCausal;
-    case LanguageModel::kRightToLeft:
-      return AttentionMode::kReverseCausal;
-  }
-  return AttentionMode::kBidirectional;
 }
 
 }  // namespace
@@ -457,28 +445,19 @@ absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
   RETURN_IF_ERROR(ValidateConfig(options.model));
   RETURN_IF_ERROR(ValidateAdamWOptions(options.optimizer));
   RETURN_IF_ERROR(ValidateSchedule(options.schedule));
-  const bool masked_lm = options.objective == LanguageModel::kMaskedLm;
-  const AttentionMode mode = options.model.attention_mode;
-  const AttentionMode wanted = ObjectiveAttentionMode(options.objective);
-  const bool left_to_right = options.objective == LanguageModel::kLeftToRight;
-  if (!masked_lm && options.next_sentence) {
+  const ObjectiveConflicts conflicts = FindObjectiveConflicts(
+      options.objective, options.next_sentence, options.model.attention_mode);
+  if (!conflicts.next_sentence.empty()) {
     return invalid("next_sentence must be off with the ",
-                   left_to_right ? "left-to-right" : "right-to-left",
-                   " objective (the paper's LTR & No NSP variant, or its "
-                   "mirror)");
+                   ObjectiveProse(options.objective),
+                   " objective: ", conflicts.next_sentence);
   }
-  if (!masked_lm && mode != wanted) {
-    return invalid("the ", left_to_right ? "left-to-right" : "right-to-left",
+  if (!conflicts.attention.empty()) {
+    return invalid("the ", ObjectiveProse(options.objective),
                    " objective needs model.attention_mode ",
-                   AttentionModeName(wanted), ", not ", AttentionModeName(mode),
-                   ": otherwise a position sees the token it predicts");
-  }
-  if (masked_lm && mode != wanted) {
-    return invalid(
-        "the masked-LM objective needs model.attention_mode bidirectional; ",
-        AttentionModeName(mode), " attention goes with the ",
-        mode == AttentionMode::kCausal ? "left-to-right" : "right-to-left",
-        " objective");
+                   AttentionModeName(ObjectiveAttentionMode(options.objective)),
+                   ", not ", AttentionModeName(options.model.attention_mode),
+                   ": ", conflicts.attention);
   }
   if (options.phases.empty()) {
     return invalid("phases is empty: give at least one sequence phase");
@@ -509,8 +488,9 @@ absl::Status ValidatePretrainingOptions(const PretrainingOptions& options) {
                      "gradient_accumulation_steps (",
                      options.gradient_accumulation_steps, ")");
     }
-    if (masked_lm && (phase.max_predictions_per_seq < 1 ||
-                      phase.max_predictions_per_seq > phase.max_seq_length)) {
+    if (options.objective == LanguageModel::kMaskedLm &&
+        (phase.max_predictions_per_seq < 1 ||
+         phase.max_predictions_per_seq > phase.max_seq_length)) {
       return invalid(name, "max_predictions_per_seq (",
                      phase.max_predictions_per_seq,
                      ") must be in [1, max_seq_length]");

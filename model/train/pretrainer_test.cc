@@ -659,8 +659,8 @@ TEST(PretrainerTest, ValidationNamesTheProblem) {
   options.model.attention_mode = AttentionMode::kCausal;
   EXPECT_EQ(ValidatePretrainingOptions(options).message(),
             "the right-to-left objective needs model.attention_mode "
-            "reverse_causal, not causal: otherwise a position sees the token "
-            "it predicts");
+            "reverse_causal, not causal: a causal model sees the previous "
+            "token, which it predicts");
   options = RightToLeftOptions(TempDir("invalid"));
   options.next_sentence = true;
   EXPECT_THAT(ValidatePretrainingOptions(options).message(),
@@ -668,8 +668,8 @@ TEST(PretrainerTest, ValidationNamesTheProblem) {
   options = TinyOptions(TempDir("invalid"));
   options.model.attention_mode = AttentionMode::kReverseCausal;
   EXPECT_THAT(ValidatePretrainingOptions(options).message(),
-              HasSubstr("reverse_causal attention goes with the right-to-left "
-                        "objective"));
+              HasSubstr("the masked-LM objective needs model.attention_mode "
+                        "bidirectional, not reverse_causal"));
   options = TinyOptions(TempDir("invalid"));
   options.phases[0].fraction_of_steps = 0.9;
   EXPECT_THAT(ValidatePretrainingOptions(options).message(),
