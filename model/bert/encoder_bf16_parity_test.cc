@@ -35,8 +35,8 @@
 // bf16 rounding just for values within a few float ulps of a rounding midpoint
 // (a few in 10^5). The bound, about (|expected| + rms), catches composition
 // errors (a wrong buffer, order, sign, stale or garbage data) but not a
-// gradient off by less than 2x; per-op precision is checked tightly by
-// ops_bf16_parity_test.
+// gradient off by less than 2x; per-op precision is checked tightly by each
+// op's <op>_parity_test (model/ops, pooled_tokens_parity_test here).
 #include <cstdint>
 #include <tuple>
 

@@ -6,7 +6,7 @@
 // (reported at the next checked CUDA call); the CPU CHECKs it instead.
 // T in {float, __nv_bfloat16}: the bf16 gather is a copy, the bf16 add is done
 // in float and rounded once (UNVERIFIED ON A GPU: never run;
-// ops_bf16_parity_test checks it).
+// pooled_tokens_parity_test checks it).
 #ifndef BERTLAB_MODEL_BERT_POOLED_TOKENS_CUDA_H_
 #define BERTLAB_MODEL_BERT_POOLED_TOKENS_CUDA_H_
 

@@ -8,6 +8,7 @@
 #define BERTLAB_MODEL_CUDA_BF16_TEST_UTIL_H_
 
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/half.h"
@@ -36,6 +37,24 @@ inline std::vector<float> FromBf16(const std::vector<Bf16>& values) {
 // GPU tensor holds.
 inline std::vector<float> RoundToBf16(const std::vector<float>& values) {
   return FromBf16(ToBf16(values));
+}
+
+// A parity test's inputs: float as drawn, or rounded to bf16 (what a bf16 GPU
+// tensor holds, on the CPU side too, so that the CPU float op on them is the
+// exact-arithmetic reference of the bf16 twin).
+enum class InputRounding { kNone, kBf16 };
+
+// The rounding of a GPU tensor of storage type Storage (float or Bf16).
+template <typename Storage>
+constexpr InputRounding RoundingOf() {
+  return std::is_same<Storage, float>::value ? InputRounding::kNone
+                                             : InputRounding::kBf16;
+}
+
+// values as `rounding` says.
+inline std::vector<float> RoundInputs(InputRounding rounding,
+                                      const std::vector<float>& values) {
+  return rounding == InputRounding::kBf16 ? RoundToBf16(values) : values;
 }
 
 // values in storage type Storage: float as they are, Bf16 rounded.

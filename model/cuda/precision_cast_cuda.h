@@ -18,8 +18,8 @@
 // FloatToBf16 keeps the payload).
 //
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90, never run (no device was
-// available); ops_bf16_parity_test checks it bitwise against FloatToBf16 when
-// run on a GPU. Device pointers, enqueued on context.stream().
+// available); precision_cast_parity_test checks it bitwise against
+// FloatToBf16 when run on a GPU. Device pointers, enqueued on context.stream().
 #ifndef BERTLAB_MODEL_CUDA_PRECISION_CAST_CUDA_H_
 #define BERTLAB_MODEL_CUDA_PRECISION_CAST_CUDA_H_
 

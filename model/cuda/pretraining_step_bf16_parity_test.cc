@@ -43,7 +43,7 @@
 //
 // What to expect: the bound at these K is about (|expected| + rms), so it
 // catches composition errors (a wrong buffer, type, order or stale weights),
-// not a gradient off by less than 2x; ops_bf16_parity_test checks each op
+// not a gradient off by less than 2x; each op's <op>_parity_test checks it
 // tightly. UNMEASURED: unlike the encoder test's K, no emulation of the
 // heads' rounding points was run; if a case fails by a small ratio, look at
 // the report's worst element before widening anything.

@@ -37,7 +37,7 @@
 //   out, d_qkv  the GEMM outputs.
 // The bf16 op needs scratch in the forward only with dropout (nullptr
 // otherwise) and always in the backward; float_scratch always. UNVERIFIED ON
-// A GPU (never run; ops_bf16_parity_test checks it).
+// A GPU (never run; attention_parity_test checks it).
 #ifndef BERTLAB_MODEL_CUDA_OPS_ATTENTION_CUDA_H_
 #define BERTLAB_MODEL_CUDA_OPS_ATTENTION_CUDA_H_
 

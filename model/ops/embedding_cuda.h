@@ -17,7 +17,7 @@
 // accumulates into the FLOAT gradient tables (the FP32 master gradients) in
 // the same order, so it is bit-identical to the CPU float backward fed the
 // same (bf16-valued) d_out. The bf16 paths are UNVERIFIED ON A GPU (never
-// run; ops_bf16_parity_test checks them). The kernels (embedding_kernels.cuh)
+// run; embedding_parity_test checks them). The kernels (embedding_kernels.cuh)
 // run on the CPU in embedding_emulated_test, bit-identical to the CPU op in
 // f32 and bf16, with CUB's block sort and scan emulated by their contract.
 #ifndef BERTLAB_MODEL_CUDA_OPS_EMBEDDING_CUDA_H_

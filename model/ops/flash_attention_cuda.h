@@ -17,8 +17,8 @@
 // kernels' own code (flash_attention_kernels.cuh) on the CPU under a host SIMT
 // emulator, which does not prove GPU rounding, intra-warp ordering or speed;
 // the GPU checks are
-// //model/cuda:flash_attention_parity_test and the benchmark
-// //model/cuda:attention_benchmark_cuda (model/cuda/README.md has the
+// //model/ops:flash_attention_parity_test and the benchmark
+// //model/ops:attention_benchmark_cuda (model/cuda/README.md has the
 // commands).
 //
 // Kernels (T = float or __nv_bfloat16 storage; softmax, masks, dropout and

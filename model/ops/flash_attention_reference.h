@@ -1,6 +1,6 @@
 // The CPU reference of the fused (flash) attention kernels, shared by the
 // host emulation of their tiling (flash_attention_tile_test.cc), the GPU
-// parity test (model/cuda/flash_attention_parity_test.cc) and the GPU
+// parity test (model/ops/flash_attention_parity_test.cc) and the GPU
 // attention benchmark: the shape, one problem (shape, padding mask, options),
 // a padding mask with rows that have no unmasked key and an all-padding
 // sequence, and attention.h's op in double with every row's logsumexp.

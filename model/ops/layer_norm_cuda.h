@@ -10,7 +10,7 @@
 // float, the row math is the float version's, and each stored bf16 value is
 // rounded once. d_gamma / d_beta are float in both modes (the FP32 master
 // gradients) and accumulate float column sums. UNVERIFIED ON A GPU (never
-// run; ops_bf16_parity_test checks it).
+// run; layer_norm_parity_test checks it).
 #ifndef BERTLAB_MODEL_CUDA_OPS_LAYER_NORM_CUDA_H_
 #define BERTLAB_MODEL_CUDA_OPS_LAYER_NORM_CUDA_H_
 

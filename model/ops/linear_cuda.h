@@ -13,7 +13,7 @@
 //     bf16, rounded once. d_weight and d_bias are FLOAT in both modes: the
 //     FP32 master gradients, accumulated by a bf16 x bf16 -> f32 GEMM with
 //     beta = 1 and by float column sums of d_out. UNVERIFIED ON A GPU (never
-//     run; ops_bf16_parity_test checks it).
+//     run; linear_parity_test checks it).
 #ifndef BERTLAB_MODEL_CUDA_OPS_LINEAR_CUDA_H_
 #define BERTLAB_MODEL_CUDA_OPS_LINEAR_CUDA_H_
 

@@ -10,7 +10,7 @@
 // near saturation 1 - out^2 is then known only to about 2^-8 absolute (the
 // spacing of bf16 below 1), i.e. d_in to about 2^-8 * |d_out| absolute,
 // small beside d_out but large relative to a tiny derivative. UNVERIFIED ON A
-// GPU (never run; ops_bf16_parity_test checks it).
+// GPU (never run; tanh_parity_test checks it).
 #ifndef BERTLAB_MODEL_CUDA_OPS_TANH_CUDA_H_
 #define BERTLAB_MODEL_CUDA_OPS_TANH_CUDA_H_
 

@@ -11,7 +11,7 @@
 //   unfused_tf32             the same with allow_tf32 (GEMM inputs rounded to
 //                            TF32 on tensor cores)
 //
-//   bazel run -c opt --config=cuda //model/cuda:attention_benchmark_cuda --
+//   bazel run -c opt --config=cuda //model/ops:attention_benchmark_cuda --
 //       [--benchmark_filter=...]
 //
 // Counter TFLOP/s counts the matmul FLOPs of the math, not of an
@@ -20,7 +20,7 @@
 // q k^T (twice) and d_out v^T (twice) is extra work it does not get credit
 // for. Each iteration enqueues the pass(es) and waits for the stream (real
 // time). The flash kernels are UNVERIFIED on a GPU until
-// //model/cuda:flash_attention_parity_test has passed on one.
+// //model/ops:flash_attention_parity_test has passed on one.
 #include <cstdint>
 #include <string>
 #include <vector>
