@@ -275,5 +275,38 @@ std::string FinetuneTaskChoices(bool derived) {
   return absl::StrJoin(names, ", ");
 }
 
+FinetuneDataOptions ToFinetuneDataOptions(const FinetuneTaskSpec& spec) {
+  FinetuneDataOptions options;
+  options.max_seq_length = spec.max_seq_length();
+  options.max_train_examples = spec.max_train_examples();
+  options.max_eval_examples = spec.max_eval_examples();
+  options.doc_stride = spec.doc_stride();
+  options.max_query_length = spec.max_query_length();
+  options.tune_fraction = spec.tune_fraction();
+  return options;
+}
+
+FinetuneOptions ToFinetuneOptions(const FinetuneTaskSpec& spec,
+                                  const FinetuneOptimizerSpec& optimizer,
+                                  const FinetuneModelOptions& model,
+                                  double learning_rate, int restart) {
+  FinetuneOptions options;
+  options.model = model;
+  options.max_seq_length = spec.max_seq_length();
+  options.batch_size = spec.batch_size();
+  options.num_epochs = spec.num_epochs();
+  options.learning_rate = learning_rate;
+  options.warmup_proportion = spec.warmup_proportion();
+  options.seed = spec.seed() + restart;
+  options.adamw.beta1 = optimizer.beta1();
+  options.adamw.beta2 = optimizer.beta2();
+  options.adamw.epsilon = optimizer.epsilon();
+  options.adamw.weight_decay = optimizer.weight_decay();
+  options.adamw.bias_correction = optimizer.bias_correction();
+  options.clip_norm = optimizer.clip_norm();
+  options.gradient_accumulation_steps = optimizer.gradient_accumulation_steps();
+  return options;
+}
+
 }  // namespace experiments
 }  // namespace bertlab

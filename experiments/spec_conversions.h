@@ -22,8 +22,10 @@
 #include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
 #include "model/bert/config.h"
+#include "model/train/finetuner.h"
 #include "model/train/pretrainer.h"
 #include "tasks/finetune/finetune_task_table.h"
+#include "tasks/finetune/finetune_tasks.h"
 #include "tasks/pretraining_data/instance_config.h"
 #include "tasks/pretraining_data/language_model.h"
 
@@ -82,6 +84,23 @@ FinetuneTaskSpec::Task ToSchemaTask(FinetuneTaskId id);
 // The schema's names of the real tasks, or of the derived ones, in the
 // table's order, for messages: "MNLI, QQP, ...".
 std::string FinetuneTaskChoices(bool derived);
+
+// What reading and encoding the task's files take from its spec: lengths,
+// example limits, SQuAD's windows and the tune split.
+FinetuneDataOptions ToFinetuneDataOptions(const FinetuneTaskSpec& spec);
+
+// The one conversion from a validated run's fine-tuning spec to the
+// Finetuner's training knobs, for one (learning rate, restart) of the grid:
+// the task's lengths, batch, epochs and warmup, restart r's seed (seed + r),
+// the optimizer block, `model` (task_evaluation.h HeadOptions, plus the
+// variant's BiLSTM).
+// Checkpoints, progress and label are left for the caller. The loader's
+// fuzzer checks that what the loader accepts converts to options that
+// ValidateFinetuneOptions accepts, the invariants the Finetuner CHECKs.
+FinetuneOptions ToFinetuneOptions(const FinetuneTaskSpec& spec,
+                                  const FinetuneOptimizerSpec& optimizer,
+                                  const FinetuneModelOptions& model,
+                                  double learning_rate, int restart);
 
 }  // namespace experiments
 }  // namespace bertlab

@@ -198,6 +198,76 @@ TEST(SpecConversionsTest, TaskChoicesAreTheSchemasNames) {
   EXPECT_EQ(FinetuneTaskChoices(true), "WEB_PAIR, WEB_SQUAD, WEB_SWAG");
 }
 
+TEST(SpecConversionsTest, ToFinetuneDataOptionsMapsEveryField) {
+  const FinetuneDataOptions options =
+      ToFinetuneDataOptions(Parse<FinetuneTaskSpec>(R"pb(
+        task: SQUAD1
+        max_seq_length: 96
+        max_train_examples: 1001
+        max_eval_examples: 203
+        doc_stride: 48
+        max_query_length: 24
+        tune_fraction: 0.125
+      )pb"));
+  EXPECT_EQ(options.max_seq_length, 96);
+  EXPECT_EQ(options.max_train_examples, 1001);
+  EXPECT_EQ(options.max_eval_examples, 203);
+  EXPECT_EQ(options.doc_stride, 48);
+  EXPECT_EQ(options.max_query_length, 24);
+  EXPECT_EQ(options.tune_fraction, 0.125);
+  // Unset, the schema's defaults: the first max_train_examples and
+  // max_eval_examples mean all, no tune split.
+  const FinetuneDataOptions defaults =
+      ToFinetuneDataOptions(FinetuneTaskSpec());
+  EXPECT_EQ(defaults.max_seq_length, 128);
+  EXPECT_EQ(defaults.max_train_examples, 0);
+  EXPECT_EQ(defaults.max_eval_examples, 0);
+  EXPECT_EQ(defaults.doc_stride, 128);
+  EXPECT_EQ(defaults.max_query_length, 64);
+  EXPECT_EQ(defaults.tune_fraction, 0.0);
+}
+
+TEST(SpecConversionsTest, ToFinetuneOptionsMapsEveryField) {
+  const FinetuneTaskSpec spec = Parse<FinetuneTaskSpec>(R"pb(
+    task: MRPC
+    learning_rates: [ 5e-5, 3e-5 ]
+    num_epochs: 2.5
+    batch_size: 12
+    max_seq_length: 96
+    warmup_proportion: 0.07
+    seed: 1000
+  )pb");
+  const FinetuneOptimizerSpec optimizer = Parse<FinetuneOptimizerSpec>(R"pb(
+    beta1: 0.85
+    beta2: 0.995
+    epsilon: 2e-7
+    weight_decay: 0.03
+    bias_correction: true
+    clip_norm: 0.5
+    gradient_accumulation_steps: 3
+  )pb");
+  FinetuneModelOptions model;
+  model.head = FinetuneHead::kClassifier;
+  model.num_labels = 7;
+  const FinetuneOptions options =
+      ToFinetuneOptions(spec, optimizer, model, 3e-5, 2);
+  EXPECT_EQ(options.model.head, FinetuneHead::kClassifier);
+  EXPECT_EQ(options.model.num_labels, 7);
+  EXPECT_EQ(options.max_seq_length, 96);
+  EXPECT_EQ(options.batch_size, 12);
+  EXPECT_EQ(options.num_epochs, 2.5);
+  EXPECT_EQ(options.learning_rate, 3e-5);
+  EXPECT_EQ(options.warmup_proportion, 0.07);
+  EXPECT_EQ(options.seed, 1002u);  // restart 2: seed + 2
+  EXPECT_EQ(options.adamw.beta1, 0.85);
+  EXPECT_EQ(options.adamw.beta2, 0.995);
+  EXPECT_EQ(options.adamw.epsilon, 2e-7);
+  EXPECT_EQ(options.adamw.weight_decay, 0.03);
+  EXPECT_TRUE(options.adamw.bias_correction);
+  EXPECT_EQ(options.clip_norm, 0.5);
+  EXPECT_EQ(options.gradient_accumulation_steps, 3);
+}
+
 }  // namespace
 }  // namespace experiments
 }  // namespace bertlab

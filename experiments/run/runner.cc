@@ -29,7 +29,6 @@
 #include "experiments/config_loader.h"
 #include "experiments/epoch_choice.h"
 #include "experiments/evaluation_text.h"
-#include "experiments/finetune_tasks.h"
 #include "experiments/pretraining_corpus.h"
 #include "experiments/pretraining_curve.h"
 #include "experiments/pretraining_data_prep.h"
@@ -39,6 +38,7 @@
 #include "experiments/run/run_plan.h"
 #include "experiments/run/slurm_launcher.h"
 #include "experiments/spec_conversions.h"
+#include "experiments/task_evaluation.h"
 #include "google/protobuf/text_format.h"
 #include "model/bert/checkpoint.h"
 #include "model/ops/cpu_gemm_engine.h"
@@ -1045,9 +1045,9 @@ class Runner {
             vocab_file, cased ? CasedOptions() : UncasedOptions()));
     tokenizers_.push_back(
         std::make_unique<FullTokenizer>(std::move(tokenizer)));
-    ASSIGN_OR_RETURN(
-        std::unique_ptr<FinetuneTask> loaded,
-        LoadFinetuneTask(task, spec, *tokenizers_.back(), sources_));
+    ASSIGN_OR_RETURN(std::unique_ptr<FinetuneTask> loaded,
+                     LoadFinetuneTask(task, ToFinetuneDataOptions(spec),
+                                      *tokenizers_.back(), sources_));
     Say(absl::StrCat("task ", info.key, ": ", loaded->train_size(), " train, ",
                      loaded->dev_size(), " dev examples from ",
                      loaded->data_source()));

@@ -6,7 +6,7 @@
 //      (pretraining_data_prep.h) and RunPretraining trains, resuming from
 //      the run's newest checkpoint when a run was interrupted.
 //   2. Fine-tuning, for every variant x task x learning rate x restart, from
-//      the variant's final pre-training checkpoint (finetune_tasks.h,
+//      the variant's final pre-training checkpoint (task_evaluation.h,
 //      model/train/finetuner.h). A task whose real data is absent runs its
 //      fallback_task (a derived stand-in, recorded as standing in for the
 //      real one) or is left out and listed.
@@ -126,9 +126,9 @@ struct RunnerOptions {
   std::string output_dir;
   // Prepared data and pre-training runs, shared between experiments.
   std::string cache_dir;
-  // Real data in the official layouts (finetune_tasks.h); empty: none. Also
-  // where the pre-training corpora of PretrainingData.with_data_dir are
-  // (pretraining_corpus.h).
+  // Real data in the official layouts (tasks/finetune/finetune_tasks.h);
+  // empty: none. Also where the pre-training corpora of
+  // PretrainingData.with_data_dir are (pretraining_corpus.h).
   std::string data_dir;
   // The embedded corpus (//tasks/corpus:default_corpus).
   std::string default_corpus;

@@ -1,5 +1,5 @@
 // The head fine-tuning puts on the encoder: the one name for it, used by the
-// model (model/finetune_heads.h) and by experiments/finetune_tasks.h
+// model (model/finetune_heads.h) and by experiments/task_evaluation.h
 // HeadOptions, which picks it by the reader of the task's row
 // (tasks/finetune/finetune_task_table.h). Regression (STS-B) is kClassifier
 // with one output.

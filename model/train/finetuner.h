@@ -222,7 +222,7 @@ class Finetuner {
 // What a FinetuneOptions would do, checked: the message names the field.
 // The Finetuner's invariants, not its user interface: runs reach it from an
 // experiment file, which the loader validates (with messages that point into
-// the file) and experiments/finetune_tasks.h ToFinetuneOptions converts; the
+// the file) and experiments/spec_conversions.h ToFinetuneOptions converts; the
 // loader's fuzzer checks the result satisfies these. Create CHECKs them.
 absl::Status ValidateFinetuneOptions(const FinetuneOptions& options);
 

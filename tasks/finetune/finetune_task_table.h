@@ -49,7 +49,7 @@ enum class FinetuneTaskId {
 };
 
 // How a task's files are read. It decides the head fine-tuning puts on the
-// encoder too (experiments/finetune_tasks.h HeadOptions): classification or
+// encoder too (experiments/task_evaluation.h HeadOptions): classification or
 // regression for kGlueTsv, span start/end for kSquadJson, multiple choice for
 // kSwagCsv.
 enum class TaskReader {

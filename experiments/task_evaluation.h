@@ -1,29 +1,18 @@
-// The fine-tuning tasks of an experiment, behind one interface: reading and
-// encoding each task's files (tasks/glue, tasks/squad, tasks/swag), the
-// model head it needs, and its dev evaluation in the paper's units (eval/),
-// each as the task's row of finetune_task_table.h says (reader, directory,
-// head, dev sets). The runner (experiments/run/runner.h) calls only this.
-//
-// Where the data is (`data_dir`, the official layouts):
-//   GLUE     data_dir/glue/<MNLI|QQP|QNLI|SST-2|CoLA|STS-B|MRPC|RTE|WNLI>/
-//            train.tsv and dev.tsv (MNLI: dev_matched.tsv, dev_mismatched.tsv)
-//   SQuAD    data_dir/squad/v1.1/ train-v1.1.json + dev-v1.1.json, or one
-//            train-v1.1*.json alone (e.g. the shared 44-article subset),
-//            which is split by article: the last quarter of the articles
-//            (at least one) becomes dev; the same for v2.0 with
-//            *-v2.0*.json files
-//   SWAG     data_dir/swag/train.csv + val.csv
-// The derived stand-ins (tasks/default_tasks, made from the embedded corpus)
-// are read from `default_tasks_dir`: pair/ (GLUE MRPC layout), squad/
-// (SQuAD v1.1 layout), swag/ (SWAG layout).
+// The fine-tuning tasks of an experiment joined to the model and the
+// official scorers, behind one interface: a task's data as
+// tasks/finetune/finetune_tasks.h reads and encodes it, the training set and
+// the head the Finetuner takes, and its dev evaluation in the paper's units
+// (eval/), each as the task's row of tasks/finetune/finetune_task_table.h
+// says (reader, head, dev sets). The runner (experiments/run/runner.h) calls
+// only this.
 //
 // Metrics (run records' units, docs/RUN_RECORDS.md): accuracy, f1,
 // exact_match in percent; matthews, pearson, spearman x100. SQuAD v2.0
 // reports exact_match and f1 at the no-answer threshold chosen on dev
 // (best-F1 search), and that threshold as null_threshold; the fixed-
 // threshold (0) numbers as exact_match_at_0 / f1_at_0.
-#ifndef BERTLAB_EXPERIMENTS_FINETUNE_TASKS_H_
-#define BERTLAB_EXPERIMENTS_FINETUNE_TASKS_H_
+#ifndef BERTLAB_EXPERIMENTS_TASK_EVALUATION_H_
+#define BERTLAB_EXPERIMENTS_TASK_EVALUATION_H_
 
 #include <stdint.h>
 
@@ -33,23 +22,16 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "experiments/experiment.pb.h"
 #include "model/bert_for_finetuning.h"
 #include "model/train/finetuner.h"
 #include "reports/dev_examples.h"
 #include "reports/run_records.h"
 #include "tasks/finetune/finetune_task_table.h"
+#include "tasks/finetune/finetune_tasks.h"
 #include "tasks/full_tokenizer.h"
 
 namespace bertlab {
 namespace experiments {
-
-struct TaskSources {
-  std::string data_dir;           // may be empty: no real data
-  std::string default_tasks_dir;  // make_default_tasks output
-  // Where split files (SQuAD by article) are written.
-  std::string scratch_dir;
-};
 
 // Dev metrics of one reported task key ("mrpc", or "mnli_m" and "mnli_mm").
 // `examples`: the dev set's predictions scored example by example, which
@@ -81,27 +63,28 @@ class FinetuneTask {
  public:
   virtual ~FinetuneTask() = default;
 
+  // What was read (tasks/finetune/finetune_tasks.h).
+  const FinetuneTaskData& data() const { return data_; }
   // The task that runs: a real task or a derived one (WEB_PAIR).
-  const FinetuneTaskInfo& info() const { return *info_; }
+  const FinetuneTaskInfo& info() const { return *data_.info; }
   // Its key: "mrpc", "web_pair".
-  const std::string& key() const { return info_->key; }
-  bool derived() const { return info_->derived; }
+  const std::string& key() const { return data_.info->key; }
+  bool derived() const { return data_.info->derived; }
   // "../shared/data/glue/MRPC", or the derived data's description.
-  const std::string& data_source() const { return data_source_; }
+  const std::string& data_source() const { return data_.data_source; }
   // Relative name -> absolute path of every file read (for data hashes).
   const std::map<std::string, std::string>& data_files() const {
-    return data_files_;
+    return data_.data_files;
   }
-  int64_t train_size() const { return train_size_; }
-  int64_t dev_size() const { return dev_size_; }
+  int64_t train_size() const { return data_.train_size; }
+  int64_t dev_size() const { return data_.dev_size; }
   // Examples (SQuAD: questions) of the tune split, held out of train_size()
   // (FinetuneTaskSpec.tune_fraction); 0 without one.
-  int64_t tune_size() const { return tune_size_; }
-  // What reading the files found worth telling but not fatal, one line
-  // each, e.g. SQuAD training questions skipped because their answer is not
-  // at its offset: a count, then the first few (file:line and question id).
-  // The runner prints them and puts them into the task's run records.
-  const std::vector<std::string>& warnings() const { return warnings_; }
+  int64_t tune_size() const { return data_.tune_size; }
+  // What reading the files found worth telling but not fatal
+  // (FinetuneTaskData.warnings). The runner prints them and puts them into
+  // the task's run records.
+  const std::vector<std::string>& warnings() const { return data_.warnings; }
 
   // The head it fine-tunes (HeadOptions of its row).
   FinetuneModelOptions ModelOptions() const;
@@ -123,28 +106,17 @@ class FinetuneTask {
   }
 
  protected:
-  const FinetuneTaskInfo* info_ = nullptr;
-  std::string data_source_;
-  std::map<std::string, std::string> data_files_;
-  int64_t train_size_ = 0;
-  int64_t dev_size_ = 0;
-  int64_t tune_size_ = 0;
-  std::vector<std::string> warnings_;
+  explicit FinetuneTask(FinetuneTaskData data) : data_(std::move(data)) {}
+
+  FinetuneTaskData data_;
   absl::StatusOr<std::vector<TrivialMetrics>> trivial_;
 };
 
-// Whether the real data of `task` is in sources.data_dir (never, for a
-// derived task: its data is made, in default_tasks_dir).
-bool TaskDataAvailable(FinetuneTaskId task, const TaskSources& sources);
-
-// Reads and encodes `task` (MRPC, ..., or a derived WEB_*) with the spec's
-// lengths and limits; the files are a derived task's in
-// sources.default_tasks_dir, which must have been made. Errors: missing or
-// malformed files (file and line, or line and column for malformed JSON), and a
-// training set that comes out empty (the file and why: no rows, or every SQuAD
-// answer misaligned).
+// Reads and encodes `task` (LoadFinetuneTaskData, with its errors), then
+// scores its trivial baselines. `tokenizer` must outlive the result (SQuAD
+// decodes its predictions with it).
 absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
-    FinetuneTaskId task, const FinetuneTaskSpec& spec,
+    FinetuneTaskId task, const FinetuneDataOptions& options,
     const FullTokenizer& tokenizer, const TaskSources& sources);
 
 // The head `info`'s task fine-tunes, by its reader (classification or
@@ -152,19 +124,7 @@ absl::StatusOr<std::unique_ptr<FinetuneTask>> LoadFinetuneTask(
 // SWAG's): what every loaded task's ModelOptions() returns.
 FinetuneModelOptions HeadOptions(const FinetuneTaskInfo& info);
 
-// The one conversion from a validated run's fine-tuning spec to the
-// Finetuner's training knobs, for one (learning rate, restart) of the grid:
-// the task's lengths, batch, epochs and warmup, restart r's seed (seed + r),
-// the optimizer block, `model` (HeadOptions, plus the variant's BiLSTM).
-// Checkpoints, progress and label are left for the caller. The loader's
-// fuzzer checks that what the loader accepts converts to options that
-// ValidateFinetuneOptions accepts, the invariants the Finetuner CHECKs.
-FinetuneOptions ToFinetuneOptions(const FinetuneTaskSpec& spec,
-                                  const FinetuneOptimizerSpec& optimizer,
-                                  const FinetuneModelOptions& model,
-                                  double learning_rate, int restart);
-
 }  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_FINETUNE_TASKS_H_
+#endif  // BERTLAB_EXPERIMENTS_TASK_EVALUATION_H_
