@@ -28,14 +28,19 @@ rule "common/ depends on nothing of ours" \
 rule "no library of tasks/ depends on eval/ (but the test helper squad_checks_for_test)" \
   'kind("cc_library", //tasks/...) except //tasks/squad:squad_checks_for_test' \
   '//eval/...'
-# A CUDA twin lives beside its CPU op (model/ops: layer_norm.h and
-# layer_norm_cuda.{h,cu}), and every CUDA target there carries the tag "cuda"
-# (model/cuda/cuda_twin.bzl tags what it declares). The CPU code is what has
-# no such tag: it reaches neither a tagged target, nor a CUDA source (a .cu,
-# a kernel .cuh, an <op>_cuda.h), nor anything in model/cuda.
+# A CUDA twin lives beside its CPU code (model/ops: layer_norm.h and
+# layer_norm_cuda.{h,cu}; model/bert: encoder.h and encoder_cuda.{h,cc}; the
+# heads, model/'s BertForPreTraining, the optimizer, the training step and
+# the "cuda" backend likewise), and every CUDA target there carries the tag
+# "cuda" (model/cuda/cuda_twin.bzl tags what it declares). The CPU code is
+# what has no such tag: it reaches neither a tagged target, nor a CUDA source
+# (a .cu, a kernel .cuh, an <x>_cuda.h), nor anything in model/cuda. Left
+# out: model/train's tests that run the experiments' binaries (pretrain_*_test),
+# which link the cuda backend in --config=cuda builds on purpose.
 cuda_tagged='attr(tags, "[\[ ]cuda[,\]]", //model/...)'
-rule "the CPU model code (model/ops, bert, heads, optim; targets not tagged cuda) depends on no CUDA target, CUDA source or model/cuda" \
-  "(//model/ops/... + //model/bert/... + //model/heads/... + //model/optim/...) except $cuda_tagged" \
+runs_binaries='rdeps(//model/train/..., //experiments/...)'
+rule "the CPU model code (model/, ops, bert, heads, optim, train; targets not tagged cuda) depends on no CUDA target, CUDA source or model/cuda" \
+  "(//model:all + //model/ops/... + //model/bert/... + //model/heads/... + //model/optim/... + //model/train/...) except $cuda_tagged except $runs_binaries" \
   "//model/cuda/...:* + $cuda_tagged + filter('(_cuda\.h|\.cu|\.cuh)\$', //model/...:*)"
 rule "tasks/ depends on no model or experiment package" \
   '//tasks/...' \

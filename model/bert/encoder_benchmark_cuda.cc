@@ -10,7 +10,7 @@
 // per token, no MLM head), and the activations' size act_GiB.
 // --benchmark_filter=Flash selects the flash cases, Bf16 the BF16 ones:
 //
-//   bazel run -c opt --config=cuda //model/cuda:encoder_benchmark_cuda --
+//   bazel run -c opt --config=cuda //model/bert:encoder_benchmark_cuda --
 //       [--peak_fp32_tflops=X] [--peak_bf16_tflops=Y] [--allow_tf32]
 //       [--benchmark_filter=...]          (one command line)
 //

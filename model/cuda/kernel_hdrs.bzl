@@ -9,11 +9,13 @@ needs the kernel helpers it reads through kernel_source.cuh.
 # each ends its BUILD file with cuda_twins_host(), and //model/cuda/host
 # compiles what those collect. model/cuda itself holds the runtime's.
 CUDA_TWIN_PACKAGES = [
+    "//model",
     "//model/bert",
     "//model/cuda",
     "//model/heads",
     "//model/ops",
     "//model/optim",
+    "//model/train",
 ]
 
 # Where the runtime and the kernel helpers are used: model/cuda and the CPU

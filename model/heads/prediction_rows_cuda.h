@@ -18,7 +18,7 @@
 //
 // A position outside [0, sequence_rows) traps the kernel (reported at the next
 // checked CUDA call); the CPU CHECKs it instead. Validate positions on the
-// host (model/cuda/batch_validation.h) before they reach the device.
+// host (model/train/batch_validation.h) before they reach the device.
 //
 // T is the activation type, float or __nv_bfloat16 (BF16 mixed precision).
 // For bf16 the gather is a copy too; the scatter adds in float (in the same

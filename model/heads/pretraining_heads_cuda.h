@@ -17,7 +17,7 @@
 // targets.num_predictions is a host count. Positions are not range-checked
 // before the kernels (a bad one traps, as does a label outside [0, V) that is
 // not kIgnoreLabel); validate a batch on the host first
-// (model/cuda/batch_validation.h). Differences from the CPU are the ops'
+// (model/train/batch_validation.h). Differences from the CPU are the ops'
 // (reduction orders, CUDA's expf / erfcf); the gather and scatter are
 // bit-identical (prediction_rows_cuda.h).
 //

@@ -10,7 +10,7 @@
 // the clipped gradients are bit-identical (the norm itself is a different,
 // deterministic reduction order; adamw_cuda.h). A non-finite norm leaves the
 // gradients untouched, as on the CPU; what to do with such a step is the
-// caller's (model/cuda/train_step_cuda.h).
+// caller's (model/train/train_step_cuda.h).
 //
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test checks it against the CPU when run on a GPU machine.

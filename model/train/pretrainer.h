@@ -28,7 +28,7 @@
 //   AdamW.Step(LearningRateAt(schedule, step)).
 // The arithmetic of a step (and of the evaluation's forward pass) runs on
 // options.device through pretraining_backend.h: "cpu" here, "cuda" where the
-// binary links model/cuda's backend; checkpoints hold the same host state
+// binary links pretraining_backend_cuda; checkpoints hold the same host state
 // either way, so a run may resume on another device.
 // `step` is the global step, which equals the optimizer's step count unless
 // non-finite steps were skipped; the schedule follows the global step so a

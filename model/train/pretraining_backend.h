@@ -17,9 +17,9 @@
 //
 // "cpu" (this file) is model/bert_for_pretraining's CPU path, whose host copy
 // is the working state. Other devices register a factory under their name
-// (RegisterPretrainingBackend), e.g. "cuda" from model/cuda when the binary
-// is built with --config=cuda; MakePretrainingBackend names what this binary
-// has when asked for a device it lacks.
+// (RegisterPretrainingBackend), e.g. "cuda" from pretraining_backend_cuda.cc
+// when the binary is built with --config=cuda; MakePretrainingBackend names
+// what this binary has when asked for a device it lacks.
 #ifndef BERTLAB_MODEL_TRAIN_PRETRAINING_BACKEND_H_
 #define BERTLAB_MODEL_TRAIN_PRETRAINING_BACKEND_H_
 

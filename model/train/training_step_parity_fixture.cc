@@ -1,6 +1,6 @@
 // Shared setup of the training-step parity tests; see
 // training_step_parity_fixture.h.
-#include "model/cuda/training_step_parity_fixture.h"
+#include "model/train/training_step_parity_fixture.h"
 
 #include <limits>
 #include <random>

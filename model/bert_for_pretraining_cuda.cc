@@ -1,6 +1,6 @@
 // The GPU pre-training step; see bert_for_pretraining_cuda.h. The same
 // sequence as model/bert_for_pretraining.cc.
-#include "model/cuda/bert_for_pretraining_cuda.h"
+#include "model/bert_for_pretraining_cuda.h"
 
 namespace bertlab {
 namespace cuda {

@@ -18,7 +18,7 @@
 //     encoder's flash attention (cuda::GpuAttention::kFlash), what the cuda
 //     pre-training backend runs; the others use the unfused attention.
 //
-//   bazel run -c opt --config=cuda //model/cuda:train_step_benchmark_cuda --
+//   bazel run -c opt --config=cuda //model/train:train_step_benchmark_cuda --
 //       [--peak_fp32_tflops=X] [--peak_bf16_tflops=Y] [--allow_tf32]
 //       [--benchmark_filter=...]          (one command line)
 //
@@ -64,18 +64,18 @@
 #include "model/bert/flops.h"
 #include "model/bert/initialize.h"
 #include "model/bert_for_finetuning.h"
+#include "model/bert_for_finetuning_cuda.h"
 #include "model/bert_for_pretraining.h"
-#include "model/cuda/bert_for_finetuning_cuda.h"
-#include "model/cuda/bert_for_pretraining_cuda.h"
+#include "model/bert_for_pretraining_cuda.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/device_batch.h"
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/gpu_benchmark.h"
-#include "model/cuda/train_step_cuda.h"
 #include "model/heads/pretraining_heads.h"
 #include "model/heads/span_head.h"
+#include "model/train/device_batch.h"
+#include "model/train/train_step_cuda.h"
 
 namespace bertlab {
 namespace {

@@ -59,8 +59,8 @@
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
 #include "model/cuda/parity_test_util.h"
-#include "model/cuda/train_step_cuda.h"
-#include "model/cuda/training_step_parity_fixture.h"
+#include "model/train/train_step_cuda.h"
+#include "model/train/training_step_parity_fixture.h"
 
 namespace bertlab {
 namespace {

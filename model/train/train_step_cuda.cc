@@ -1,5 +1,5 @@
 // The GPU optimizer step; see train_step_cuda.h.
-#include "model/cuda/train_step_cuda.h"
+#include "model/train/train_step_cuda.h"
 
 #include <cuda_runtime.h>
 

@@ -5,8 +5,8 @@
 // answers of the padded 3 x 7 batch, the cases, each case's models, buffers
 // and CPU / GPU runners, the CPU optimizer step, and small device helpers.
 // Test-only.
-#ifndef BERTLAB_MODEL_CUDA_TRAINING_STEP_PARITY_FIXTURE_H_
-#define BERTLAB_MODEL_CUDA_TRAINING_STEP_PARITY_FIXTURE_H_
+#ifndef BERTLAB_MODEL_TRAIN_TRAINING_STEP_PARITY_FIXTURE_H_
+#define BERTLAB_MODEL_TRAIN_TRAINING_STEP_PARITY_FIXTURE_H_
 
 #include <cuda_runtime.h>
 
@@ -21,19 +21,19 @@
 #include "model/bert/encoder_parity_fixture.h"
 #include "model/bert/parameter_layout.h"
 #include "model/bert_for_finetuning.h"
+#include "model/bert_for_finetuning_cuda.h"
 #include "model/bert_for_pretraining.h"
-#include "model/cuda/bert_for_finetuning_cuda.h"
-#include "model/cuda/bert_for_pretraining_cuda.h"
+#include "model/bert_for_pretraining_cuda.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/context.h"
 #include "model/cuda/cuda_check.h"
-#include "model/cuda/device_batch.h"
 #include "model/cuda/device_buffer.h"
-#include "model/cuda/train_step_cuda.h"
 #include "model/heads/pretraining_heads.h"
 #include "model/optim/adamw.h"
 #include "model/optim/gradient_clipping.h"
 #include "model/parity/parity_comparator.h"
+#include "model/train/device_batch.h"
+#include "model/train/train_step_cuda.h"
 
 namespace bertlab {
 namespace step_parity {
@@ -296,4 +296,4 @@ std::vector<float> FiniteGradients(int64_t size);
 }  // namespace step_parity
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_TRAINING_STEP_PARITY_FIXTURE_H_
+#endif  // BERTLAB_MODEL_TRAIN_TRAINING_STEP_PARITY_FIXTURE_H_

@@ -7,7 +7,7 @@
 // Every pointer is device memory: params and grads in model.layout(), the
 // EncoderBatch's ids / mask / pooled positions and the PretrainingTargets'
 // positions / labels / next-sentence labels (num_predictions is a host count;
-// model/cuda/device_batch.h validates and uploads a host batch). The loss
+// model/train/device_batch.h validates and uploads a host batch). The loss
 // stays on the device; everything is enqueued on context.stream() and
 // nothing synchronises.
 //
@@ -20,8 +20,8 @@
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test (float) and pretraining_step_bf16_parity_test compare it with
 // the CPU step when run on a GPU machine.
-#ifndef BERTLAB_MODEL_CUDA_BERT_FOR_PRETRAINING_CUDA_H_
-#define BERTLAB_MODEL_CUDA_BERT_FOR_PRETRAINING_CUDA_H_
+#ifndef BERTLAB_MODEL_BERT_FOR_PRETRAINING_CUDA_H_
+#define BERTLAB_MODEL_BERT_FOR_PRETRAINING_CUDA_H_
 
 #include <cstdint>
 
@@ -78,4 +78,4 @@ const float* PretrainingForwardBackward(const BertForPretraining& model,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_BERT_FOR_PRETRAINING_CUDA_H_
+#endif  // BERTLAB_MODEL_BERT_FOR_PRETRAINING_CUDA_H_

@@ -1,6 +1,6 @@
 // Host-side batch checks before a GPU upload (batch_validation.h). Plain C++,
 // no GPU.
-#include "model/cuda/batch_validation.h"
+#include "model/train/batch_validation.h"
 
 #include <cstdint>
 #include <vector>

@@ -1,6 +1,6 @@
 // The GPU SQuAD fine-tuning step; see bert_for_finetuning_cuda.h. The kSpan
 // path of model/bert_for_finetuning.cc without the BiLSTM.
-#include "model/cuda/bert_for_finetuning_cuda.h"
+#include "model/bert_for_finetuning_cuda.h"
 
 #include "common/check.h"
 

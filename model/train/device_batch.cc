@@ -1,11 +1,11 @@
-#include "model/cuda/device_batch.h"
+#include "model/train/device_batch.h"
 
 #include <cuda_runtime.h>
 
 #include "absl/strings/str_cat.h"
 #include "common/check.h"
-#include "model/cuda/batch_validation.h"
 #include "model/cuda/cuda_check.h"
+#include "model/train/batch_validation.h"
 
 namespace bertlab {
 namespace cuda {

@@ -34,8 +34,8 @@
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test compares a whole step with the CPU's ClipByGlobalNorm +
 // AdamW<float>::Step when run on a GPU machine.
-#ifndef BERTLAB_MODEL_CUDA_TRAIN_STEP_CUDA_H_
-#define BERTLAB_MODEL_CUDA_TRAIN_STEP_CUDA_H_
+#ifndef BERTLAB_MODEL_TRAIN_TRAIN_STEP_CUDA_H_
+#define BERTLAB_MODEL_TRAIN_TRAIN_STEP_CUDA_H_
 
 #include <cstdint>
 #include <vector>
@@ -200,4 +200,4 @@ class TrainingParams<__nv_bfloat16> {
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_TRAIN_STEP_CUDA_H_
+#endif  // BERTLAB_MODEL_TRAIN_TRAIN_STEP_CUDA_H_

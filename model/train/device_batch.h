@@ -15,8 +15,8 @@
 // UNVERIFIED ON A GPU: compiled only; pretraining_step_parity_test uploads its
 // batches through these classes when run on a GPU machine. The validation
 // itself is CPU-tested (batch_validation_test).
-#ifndef BERTLAB_MODEL_CUDA_DEVICE_BATCH_H_
-#define BERTLAB_MODEL_CUDA_DEVICE_BATCH_H_
+#ifndef BERTLAB_MODEL_TRAIN_DEVICE_BATCH_H_
+#define BERTLAB_MODEL_TRAIN_DEVICE_BATCH_H_
 
 #include <cstdint>
 
@@ -95,4 +95,4 @@ class DeviceSpanBatch {
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_DEVICE_BATCH_H_
+#endif  // BERTLAB_MODEL_TRAIN_DEVICE_BATCH_H_

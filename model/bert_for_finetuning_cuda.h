@@ -8,7 +8,7 @@
 // fallback.
 //
 // Every pointer is device memory (params, grads in model.layout(), the
-// EncoderBatch's arrays, SpanTargets' positions; model/cuda/device_batch.h
+// EncoderBatch's arrays, SpanTargets' positions; model/train/device_batch.h
 // validates and uploads a host batch). The loss stays on the device;
 // everything is enqueued on context.stream() and nothing synchronises.
 //
@@ -20,8 +20,8 @@
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test (float) and pretraining_step_bf16_parity_test compare it with
 // the CPU step when run on a GPU machine.
-#ifndef BERTLAB_MODEL_CUDA_BERT_FOR_FINETUNING_CUDA_H_
-#define BERTLAB_MODEL_CUDA_BERT_FOR_FINETUNING_CUDA_H_
+#ifndef BERTLAB_MODEL_BERT_FOR_FINETUNING_CUDA_H_
+#define BERTLAB_MODEL_BERT_FOR_FINETUNING_CUDA_H_
 
 #include <cstdint>
 
@@ -76,4 +76,4 @@ const float* SpanFinetuneForwardBackward(const BertForFinetuning& model,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_BERT_FOR_FINETUNING_CUDA_H_
+#endif  // BERTLAB_MODEL_BERT_FOR_FINETUNING_CUDA_H_

@@ -1,4 +1,4 @@
-#include "model/cuda/batch_validation.h"
+#include "model/train/batch_validation.h"
 
 #include <string>
 #include <utility>

@@ -18,8 +18,8 @@
 //                   kIgnoreLabel
 //   span:           both position arrays or neither; each position >= 0 or
 //                   kIgnoreLabel (>= T is allowed: ignored, span_head.h)
-#ifndef BERTLAB_MODEL_CUDA_BATCH_VALIDATION_H_
-#define BERTLAB_MODEL_CUDA_BATCH_VALIDATION_H_
+#ifndef BERTLAB_MODEL_TRAIN_BATCH_VALIDATION_H_
+#define BERTLAB_MODEL_TRAIN_BATCH_VALIDATION_H_
 
 #include <cstdint>
 
@@ -46,4 +46,4 @@ absl::Status ValidateSpanTargets(const SpanTargets& targets, int64_t batch);
 
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_BATCH_VALIDATION_H_
+#endif  // BERTLAB_MODEL_TRAIN_BATCH_VALIDATION_H_
