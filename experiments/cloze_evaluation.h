@@ -3,10 +3,10 @@
 // fine-tuning, the paper's bidirectionality question asked directly.
 //
 // Items (tasks/cloze/cloze_items.h) are made from a prepared pre-training
-// corpus (pretraining_data_prep.h): the sentences are the lines of its
-// held_out.txt, which no run on that corpus trained on (and which, being
-// decontaminated, share no sentence with the fine-tuning tasks); word
-// frequencies come from its train.txt, read line by line. Every row that
+// corpus (tasks/pretraining_data/pretraining_data_prep.h): the sentences are
+// the lines of its held_out.txt, which no run on that corpus trained on (and
+// which, being decontaminated, share no sentence with the fine-tuning tasks);
+// word frequencies come from its train.txt, read line by line. Every row that
 // shares the corpus and vocabulary gets the same items, so the report pairs
 // them example by example.
 //

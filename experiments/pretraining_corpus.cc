@@ -4,13 +4,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 #include <system_error>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 
 namespace bertlab {
@@ -88,20 +86,6 @@ absl::StatusOr<std::vector<std::string>> Expand(const std::string& field,
 
 }  // namespace
 
-std::vector<CorpusSource> CorpusSources(const PretrainingData& data) {
-  std::vector<CorpusSource> sources;
-  if (data.sources_size() == 0) {
-    sources.push_back(
-        CorpusSource{data.format(),
-                     {data.corpus_files().begin(), data.corpus_files().end()}});
-  }
-  for (const PretrainingData::Source& source : data.sources()) {
-    sources.push_back(CorpusSource{
-        source.format(), {source.files().begin(), source.files().end()}});
-  }
-  return sources;
-}
-
 absl::StatusOr<PretrainingData> EffectiveCorpus(const PretrainingData& data,
                                                 const std::string& data_dir) {
   PretrainingData effective = data;
@@ -142,29 +126,6 @@ absl::Status UseEffectiveCorpus(const std::string& data_dir,
                      _.Prepend("variant ", run.name, ": "));
   }
   return absl::OkStatus();
-}
-
-std::string DescribeCorpus(const PretrainingData& data) {
-  const std::vector<CorpusSource> sources = CorpusSources(data);
-  std::vector<std::string> parts;
-  for (const CorpusSource& source : sources) {
-    if (source.format == PretrainingData::DEFAULT_CORPUS) {
-      parts.push_back("embedded default corpus (the World English Bible)");
-      continue;
-    }
-    if (sources.size() == 1) return absl::StrJoin(source.files, ", ");
-    std::vector<std::string> directories;
-    std::set<std::string> seen;
-    for (const std::string& file : source.files) {
-      const std::string directory = fs::path(file).parent_path().string();
-      if (seen.insert(directory).second) directories.push_back(directory);
-    }
-    parts.push_back(absl::StrCat(PretrainingData::Format_Name(source.format),
-                                 ": ", source.files.size(),
-                                 source.files.size() == 1 ? " file" : " files",
-                                 " in ", absl::StrJoin(directories, ", ")));
-  }
-  return absl::StrJoin(parts, "; ");
 }
 
 }  // namespace experiments

@@ -16,7 +16,9 @@
 // gone (resolved or ignored), its files are absolute and its wildcards
 // expanded (sorted by name), and a corpus of one source is written as
 // format/corpus_files, so a spec means the same data, with the same corpus
-// key (pretraining_data_prep.h), whichever form it was written in.
+// key (tasks/pretraining_data/pretraining_data_prep.h), whichever form it was
+// written in. What the data preparation reads of it is
+// spec_conversions.h ToCorpusSources.
 #ifndef BERTLAB_EXPERIMENTS_PRETRAINING_CORPUS_H_
 #define BERTLAB_EXPERIMENTS_PRETRAINING_CORPUS_H_
 
@@ -31,15 +33,6 @@
 namespace bertlab {
 namespace experiments {
 
-// One source of a corpus: its format and files (none for DEFAULT_CORPUS).
-struct CorpusSource {
-  PretrainingData::Format format = PretrainingData::FORMAT_UNSPECIFIED;
-  std::vector<std::string> files;
-};
-
-// The sources of `data`: its `sources`, or the one-source form as one.
-std::vector<CorpusSource> CorpusSources(const PretrainingData& data);
-
 // `data` (of a validated spec) with with_data_dir resolved against
 // `data_dir` (empty: no --data_dir, and with_data_dir is dropped), in the
 // canonical form above. Errors (NotFound) name the field, the pattern and
@@ -52,12 +45,6 @@ absl::StatusOr<PretrainingData> EffectiveCorpus(const PretrainingData& data,
 // prefixed "variant <name>: ".
 absl::Status UseEffectiveCorpus(const std::string& data_dir,
                                 std::vector<ResolvedRun>* runs);
-
-// For messages and run records: "embedded default corpus (the World English
-// Bible)" for the embedded corpus alone, the files joined by ", " for one
-// source of files, and for several "WIKIEXTRACTOR: 32 files in DIR;
-// GUTENBERG: ...".
-std::string DescribeCorpus(const PretrainingData& data);
 
 }  // namespace experiments
 }  // namespace bertlab

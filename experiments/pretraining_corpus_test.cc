@@ -10,9 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "common/file.h"
 #include "experiments/experiment.pb.h"
+#include "experiments/spec_conversions.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 
 namespace bertlab {
 namespace experiments {
@@ -60,7 +62,7 @@ TEST(EffectiveCorpusTest, WithoutDataDirTheCorpusStaysAndWithDataDirGoes) {
   EXPECT_EQ(effective->format(), PretrainingData::DEFAULT_CORPUS);
   EXPECT_FALSE(effective->has_with_data_dir());
   EXPECT_EQ(effective->sources_size(), 0);
-  EXPECT_EQ(DescribeCorpus(*effective),
+  EXPECT_EQ(DescribeCorpus(ToCorpusSources(*effective)),
             "embedded default corpus (the World English Bible)");
 }
 
@@ -79,7 +81,7 @@ TEST(EffectiveCorpusTest, DataDirSourcesReplaceTheCorpusExpandedAndSorted) {
   EXPECT_THAT(effective->sources(1).files(),
               ElementsAre(dir + "/books/a.txt", dir + "/books/b.txt",
                           dir + "/wiki/AA/README"));
-  EXPECT_EQ(DescribeCorpus(*effective),
+  EXPECT_EQ(DescribeCorpus(ToCorpusSources(*effective)),
             absl::StrCat("WIKIEXTRACTOR: 2 files in ", dir,
                          "/wiki/AA; GUTENBERG: 3 files in ", dir, "/books, ",
                          dir, "/wiki/AA"));
@@ -177,11 +179,11 @@ TEST(EffectiveCorpusTest, ThePaperScaleTakesACorpusFileIncludedAfterIt) {
   struct Case {
     std::string corpus_file;  // the RunSpec file's text; "" for none
     std::string data_dir;
-    PretrainingData::Format first_format;
+    CorpusFormat first_format;
     int sources;
   };
   const std::vector<Case> cases = {
-      {"", dir, PretrainingData::DEFAULT_CORPUS, 1},
+      {"", dir, CorpusFormat::kDefaultCorpus, 1},
       {R"pb(pretraining {
               data {
                 with_data_dir {
@@ -190,12 +192,12 @@ TEST(EffectiveCorpusTest, ThePaperScaleTakesACorpusFileIncludedAfterIt) {
                 }
               }
             })pb",
-       dir, PretrainingData::WIKIEXTRACTOR, 2},
+       dir, CorpusFormat::kWikiExtractor, 2},
       {absl::StrCat(
            "pretraining { data { sources { format: REFERENCE files: \"", dir,
            "/books/a.txt\" } sources { format: GUTENBERG files: \"", dir,
            "/books/b.txt\" } } }"),
-       "", PretrainingData::REFERENCE, 2},
+       "", CorpusFormat::kReference, 2},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(i);
@@ -213,7 +215,7 @@ TEST(EffectiveCorpusTest, ThePaperScaleTakesACorpusFileIncludedAfterIt) {
     std::vector<ResolvedRun> runs = ResolveRuns(*experiment);
     ASSERT_TRUE(UseEffectiveCorpus(cases[i].data_dir, &runs).ok());
     const PretrainingData& data = runs.at(0).spec.pretraining().data();
-    const std::vector<CorpusSource> sources = CorpusSources(data);
+    const std::vector<CorpusSource> sources = ToCorpusSources(data);
     ASSERT_EQ(sources.size(), static_cast<size_t>(cases[i].sources));
     EXPECT_EQ(sources[0].format, cases[i].first_format);
     EXPECT_EQ(data.min_corpus_words(), 1000000000);

@@ -63,6 +63,7 @@
 #include "experiments/spec_conversions.h"
 #include "tasks/corpus/default_corpus_path.h"
 #include "tasks/finetune/finetune_task_table.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 
 ABSL_FLAG(std::string, scale, "mini",
           "mini (a 2-core CPU, 30 minutes), small (a 2-core CPU, 2.5 hours "
@@ -172,9 +173,9 @@ absl::StatusOr<bool> NeedsDefaultCorpus(
       experiments::ResolveRuns(experiment);
   RETURN_IF_ERROR(experiments::UseEffectiveCorpus(data_dir, &runs));
   for (const experiments::ResolvedRun& run : runs) {
-    for (const experiments::CorpusSource& source :
-         experiments::CorpusSources(run.spec.pretraining().data())) {
-      if (source.format == experiments::PretrainingData::DEFAULT_CORPUS) {
+    for (const CorpusSource& source :
+         experiments::ToCorpusSources(run.spec.pretraining().data())) {
+      if (source.format == CorpusFormat::kDefaultCorpus) {
         return true;
       }
     }

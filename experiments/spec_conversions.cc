@@ -7,6 +7,73 @@
 namespace bertlab {
 namespace experiments {
 
+CorpusFormat ToCorpusFormat(PretrainingData::Format format) {
+  switch (format) {
+    case PretrainingData::REFERENCE:
+      return CorpusFormat::kReference;
+    case PretrainingData::WIKIEXTRACTOR:
+      return CorpusFormat::kWikiExtractor;
+    case PretrainingData::GUTENBERG:
+      return CorpusFormat::kGutenberg;
+    case PretrainingData::DIATHEKE:
+      return CorpusFormat::kDiatheke;
+    case PretrainingData::DEFAULT_CORPUS:
+      return CorpusFormat::kDefaultCorpus;
+    case PretrainingData::FORMAT_UNSPECIFIED:
+    default:
+      break;
+  }
+  CHECK(false) << "ToCorpusFormat needs a validated spec's format, got "
+               << static_cast<int>(format);
+  return CorpusFormat::kReference;
+}
+
+std::vector<CorpusSource> ToCorpusSources(const PretrainingData& data) {
+  std::vector<CorpusSource> sources;
+  if (data.sources_size() == 0) {
+    sources.push_back(
+        CorpusSource{ToCorpusFormat(data.format()),
+                     {data.corpus_files().begin(), data.corpus_files().end()}});
+  }
+  for (const PretrainingData::Source& source : data.sources()) {
+    sources.push_back(
+        CorpusSource{ToCorpusFormat(source.format()),
+                     {source.files().begin(), source.files().end()}});
+  }
+  return sources;
+}
+
+absl::StatusOr<PretrainingDataConfig> ToPretrainingDataConfig(
+    const RunSpec& spec) {
+  const PretrainingSpec& pretraining = spec.pretraining();
+  const PretrainingData& data = pretraining.data();
+  if (data.with_data_dir().sources_size() > 0) {
+    return absl::InvalidArgumentError(
+        "pretraining.data.with_data_dir is unresolved: the runner replaces it "
+        "by EffectiveCorpus (pretraining_corpus.h) before preparing data");
+  }
+  PretrainingDataConfig config;
+  config.sources = ToCorpusSources(data);
+  if (data.has_held_out_files()) {
+    config.held_out_files.assign(data.held_out_files().files().begin(),
+                                 data.held_out_files().files().end());
+  }
+  // 0 with held_out_files (the oneof's other member).
+  config.held_out_fraction = data.held_out_fraction();
+  config.seed = data.seed();
+  config.min_corpus_words = data.min_corpus_words();
+  if (data.has_shards_dir()) config.shards_dir = data.shards_dir();
+  const ModelSpec& model = spec.model();
+  if (model.has_vocab_file()) config.vocab_file = model.vocab_file();
+  config.train_vocab_size = model.train_vocab().size();
+  config.cased = model.cased();
+  for (int phase = 0; phase < pretraining.sequence_schedule().phases_size();
+       ++phase) {
+    config.phases.push_back(ToInstanceConfig(pretraining, phase));
+  }
+  return config;
+}
+
 int64_t WarmupSteps(const ScheduleSpec& schedule) {
   if (schedule.has_warmup_proportion()) {
     return static_cast<int64_t>(static_cast<double>(schedule.total_steps()) *

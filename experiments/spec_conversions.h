@@ -28,6 +28,7 @@
 #include "tasks/finetune/finetune_tasks.h"
 #include "tasks/pretraining_data/instance_config.h"
 #include "tasks/pretraining_data/language_model.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 
 namespace bertlab {
 namespace experiments {
@@ -54,6 +55,24 @@ LanguageModel ToLanguageModel(PretrainingObjectives::LanguageModel model);
 // objective).
 InstanceConfig ToInstanceConfig(const PretrainingSpec& pretraining,
                                 int phase_index);
+
+// The schema's corpus format as the data preparation's; CHECKs it is set.
+CorpusFormat ToCorpusFormat(PretrainingData::Format format);
+
+// The sources of `data`: its `sources`, or the one-source form (format and
+// corpus_files) as one, so either form gives the same sources. For a
+// validated spec (every format set).
+std::vector<CorpusSource> ToCorpusSources(const PretrainingData& data);
+
+// What the data preparation takes from a run (tasks/pretraining_data/
+// pretraining_data_prep.h): the corpus (ToCorpusSources), held-out files or
+// fraction, data seed, minimum words and shards_dir of pretraining.data; the
+// model's vocab_file, train_vocab.size and casing; each sequence phase's
+// ToInstanceConfig. An error (naming the field) while with_data_dir is still
+// unresolved: the runner replaces it by EffectiveCorpus
+// (pretraining_corpus.h) first.
+absl::StatusOr<PretrainingDataConfig> ToPretrainingDataConfig(
+    const RunSpec& spec);
 
 // warmup_steps, or int(total_steps * warmup_proportion) as the reference's
 // run_pretraining / run_classifier compute it. For a validated spec.

@@ -22,6 +22,7 @@ namespace experiments {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 template <typename Message>
 Message Parse(const std::string& text) {
@@ -266,6 +267,116 @@ TEST(SpecConversionsTest, ToFinetuneOptionsMapsEveryField) {
   EXPECT_TRUE(options.adamw.bias_correction);
   EXPECT_EQ(options.clip_norm, 0.5);
   EXPECT_EQ(options.gradient_accumulation_steps, 3);
+}
+
+// The data preparation's formats are the schema's, number for number (the
+// corpus key hashes the number) and name for name (messages and run records
+// print it).
+TEST(SpecConversionsTest, EveryCorpusFormatMapsToItsNumberAndName) {
+  const std::vector<PretrainingData::Format> formats =
+      SetValues<PretrainingData::Format>(PretrainingData::Format_descriptor());
+  EXPECT_EQ(formats.size(), 5u);
+  for (const PretrainingData::Format format : formats) {
+    const CorpusFormat converted = ToCorpusFormat(format);
+    EXPECT_EQ(static_cast<int>(converted), static_cast<int>(format));
+    EXPECT_EQ(CorpusFormatName(converted),
+              PretrainingData::Format_Name(format));
+  }
+}
+
+// One source written as `sources` is the one-source form: the same sources,
+// so the same corpus key.
+TEST(SpecConversionsTest, EitherCorpusFormGivesTheSameSources) {
+  const std::vector<CorpusSource> one_source = ToCorpusSources(
+      Parse<PretrainingData>(R"pb(format: WIKIEXTRACTOR
+                                  corpus_files: [ "a", "b" ])pb"));
+  const std::vector<CorpusSource> sources =
+      ToCorpusSources(Parse<PretrainingData>(R"pb(sources {
+                                                    format: WIKIEXTRACTOR
+                                                    files: [ "a", "b" ]
+                                                  })pb"));
+  ASSERT_EQ(one_source.size(), 1u);
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_EQ(one_source[0].format, CorpusFormat::kWikiExtractor);
+  EXPECT_EQ(sources[0].format, CorpusFormat::kWikiExtractor);
+  EXPECT_THAT(one_source[0].files, ElementsAre("a", "b"));
+  EXPECT_THAT(sources[0].files, ElementsAre("a", "b"));
+  const std::vector<CorpusSource> two = ToCorpusSources(Parse<PretrainingData>(
+      R"pb(sources { format: GUTENBERG files: "c" }
+           sources { format: DEFAULT_CORPUS })pb"));
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].format, CorpusFormat::kGutenberg);
+  EXPECT_THAT(two[0].files, ElementsAre("c"));
+  EXPECT_EQ(two[1].format, CorpusFormat::kDefaultCorpus);
+  EXPECT_TRUE(two[1].files.empty());
+}
+
+TEST(SpecConversionsTest, ToPretrainingDataConfigMapsEveryField) {
+  const RunSpec spec = Parse<RunSpec>(R"pb(
+    model {
+      train_vocab { size: 777 }
+      cased: true
+    }
+    pretraining {
+      objectives { language_model: MASKED_LM next_sentence: true }
+      data {
+        format: REFERENCE
+        corpus_files: [ "/c/one.txt", "/c/two.txt" ]
+        held_out_fraction: 0.03
+        seed: 4242
+        min_corpus_words: 5151
+        shards_dir: "/shards"
+        dupe_factor: 3
+      }
+      sequence_schedule {
+        phases { max_seq_length: 64 max_predictions_per_seq: 9 }
+        phases { max_seq_length: 128 max_predictions_per_seq: 19 }
+      }
+    }
+  )pb");
+  absl::StatusOr<PretrainingDataConfig> config = ToPretrainingDataConfig(spec);
+  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_EQ(config->sources.size(), 1u);
+  EXPECT_EQ(config->sources[0].format, CorpusFormat::kReference);
+  EXPECT_THAT(config->sources[0].files,
+              ElementsAre("/c/one.txt", "/c/two.txt"));
+  EXPECT_TRUE(config->held_out_files.empty());
+  EXPECT_EQ(config->held_out_fraction, 0.03);
+  EXPECT_EQ(config->seed, 4242u);
+  EXPECT_EQ(config->min_corpus_words, 5151);
+  EXPECT_EQ(config->shards_dir, "/shards");
+  EXPECT_EQ(config->vocab_file, "");
+  EXPECT_EQ(config->train_vocab_size, 777);
+  EXPECT_TRUE(config->cased);
+  ASSERT_EQ(config->phases.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(InstanceConfigToText(config->phases[i]),
+              InstanceConfigToText(ToInstanceConfig(spec.pretraining(), i)));
+  }
+  EXPECT_EQ(config->phases[1].max_seq_length, 128);
+  EXPECT_EQ(config->phases[1].dupe_factor, 3);
+  EXPECT_EQ(config->phases[1].seed, 4242u);
+
+  RunSpec held_out = spec;
+  PretrainingData* data = held_out.mutable_pretraining()->mutable_data();
+  data->mutable_held_out_files()->add_files("/c/held_out.txt");
+  data->clear_shards_dir();
+  held_out.mutable_model()->set_vocab_file("/v/vocab.txt");
+  config = ToPretrainingDataConfig(held_out);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_THAT(config->held_out_files, ElementsAre("/c/held_out.txt"));
+  EXPECT_EQ(config->held_out_fraction, 0.0);  // the oneof's other member
+  EXPECT_EQ(config->shards_dir, "");
+  EXPECT_EQ(config->vocab_file, "/v/vocab.txt");
+
+  RunSpec unresolved = spec;
+  unresolved.mutable_pretraining()
+      ->mutable_data()
+      ->mutable_with_data_dir()
+      ->add_sources()
+      ->set_format(PretrainingData::WIKIEXTRACTOR);
+  EXPECT_THAT(ToPretrainingDataConfig(unresolved).status().message(),
+              HasSubstr("pretraining.data.with_data_dir is unresolved"));
 }
 
 }  // namespace

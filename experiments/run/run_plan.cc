@@ -16,6 +16,7 @@
 #include "experiments/spec_conversions.h"
 #include "model/bert/config.h"
 #include "tasks/finetune/finetune_task_table.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 
 namespace bertlab {
 namespace experiments {
@@ -168,7 +169,7 @@ absl::StatusOr<std::string> DescribeRunPlan(
           Magnitude(tokens));
       const PretrainingData& data = pretraining.data();
       absl::StrAppend(
-          &out, "    corpus: ", DescribeCorpus(data),
+          &out, "    corpus: ", DescribeCorpus(ToCorpusSources(data)),
           data.min_corpus_words() > 0
               ? absl::StrCat(
                     " (needs at least ",

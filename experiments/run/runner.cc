@@ -28,10 +28,8 @@
 #include "experiments/cloze_evaluation.h"
 #include "experiments/config_loader.h"
 #include "experiments/epoch_choice.h"
-#include "experiments/evaluation_text.h"
 #include "experiments/pretraining_corpus.h"
 #include "experiments/pretraining_curve.h"
-#include "experiments/pretraining_data_prep.h"
 #include "experiments/pretraining_options.h"
 #include "experiments/pretraining_seeds.h"
 #include "experiments/run/pretraining_cache.h"
@@ -52,6 +50,8 @@
 #include "tasks/default_tasks/default_tasks.h"
 #include "tasks/finetune/finetune_task_table.h"
 #include "tasks/full_tokenizer.h"
+#include "tasks/pretraining_data/evaluation_text.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 
 namespace bertlab {
 namespace experiments {
@@ -746,9 +746,8 @@ class Runner {
   absl::StatusOr<const ContaminationFilter*> LeaveOut(
       const PretrainingData& data) {
     bool embedded = false, files = false;
-    for (const CorpusSource& source : CorpusSources(data)) {
-      (source.format == PretrainingData::DEFAULT_CORPUS ? embedded : files) =
-          true;
+    for (const CorpusSource& source : ToCorpusSources(data)) {
+      (source.format == CorpusFormat::kDefaultCorpus ? embedded : files) = true;
     }
     const bool evaluation = files && !options_.data_dir.empty();
     const int key = (embedded ? 1 : 0) | (evaluation ? 2 : 0);
@@ -855,7 +854,10 @@ class Runner {
     // Not prefixed by the variant: a file under --data_dir that does not
     // parse is the data's fault, named by its file:line:column.
     ASSIGN_OR_RETURN(prep.leave_out, LeaveOut(run.spec.pretraining().data()));
-    ASSIGN_OR_RETURN(job.data, PreparePretrainingData(run.spec, prep),
+    ASSIGN_OR_RETURN(const PretrainingDataConfig data_config,
+                     ToPretrainingDataConfig(run.spec),
+                     _.Prepend("variant ", run.name, ": "));
+    ASSIGN_OR_RETURN(job.data, PreparePretrainingData(data_config, prep),
                      _.Prepend("variant ", run.name, ": "));
     ASSIGN_OR_RETURN(
         job.options,
@@ -993,7 +995,8 @@ class Runner {
                    DescriptionOf(run.name), job.run_id, config);
     record.kind = "pretrain";
     record.derived = false;
-    record.data_source = DescribeCorpus(run.spec.pretraining().data());
+    record.data_source =
+        DescribeCorpus(ToCorpusSources(run.spec.pretraining().data()));
     if (job.data.left_out_documents > 0) {
       absl::StrAppend(&record.data_source, "; ", job.data.left_out_documents,
                       " documents (", job.data.left_out_words,
@@ -1005,8 +1008,8 @@ class Runner {
                      ReadEvalCurve(Join(job.train_dir, "metrics.jsonl"),
                                    job.options.objective));
     for (const CorpusSource& source :
-         CorpusSources(run.spec.pretraining().data())) {
-      if (source.format == PretrainingData::DEFAULT_CORPUS) {
+         ToCorpusSources(run.spec.pretraining().data())) {
+      if (source.format == CorpusFormat::kDefaultCorpus) {
         ASSIGN_OR_RETURN(record.data_hashes["default_corpus.txt"],
                          FileSha256(options_.default_corpus));
         continue;
@@ -1218,7 +1221,7 @@ class Runner {
       record.data_source = absl::StrCat(
           test->items.size(), " cloze items from ", test->held_out_sentences,
           " held-out sentences of the pre-training corpus (",
-          DescribeCorpus(run.spec.pretraining().data()), ")");
+          DescribeCorpus(ToCorpusSources(run.spec.pretraining().data())), ")");
       record.primary_metric = "accuracy";
       record.metrics = {{"accuracy", outcome.accuracy}};
       record.trivial = ClozeChance(*test);

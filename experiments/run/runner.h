@@ -3,8 +3,9 @@
 //
 //   1. Pre-training, once per variant that does not reuse another's
 //      checkpoint (Variant.pretrained_from): the data is prepared
-//      (pretraining_data_prep.h) and RunPretraining trains, resuming from
-//      the run's newest checkpoint when a run was interrupted.
+//      (tasks/pretraining_data/pretraining_data_prep.h) and RunPretraining
+//      trains, resuming from the run's newest checkpoint when a run was
+//      interrupted.
 //   2. Fine-tuning, for every variant x task x learning rate x restart, from
 //      the variant's final pre-training checkpoint (task_evaluation.h,
 //      model/train/finetuner.h). A task whose real data is absent runs its

@@ -12,7 +12,7 @@
 // both texts is no leak, and matching them would drop documents for nothing. A
 // corpus document is contaminated when any of its sentences is in the filter;
 // the pre-training data preparation leaves such documents out whole
-// (experiments/pretraining_data_prep.h).
+// (tasks/pretraining_data/pretraining_data_prep.h).
 //
 // The filter is a set: the order sentences are added in does not matter, and
 // Key() names its contents for cache keys.

@@ -4,7 +4,7 @@
 // only and comes with the one line that run records carry as
 // `trivial.predictor` (docs/RUN_RECORDS.md). This file makes the
 // predictions; the caller scores them with the task's official scorer, the
-// one the model's dev predictions go through (experiments/finetune_tasks.cc),
+// one the model's dev predictions go through (experiments/task_evaluation.cc),
 // so the two numbers are comparable by construction.
 //
 //   classification (GLUE but STS-B, the derived pair task): the majority

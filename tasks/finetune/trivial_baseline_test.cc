@@ -1,6 +1,6 @@
 // The trivial predictors' fitting rules on hand-made training sets; their
 // scores on dev through the official scorers are checked per task in
-// experiments/finetune_tasks_test.cc.
+// experiments/task_evaluation_test.cc.
 #include "tasks/finetune/trivial_baseline.h"
 
 #include <string>

@@ -13,18 +13,17 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "experiments/decontamination_for_test.h"
-#include "experiments/pretraining_data_prep.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tasks/corpus/contamination_filter.h"
 #include "tasks/corpus/sentence_splitter.h"
 #include "tasks/default_tasks/default_tasks.h"
 #include "tasks/full_tokenizer.h"
+#include "tasks/pretraining_data/decontamination_for_test.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 #include "tasks/pretraining_data/shard_format.h"
 
 namespace bertlab {
-namespace experiments {
 namespace {
 
 namespace fs = std::filesystem;
@@ -42,19 +41,15 @@ struct Prepared {
 // vocabulary.
 Prepared Prepare(const std::string& root, const ContaminationFilter* filter) {
   Prepared prepared;
-  absl::StatusOr<RunSpec> spec = DecontaminationSpec(
-      "train_vocab { size: 2000 }",
-      "format: DEFAULT_CORPUS held_out_fraction: 0.02 dupe_factor: 1 "
-      "seed: 12345",
-      128);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  if (!spec.ok()) return prepared;
+  PretrainingDataConfig config =
+      DecontaminationConfig(CorpusFormat::kDefaultCorpus, {}, 128);
+  config.train_vocab_size = 2000;
   DataPrepOptions options;
   options.root = root;
   options.default_corpus = fs::absolute(kDefaultCorpus).string();
   options.verbose = false;
   options.leave_out = filter;
-  absl::StatusOr<PreparedData> data = PreparePretrainingData(*spec, options);
+  absl::StatusOr<PreparedData> data = PreparePretrainingData(config, options);
   EXPECT_TRUE(data.ok()) << data.status();
   if (!data.ok()) return prepared;
   prepared.data = *data;
@@ -205,5 +200,4 @@ TEST(DecontaminationTest, NoDerivedTaskSentenceIsPretrainedOn) {
 }
 
 }  // namespace
-}  // namespace experiments
 }  // namespace bertlab

@@ -1,4 +1,4 @@
-#include "experiments/pretraining_data_prep.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -31,9 +32,6 @@
 #include "common/run_lock.h"
 #include "common/split_mix.h"
 #include "common/status_macros.h"
-#include "experiments/config_loader.h"
-#include "experiments/pretraining_corpus.h"
-#include "experiments/spec_conversions.h"
 #include "tasks/corpus/diatheke_reader.h"
 #include "tasks/corpus/gutenberg_reader.h"
 #include "tasks/corpus/reference_format_reader.h"
@@ -46,7 +44,6 @@
 #include "tasks/wordpiece_trainer.h"
 
 namespace bertlab {
-namespace experiments {
 namespace {
 
 namespace fs = std::filesystem;
@@ -162,15 +159,16 @@ std::string WithThousands(int64_t value) {
   return value < 0 ? absl::StrCat("-", digits) : digits;
 }
 
-// The refusal of a corpus of `words` words when the spec asks for more.
-absl::Status CheckCorpusWords(const PretrainingData& data, int64_t words) {
-  if (data.min_corpus_words() <= 0 || words >= data.min_corpus_words()) {
+// The refusal of a corpus of `words` words when the config asks for more.
+absl::Status CheckCorpusWords(const PretrainingDataConfig& config,
+                              int64_t words) {
+  if (config.min_corpus_words <= 0 || words >= config.min_corpus_words) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(
       "pretraining.data: the corpus has ", WithThousands(words), " words (",
-      DescribeCorpus(data), "); this experiment needs at least ",
-      WithThousands(data.min_corpus_words()),
+      DescribeCorpus(config.sources), "); this experiment needs at least ",
+      WithThousands(config.min_corpus_words),
       " (pretraining.data.min_corpus_words): the paper pre-trains on 3.3B "
       "words (English Wikipedia through WikiExtractor + BooksCorpus). Point "
       "pretraining.data.sources at such a corpus (see README, 'Paper "
@@ -288,28 +286,27 @@ class StreamedFile {
 };
 
 absl::StatusOr<std::unique_ptr<DocumentReader>> OpenCorpus(
-    PretrainingData::Format format, const std::vector<std::string>& paths) {
+    CorpusFormat format, const std::vector<std::string>& paths) {
   switch (format) {
-    case PretrainingData::REFERENCE:
-    case PretrainingData::DEFAULT_CORPUS: {
+    case CorpusFormat::kReference:
+    case CorpusFormat::kDefaultCorpus: {
       ASSIGN_OR_RETURN(auto reader, ReferenceFormatReader::Open(paths));
       return std::unique_ptr<DocumentReader>(std::move(reader));
     }
-    case PretrainingData::WIKIEXTRACTOR: {
+    case CorpusFormat::kWikiExtractor: {
       ASSIGN_OR_RETURN(auto reader, WikiExtractorReader::Open(paths));
       return std::unique_ptr<DocumentReader>(std::move(reader));
     }
-    case PretrainingData::GUTENBERG: {
+    case CorpusFormat::kGutenberg: {
       ASSIGN_OR_RETURN(auto reader, GutenbergReader::Open(paths));
       return std::unique_ptr<DocumentReader>(std::move(reader));
     }
-    case PretrainingData::DIATHEKE: {
+    case CorpusFormat::kDiatheke: {
       ASSIGN_OR_RETURN(auto reader, DiathekeReader::Open(paths));
       return std::unique_ptr<DocumentReader>(std::move(reader));
     }
-    default:
-      return absl::InvalidArgumentError("pretraining.data.format is unset");
   }
+  return absl::InvalidArgumentError("pretraining.data.format is unset");
 }
 
 // One side of the split: where its documents go, and how many went.
@@ -430,9 +427,9 @@ absl::Status SplitCorpus(const std::vector<CorpusSource>& sources,
 // The split of `sources` (and `held_out_files`) into train.txt and
 // held_out.txt of `corpus_dir`, document by document: the corpus is never
 // held. The files get their names only once the whole split succeeded and
-// the corpus has the words the spec asks for (the caller's DONE marker is
+// the corpus has the words the config asks for (the caller's DONE marker is
 // what makes them count).
-absl::Status SplitIntoFiles(const PretrainingData& data,
+absl::Status SplitIntoFiles(const PretrainingDataConfig& config,
                             const std::vector<CorpusSource>& sources,
                             const std::vector<std::string>& held_out_files,
                             const ContaminationFilter* leave_out,
@@ -444,12 +441,12 @@ absl::Status SplitIntoFiles(const PretrainingData& data,
       StreamedFile held_out,
       StreamedFile::Create((fs::path(corpus_dir) / "held_out.txt").string()));
   SplitSide train_side{&train}, held_out_side{&held_out}, left_out_side;
-  RETURN_IF_ERROR(SplitCorpus(
-      sources, data.has_held_out_fraction() ? data.held_out_fraction() : 0.0,
-      data.seed(), leave_out, &train_side, &held_out_side, &left_out_side));
+  RETURN_IF_ERROR(SplitCorpus(sources, config.held_out_fraction, config.seed,
+                              leave_out, &train_side, &held_out_side,
+                              &left_out_side));
   if (!held_out_files.empty()) {
     RETURN_IF_ERROR(SplitCorpus(
-        {CorpusSource{sources.at(0).format, held_out_files}}, 0.0, data.seed(),
+        {CorpusSource{sources.at(0).format, held_out_files}}, 0.0, config.seed,
         leave_out, &held_out_side, nullptr, &left_out_side));
   }
   if (verbose && left_out_side.documents > 0) {
@@ -468,7 +465,7 @@ absl::Status SplitIntoFiles(const PretrainingData& data,
         WithThousands(held_out_side.words), held_out_side.documents);
   }
   RETURN_IF_ERROR(
-      CheckCorpusWords(data, train_side.words + held_out_side.words));
+      CheckCorpusWords(config, train_side.words + held_out_side.words));
   if (train_side.documents == 0 || held_out_side.documents == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "pretraining.data: the held-out split leaves ", train_side.documents,
@@ -591,12 +588,12 @@ struct CorpusFiles {
   std::vector<std::string> held_out;
 };
 
-absl::StatusOr<CorpusFiles> ResolveCorpusFiles(const PretrainingData& data,
-                                               const DataPrepOptions& options) {
+absl::StatusOr<CorpusFiles> ResolveCorpusFiles(
+    const PretrainingDataConfig& config, const DataPrepOptions& options) {
   CorpusFiles files;
-  files.sources = CorpusSources(data);
+  files.sources = config.sources;
   for (CorpusSource& source : files.sources) {
-    if (source.format != PretrainingData::DEFAULT_CORPUS) continue;
+    if (source.format != CorpusFormat::kDefaultCorpus) continue;
     if (options.default_corpus.empty()) {
       return absl::InvalidArgumentError(
           "pretraining.data.format is DEFAULT_CORPUS but the runner has no "
@@ -605,14 +602,13 @@ absl::StatusOr<CorpusFiles> ResolveCorpusFiles(const PretrainingData& data,
     }
     source.files = {options.default_corpus};
   }
-  if (data.has_held_out_files()) {
+  if (!config.held_out_files.empty()) {
     if (files.sources.size() > 1) {
       return absl::InvalidArgumentError(
           "pretraining.data.held_out_files goes with one source; with "
           "several use held_out_fraction");
     }
-    files.held_out.assign(data.held_out_files().files().begin(),
-                          data.held_out_files().files().end());
+    files.held_out = config.held_out_files;
   }
   return files;
 }
@@ -620,17 +616,18 @@ absl::StatusOr<CorpusFiles> ResolveCorpusFiles(const PretrainingData& data,
 // The corpus key: format, contents, held-out choice, seed; for several
 // sources, each one's format and contents in order, and the interleave.
 // `leave_out_key` is the filter's Key(), empty for none.
-absl::StatusOr<uint64_t> CorpusKey(const PretrainingData& data,
+absl::StatusOr<uint64_t> CorpusKey(const PretrainingDataConfig& config,
                                    const CorpusFiles& files,
                                    const std::string& leave_out_key,
                                    const DataPrepOptions& options) {
   const std::string choice = absl::StrCat(
-      ";seed=", data.seed(), ";held_out_fraction=", data.held_out_fraction(),
+      ";seed=", config.seed, ";held_out_fraction=", config.held_out_fraction,
       leave_out_key.empty() ? "" : absl::StrCat(";leave_out=", leave_out_key),
       ";");
   uint64_t key = files.sources.size() == 1
-                     ? Fnv1a64(absl::StrCat("format=", files.sources[0].format,
-                                            choice, "corpus:"))
+                     ? Fnv1a64(absl::StrCat(
+                           "format=", static_cast<int>(files.sources[0].format),
+                           choice, "corpus:"))
                      : Fnv1a64(absl::StrCat("sources=", files.sources.size(),
                                             choice, "interleave=1;"));
   const auto key_file = [&options](
@@ -645,7 +642,9 @@ absl::StatusOr<uint64_t> CorpusKey(const PretrainingData& data,
   };
   for (const CorpusSource& source : files.sources) {
     if (files.sources.size() > 1) {
-      key = Fnv1a64(absl::StrCat("source:format=", source.format, ";"), key);
+      key = Fnv1a64(
+          absl::StrCat("source:format=", static_cast<int>(source.format), ";"),
+          key);
     }
     for (const std::string& path : source.files) {
       ASSIGN_OR_RETURN(key, key_file(path, key));
@@ -660,7 +659,7 @@ absl::StatusOr<uint64_t> CorpusKey(const PretrainingData& data,
 
 // Splits the corpus into corpus_dir's train.txt and held_out.txt unless it
 // is DONE there. The caller holds the directory's lock.
-absl::Status SplitCorpusOnce(const PretrainingData& data,
+absl::Status SplitCorpusOnce(const PretrainingDataConfig& config,
                              const CorpusFiles& files,
                              const ContaminationFilter* leave_out,
                              const DataPrepOptions& options,
@@ -671,12 +670,12 @@ absl::Status SplitCorpusOnce(const PretrainingData& data,
       std::cerr << "data: splitting "
                 << (files.sources.size() == 1
                         ? absl::StrJoin(files.sources[0].files, ", ")
-                        : DescribeCorpus(data))
+                        : DescribeCorpus(config.sources))
                 << " into " << corpus_dir << "\n";
     }
     RETURN_IF_ERROR(CreateDirectories(corpus_dir));
     const absl::Status split =
-        SplitIntoFiles(data, files.sources, files.held_out, leave_out,
+        SplitIntoFiles(config, files.sources, files.held_out, leave_out,
                        corpus_dir, options.verbose);
     if (!split.ok()) {
       // The partial files are gone; so goes the directory, when empty.
@@ -692,14 +691,15 @@ absl::Status SplitCorpusOnce(const PretrainingData& data,
 // The model's vocabulary file, or one trained on train.txt (once, kept in
 // corpus_dir).
 absl::StatusOr<std::string> VocabularyOnce(
-    const ModelSpec& model, const FullTokenizerOptions& tokenizer_options,
+    const PretrainingDataConfig& config,
+    const FullTokenizerOptions& tokenizer_options,
     const std::string& corpus_dir, bool verbose) {
-  if (model.has_vocab_file()) return model.vocab_file();
-  const int size = model.train_vocab().size();
+  if (!config.vocab_file.empty()) return config.vocab_file;
+  const int size = config.train_vocab_size;
   const std::string vocab_file =
-      (fs::path(corpus_dir) /
-       absl::StrCat("vocab-", size, model.cased() ? "-cased" : "-uncased",
-                    ".txt"))
+      (fs::path(corpus_dir) / absl::StrCat("vocab-", size,
+                                           config.cased ? "-cased" : "-uncased",
+                                           ".txt"))
           .string();
   ASSIGN_OR_RETURN(const bool have_vocab, PathExists(vocab_file));
   if (have_vocab) return vocab_file;
@@ -720,15 +720,16 @@ absl::StatusOr<std::string> VocabularyOnce(
   return vocab_file;
 }
 
-// The shards of sequence phase `phase`, train and held-out (made once, in a
-// directory keyed by the instance config, the vocabulary and the format).
-absl::Status ShardsOnce(const PretrainingSpec& pretraining, int phase,
+// The shards of a sequence phase made as `phase` says, train and held-out
+// (made once, in a directory keyed by the instance config, the vocabulary
+// and the format).
+absl::Status ShardsOnce(const InstanceConfig& phase,
                         const FullTokenizer& tokenizer,
                         const FullTokenizerOptions& tokenizer_options,
                         bool cased, const DataPrepOptions& options,
                         PreparedData* prepared) {
   const std::string& corpus_dir = prepared->corpus_dir;
-  InstanceConfig config = ToInstanceConfig(pretraining, phase);
+  InstanceConfig config = phase;
   if (options.max_block_bytes > 0) {
     config.max_block_bytes = options.max_block_bytes;
   }
@@ -765,18 +766,50 @@ absl::Status ShardsOnce(const PretrainingSpec& pretraining, int phase,
 
 }  // namespace
 
-absl::StatusOr<PreparedData> PreparePretrainingData(
-    const RunSpec& spec, const DataPrepOptions& options) {
-  const PretrainingSpec& pretraining = spec.pretraining();
-  const PretrainingData& data = pretraining.data();
-  const std::string root =
-      data.has_shards_dir() ? data.shards_dir() : options.root;
-  if (data.with_data_dir().sources_size() > 0) {
-    return absl::InvalidArgumentError(
-        "pretraining.data.with_data_dir is unresolved: the runner replaces it "
-        "by EffectiveCorpus (pretraining_corpus.h) before preparing data");
+absl::string_view CorpusFormatName(CorpusFormat format) {
+  switch (format) {
+    case CorpusFormat::kReference:
+      return "REFERENCE";
+    case CorpusFormat::kWikiExtractor:
+      return "WIKIEXTRACTOR";
+    case CorpusFormat::kGutenberg:
+      return "GUTENBERG";
+    case CorpusFormat::kDiatheke:
+      return "DIATHEKE";
+    case CorpusFormat::kDefaultCorpus:
+      return "DEFAULT_CORPUS";
   }
-  ASSIGN_OR_RETURN(const CorpusFiles files, ResolveCorpusFiles(data, options));
+  return "FORMAT_UNSPECIFIED";
+}
+
+std::string DescribeCorpus(const std::vector<CorpusSource>& sources) {
+  std::vector<std::string> parts;
+  for (const CorpusSource& source : sources) {
+    if (source.format == CorpusFormat::kDefaultCorpus) {
+      parts.push_back("embedded default corpus (the World English Bible)");
+      continue;
+    }
+    if (sources.size() == 1) return absl::StrJoin(source.files, ", ");
+    std::vector<std::string> directories;
+    std::set<std::string> seen;
+    for (const std::string& file : source.files) {
+      const std::string directory = fs::path(file).parent_path().string();
+      if (seen.insert(directory).second) directories.push_back(directory);
+    }
+    parts.push_back(absl::StrCat(CorpusFormatName(source.format), ": ",
+                                 source.files.size(),
+                                 source.files.size() == 1 ? " file" : " files",
+                                 " in ", absl::StrJoin(directories, ", ")));
+  }
+  return absl::StrJoin(parts, "; ");
+}
+
+absl::StatusOr<PreparedData> PreparePretrainingData(
+    const PretrainingDataConfig& config, const DataPrepOptions& options) {
+  const std::string root =
+      config.shards_dir.empty() ? options.root : config.shards_dir;
+  ASSIGN_OR_RETURN(const CorpusFiles files,
+                   ResolveCorpusFiles(config, options));
   if (options.max_block_bytes < 0 || options.instances_per_shard < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "DataPrepOptions: max_block_bytes (", options.max_block_bytes,
@@ -788,7 +821,7 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
   const std::string leave_out_key =
       options.leave_out != nullptr ? options.leave_out->Key() : "";
   ASSIGN_OR_RETURN(const uint64_t key,
-                   CorpusKey(data, files, leave_out_key, options));
+                   CorpusKey(config, files, leave_out_key, options));
   PreparedData prepared;
   prepared.corpus_dir =
       (fs::path(root) / absl::StrCat("corpus-", Fnv1a64Hex(key))).string();
@@ -798,29 +831,27 @@ absl::StatusOr<PreparedData> PreparePretrainingData(
       const FileLock lock,
       LockRunDirectory(prepared.corpus_dir, "the prepared corpus"));
   RETURN_IF_ERROR(SplitCorpusOnce(
-      data, files, leave_out_key.empty() ? nullptr : options.leave_out, options,
-      prepared.corpus_dir));
+      config, files, leave_out_key.empty() ? nullptr : options.leave_out,
+      options, prepared.corpus_dir));
   RETURN_IF_ERROR(CorpusStats(prepared.corpus_dir, &prepared));
   RETURN_IF_ERROR(ReadLeftOut(prepared.corpus_dir, &prepared));
   // A corpus split earlier (for an experiment without the minimum).
   RETURN_IF_ERROR(
-      CheckCorpusWords(data, prepared.train_words + prepared.held_out_words));
-  const bool cased = spec.model().cased();
+      CheckCorpusWords(config, prepared.train_words + prepared.held_out_words));
+  const bool cased = config.cased;
   const FullTokenizerOptions tokenizer_options =
       cased ? CasedOptions() : UncasedOptions();
   ASSIGN_OR_RETURN(prepared.vocab_file,
-                   VocabularyOnce(spec.model(), tokenizer_options,
+                   VocabularyOnce(config, tokenizer_options,
                                   prepared.corpus_dir, options.verbose));
   ASSIGN_OR_RETURN(
       const FullTokenizer tokenizer,
       FullTokenizer::FromVocabFile(prepared.vocab_file, tokenizer_options));
-  for (int phase = 0; phase < pretraining.sequence_schedule().phases_size();
-       ++phase) {
-    RETURN_IF_ERROR(ShardsOnce(pretraining, phase, tokenizer, tokenizer_options,
-                               cased, options, &prepared));
+  for (const InstanceConfig& phase : config.phases) {
+    RETURN_IF_ERROR(ShardsOnce(phase, tokenizer, tokenizer_options, cased,
+                               options, &prepared));
   }
   return prepared;
 }
 
-}  // namespace experiments
 }  // namespace bertlab

@@ -12,8 +12,8 @@
 //                every context, sentence by sentence, and every question.
 // Files of other names are not read. Errors name the file (and line, or JSON
 // path) that does not parse.
-#ifndef BERTLAB_EXPERIMENTS_EVALUATION_TEXT_H_
-#define BERTLAB_EXPERIMENTS_EVALUATION_TEXT_H_
+#ifndef BERTLAB_TASKS_PRETRAINING_DATA_EVALUATION_TEXT_H_
+#define BERTLAB_TASKS_PRETRAINING_DATA_EVALUATION_TEXT_H_
 
 #include <string>
 
@@ -21,7 +21,6 @@
 #include "tasks/corpus/contamination_filter.h"
 
 namespace bertlab {
-namespace experiments {
 
 // What was read, for the runner's message and the run records.
 struct EvaluationText {
@@ -31,7 +30,6 @@ struct EvaluationText {
 
 absl::StatusOr<EvaluationText> ReadEvaluationText(const std::string& data_dir);
 
-}  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_EVALUATION_TEXT_H_
+#endif  // BERTLAB_TASKS_PRETRAINING_DATA_EVALUATION_TEXT_H_

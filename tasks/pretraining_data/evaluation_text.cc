@@ -1,4 +1,4 @@
-#include "experiments/evaluation_text.h"
+#include "tasks/pretraining_data/evaluation_text.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -14,7 +14,6 @@
 #include "tasks/squad/squad_reader.h"
 
 namespace bertlab {
-namespace experiments {
 namespace {
 
 namespace fs = std::filesystem;
@@ -89,5 +88,4 @@ absl::StatusOr<EvaluationText> ReadEvaluationText(const std::string& data_dir) {
   return text;
 }
 
-}  // namespace experiments
 }  // namespace bertlab

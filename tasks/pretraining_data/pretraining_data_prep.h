@@ -1,10 +1,12 @@
-// Everything a pre-training run reads, made from the experiment's corpus and
-// kept for reuse: the held-out split by documents, the vocabulary (trained
-// when the model asks for train_vocab) and the shards of every sequence
-// phase, train and held-out. The experiment runner calls this before
-// RunPretraining.
+// Everything a pre-training run reads, made from its corpus and kept for
+// reuse: the held-out split by documents, the vocabulary (trained when the
+// run names none) and the shards of every sequence phase, train and
+// held-out. The experiment runner calls this before RunPretraining, with the
+// run's PretrainingDataConfig (experiments/spec_conversions.h
+// ToPretrainingDataConfig). Messages name the experiment file's fields
+// (pretraining.data.min_corpus_words, ...), where a user sets them.
 //
-// Layout under `root` (PretrainingData.shards_dir when the experiment sets
+// Layout under `root` (PretrainingDataConfig.shards_dir when the run sets
 // it), keyed by hashes so that variants and experiments which need the same
 // data share it, and a changed input makes a new directory instead of
 // reusing a stale one:
@@ -27,7 +29,7 @@
 // corpus-<K> holds its lock (corpus-<K>.lock beside it, common/run_lock.h):
 // another process preparing the same corpus waits, then finds it done.
 //
-// Several sources (PretrainingData.sources, e.g. Wikipedia and books) are
+// Several sources (PretrainingDataConfig.sources, e.g. Wikipedia and books) are
 // mixed by document: each source's reader holds its next document, and
 // document i of the mixed stream comes from a source drawn with
 // SplitMix64(seed ^ salt ^ SplitMix64(i)) among those not yet exhausted, in
@@ -57,18 +59,18 @@
 // (3.3B words) prepares like the embedded one: the key and the corpus hash
 // are FNV-1a 64 streams over 1 MiB chunks of the files, the split reads one
 // document at a time (one per source) and appends it to train.txt or
-// held_out.txt, counting its words (PretrainingData.min_corpus_words refuses
-// a smaller corpus before the vocabulary and shards are made, and before the
-// DONE marker), the vocabulary trainer reads train.txt line by line and the
-// instance builder in blocks (instance_builder.h). What remains is bounded
-// otherwise: one block of text and its instances
+// held_out.txt, counting its words (PretrainingDataConfig.min_corpus_words
+// refuses a smaller corpus before the vocabulary and shards are made, and
+// before the DONE marker), the vocabulary trainer reads train.txt line by line
+// and the instance builder in blocks (instance_builder.h). What remains is
+// bounded otherwise: one block of text and its instances
 // (InstanceConfig::max_block_bytes, 64 MiB), the shard being written
 // (ShardWriterOptions::instances_per_shard) and the trainer's count per
 // distinct word, which grows with the distinct words (far slower than the
 // corpus), not with the text. pretraining_data_prep_memory_test measures the
 // peak.
-#ifndef BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_
-#define BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_
+#ifndef BERTLAB_TASKS_PRETRAINING_DATA_PRETRAINING_DATA_PREP_H_
+#define BERTLAB_TASKS_PRETRAINING_DATA_PRETRAINING_DATA_PREP_H_
 
 #include <cstdint>
 #include <string>
@@ -77,11 +79,68 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "experiments/experiment.pb.h"
+#include "absl/strings/string_view.h"
 #include "tasks/corpus/contamination_filter.h"
+#include "tasks/pretraining_data/instance_config.h"
 
 namespace bertlab {
-namespace experiments {
+
+// How a corpus's files are read (tasks/corpus's readers). The numbers are
+// the experiment schema's (PretrainingData.Format) and part of the corpus
+// key ("format=<n>"): they never change.
+enum class CorpusFormat {
+  // One sentence per line, a blank line between documents
+  // (create_pretraining_data.py's input).
+  kReference = 1,
+  kWikiExtractor = 2,  // WikiExtractor <doc> blocks
+  kGutenberg = 3,      // Project Gutenberg plain-text books
+  kDiatheke = 4,       // diatheke output (how the default corpus is made)
+  // The embedded corpus (reference format): DataPrepOptions.default_corpus.
+  kDefaultCorpus = 5,
+};
+
+// "REFERENCE", "WIKIEXTRACTOR", "GUTENBERG", "DIATHEKE", "DEFAULT_CORPUS":
+// the experiment file's names, which messages and run records print.
+absl::string_view CorpusFormatName(CorpusFormat format);
+
+// One source of a corpus: its format and files (none for kDefaultCorpus).
+struct CorpusSource {
+  CorpusFormat format = CorpusFormat::kReference;
+  std::vector<std::string> files;
+};
+
+// For messages and run records: "embedded default corpus (the World English
+// Bible)" for the embedded corpus alone, the files joined by ", " for one
+// source of files, and for several "WIKIEXTRACTOR: 32 files in DIR;
+// GUTENBERG: ...".
+std::string DescribeCorpus(const std::vector<CorpusSource>& sources);
+
+// What a run's pre-training reads: its corpus, its vocabulary and the
+// instances of each sequence phase. No defaults of its own: the experiment
+// schema holds them.
+struct PretrainingDataConfig {
+  // The corpus, one source or several (mixed by document, see the header),
+  // with every file path final (no wildcards).
+  std::vector<CorpusSource> sources;
+  // The held-out documents: these files (with one source; read in its
+  // format), or, when there are none, each document with probability
+  // held_out_fraction.
+  std::vector<std::string> held_out_files;
+  double held_out_fraction = 0;
+  // The data seed: the held-out draw and the mix of several sources.
+  uint64_t seed = 0;
+  // A corpus of fewer words is refused; 0: no minimum.
+  int64_t min_corpus_words = 0;
+  // Where prepared data is kept; empty: DataPrepOptions.root.
+  std::string shards_dir;
+  // The vocabulary file, or, when empty, one of train_vocab_size entries
+  // trained on the training text.
+  std::string vocab_file;
+  int train_vocab_size = 0;
+  bool cased = false;
+  // How the instances of each sequence phase are made.
+  std::vector<InstanceConfig> phases;
+};
 
 // KeyFile's results in one process, by a corpus file's path and the key
 // before it: the variants of an experiment share a corpus, and reading it
@@ -90,10 +149,10 @@ using CorpusFileKeys =
     absl::flat_hash_map<std::pair<std::string, uint64_t>, uint64_t>;
 
 struct DataPrepOptions {
-  // Where prepared data is kept when the spec has no shards_dir.
+  // Where prepared data is kept when the config has no shards_dir.
   std::string root;
   // The embedded corpus (//tasks/corpus:default_corpus, reference format),
-  // read for format DEFAULT_CORPUS.
+  // read for CorpusFormat::kDefaultCorpus.
   std::string default_corpus;
   // Progress lines on stderr.
   bool verbose = true;
@@ -133,17 +192,15 @@ struct PreparedData {
   int64_t left_out_words = 0;
 };
 
-// For a resolved, validated RunSpec whose corpus is effective
-// (pretraining_corpus.h: no with_data_dir left). Errors: unreadable corpus
-// files (file and line), a corpus file that changes while it is read, a
-// held-out fraction that leaves no documents on either side or a corpus of
-// fewer words than min_corpus_words (FailedPrecondition, with the count;
-// for both only the lock file stays), no instances, negative streaming
-// bounds.
+// Errors: unreadable corpus files (file and line), a corpus file that
+// changes while it is read, a held-out fraction that leaves no documents on
+// either side or a corpus of fewer words than min_corpus_words
+// (FailedPrecondition, with the count; for both only the lock file stays),
+// no instances, negative streaming bounds, kDefaultCorpus without
+// DataPrepOptions.default_corpus, held-out files with several sources.
 absl::StatusOr<PreparedData> PreparePretrainingData(
-    const RunSpec& spec, const DataPrepOptions& options);
+    const PretrainingDataConfig& config, const DataPrepOptions& options);
 
-}  // namespace experiments
 }  // namespace bertlab
 
-#endif  // BERTLAB_EXPERIMENTS_PRETRAINING_DATA_PREP_H_
+#endif  // BERTLAB_TASKS_PRETRAINING_DATA_PRETRAINING_DATA_PREP_H_

@@ -1,52 +1,31 @@
-#include "experiments/decontamination_for_test.h"
+#include "tasks/pretraining_data/decontamination_for_test.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include "absl/strings/str_split.h"
-#include "absl/strings/substitute.h"
 #include "common/file.h"
 #include "common/status_macros.h"
-#include "experiments/config_loader.h"
 #include "tasks/corpus/contamination_filter.h"
 
 namespace bertlab {
-namespace experiments {
 
-absl::StatusOr<RunSpec> DecontaminationSpec(const std::string& vocabulary,
-                                            const std::string& data,
+PretrainingDataConfig DecontaminationConfig(CorpusFormat format,
+                                            std::vector<std::string> files,
                                             int max_seq_length) {
-  constexpr char kExperiment[] = R"pb(
-    name: "decontamination"
-    base {
-      model {
-        shape { num_hidden_layers: 1 hidden_size: 16 num_attention_heads: 2 } $0
-        max_position_embeddings: $2
-      }
-      pretraining {
-        data { $1 }
-        sequence_schedule {
-          phases {
-            fraction_of_steps: 1.0
-            max_seq_length: $2
-            batch_size: 4
-            max_predictions_per_seq: 5
-          }
-        }
-        optimizer { learning_rate: 1e-3 weight_decay: 0 }
-        schedule { total_steps: 2 warmup_proportion: 0.5 }
-        eval_every_steps: 2
-        eval_batches: 1
-        checkpoint_every_steps: 2
-      }
-    }
-  )pb";
-  ASSIGN_OR_RETURN(const Experiment experiment,
-                   ParseExperiment(absl::Substitute(kExperiment, vocabulary,
-                                                    data, max_seq_length),
-                                   "decontamination.textproto"));
-  return ResolveRuns(experiment).at(0).spec;
+  PretrainingDataConfig config;
+  config.sources.push_back(CorpusSource{format, std::move(files)});
+  config.held_out_fraction = 0.02;
+  config.seed = 12345;
+  InstanceConfig phase;
+  phase.max_seq_length = max_seq_length;
+  phase.max_predictions_per_seq = 5;
+  phase.dupe_factor = 1;
+  phase.seed = config.seed;
+  config.phases.push_back(phase);
+  return config;
 }
 
 absl::StatusOr<std::string> PreparedText(const PreparedData& prepared) {
@@ -82,5 +61,4 @@ int SentencesFoundAsLines(const std::vector<std::string>& sentences,
   return found;
 }
 
-}  // namespace experiments
 }  // namespace bertlab

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -31,15 +32,12 @@
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/substitute.h"
 #include "common/directory.h"
 #include "common/exit_status.h"
 #include "common/parallel.h"
 #include "common/split_mix.h"
 #include "common/status_macros.h"
-#include "experiments/config_loader.h"
-#include "experiments/experiment.pb.h"
-#include "experiments/pretraining_data_prep.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 
 ABSL_FLAG(std::string, work_dir, "",
           "where the corpus and the prepared data go (created)");
@@ -50,7 +48,7 @@ ABSL_FLAG(int, instances_per_shard, 1000,
           "DataPrepOptions::instances_per_shard (0: the default)");
 ABSL_FLAG(int, threads, 2, "threads for tokenizing and building instances");
 ABSL_FLAG(int, sources, 1,
-          "the corpus as this many sources (PretrainingData.sources)");
+          "the corpus as this many sources (PretrainingDataConfig.sources)");
 
 namespace bertlab {
 namespace {
@@ -60,33 +58,22 @@ namespace fs = std::filesystem;
 constexpr char kProgram[] = "pretraining_data_prep_memory";
 constexpr int kPoolWords = 2000;
 
-// $0: the corpus (its data fields).
-constexpr char kExperiment[] = R"pb(
-  name: "memory"
-  base {
-    model {
-      shape { num_hidden_layers: 1 hidden_size: 16 num_attention_heads: 2 }
-      train_vocab { size: 600 }
-      max_position_embeddings: 64
-    }
-    pretraining {
-      data { $0 held_out_fraction: 0.05 dupe_factor: 1 seed: 3 }
-      sequence_schedule {
-        phases {
-          fraction_of_steps: 1.0
-          max_seq_length: 64
-          batch_size: 4
-          max_predictions_per_seq: 10
-        }
-      }
-      optimizer { learning_rate: 1e-3 weight_decay: 0 }
-      schedule { total_steps: 2 warmup_proportion: 0.5 }
-      eval_every_steps: 2
-      eval_batches: 1
-      checkpoint_every_steps: 2
-    }
-  }
-)pb";
+// A trained vocabulary of 600 entries, 5% of the documents held out, one
+// masked-LM phase of 64 tokens with 10 predictions per sequence.
+PretrainingDataConfig MemoryConfig(std::vector<CorpusSource> sources) {
+  PretrainingDataConfig config;
+  config.sources = std::move(sources);
+  config.held_out_fraction = 0.05;
+  config.seed = 3;
+  config.train_vocab_size = 600;
+  InstanceConfig phase;
+  phase.max_seq_length = 64;
+  phase.max_predictions_per_seq = 10;
+  phase.dupe_factor = 1;
+  phase.seed = config.seed;
+  config.phases.push_back(phase);
+  return config;
+}
 
 class Draws {
  public:
@@ -165,37 +152,26 @@ absl::Status Run() {
   const int sources = absl::GetFlag(FLAGS_sources);
   if (sources < 1) return absl::InvalidArgumentError("--sources must be >= 1");
   std::vector<std::string> paths;
-  std::string data_fields;
+  std::vector<CorpusSource> corpus;
   for (int i = 0; i < sources; ++i) {
     paths.push_back((fs::absolute(work_dir) /
                      (sources == 1 ? std::string("corpus.txt")
                                    : absl::StrCat("corpus-", i, ".txt")))
                         .string());
-    absl::StrAppend(&data_fields,
-                    sources == 1
-                        ? absl::StrCat("format: REFERENCE corpus_files: \"",
-                                       paths.back(), "\"")
-                        : absl::StrCat("sources { format: REFERENCE files: \"",
-                                       paths.back(), "\" } "));
+    corpus.push_back(CorpusSource{CorpusFormat::kReference, {paths.back()}});
   }
   ASSIGN_OR_RETURN(
       const int64_t corpus_bytes,
       WriteCorpus(paths, int64_t{absl::GetFlag(FLAGS_corpus_mib)} << 20));
   const int64_t before = PeakRssKib();
 
-  ASSIGN_OR_RETURN(const experiments::Experiment experiment,
-                   experiments::ParseExperiment(
-                       absl::Substitute(kExperiment, data_fields),
-                       (fs::path(work_dir) / "memory.textproto").string()));
-  experiments::DataPrepOptions options;
+  DataPrepOptions options;
   options.root = (fs::path(work_dir) / "data").string();
   options.verbose = false;
   options.max_block_bytes = int64_t{absl::GetFlag(FLAGS_max_block_kib)} << 10;
   options.instances_per_shard = absl::GetFlag(FLAGS_instances_per_shard);
-  ASSIGN_OR_RETURN(
-      const experiments::PreparedData prepared,
-      experiments::PreparePretrainingData(
-          experiments::ResolveRuns(experiment).at(0).spec, options));
+  ASSIGN_OR_RETURN(const PreparedData prepared,
+                   PreparePretrainingData(MemoryConfig(corpus), options));
   std::cout << "corpus_bytes=" << corpus_bytes << "\n"
             << "train_documents=" << prepared.train_documents << "\n"
             << "held_out_documents=" << prepared.held_out_documents << "\n"

@@ -1,4 +1,4 @@
-#include "experiments/evaluation_text.h"
+#include "tasks/pretraining_data/evaluation_text.h"
 
 #include <filesystem>
 #include <string>
@@ -9,7 +9,6 @@
 #include "gtest/gtest.h"
 
 namespace bertlab {
-namespace experiments {
 namespace {
 
 using ::testing::HasSubstr;
@@ -78,5 +77,4 @@ TEST(ReadEvaluationText, ABrokenFileIsNamed) {
 }
 
 }  // namespace
-}  // namespace experiments
 }  // namespace bertlab

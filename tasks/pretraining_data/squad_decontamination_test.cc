@@ -10,22 +10,21 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "experiments/decontamination_for_test.h"
-#include "experiments/evaluation_text.h"
-#include "experiments/pretraining_data_prep.h"
 #include "gtest/gtest.h"
 #include "tasks/corpus/contamination_filter.h"
 #include "tasks/corpus/sentence_splitter.h"
+#include "tasks/pretraining_data/decontamination_for_test.h"
+#include "tasks/pretraining_data/evaluation_text.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 #include "tasks/shared_data_for_test.h"
 #include "tasks/squad/squad_reader.h"
 
 namespace bertlab {
-namespace experiments {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kAnchor[] = "experiments/testdata/tiny_vocab.txt";
+constexpr char kAnchor[] = "tasks/pretraining_data/testdata/tiny_vocab.txt";
 
 // The prepared corpus's text (train.txt then held_out.txt) and its counts.
 std::string PreparedWikipedia(const std::string& shared,
@@ -34,21 +33,15 @@ std::string PreparedWikipedia(const std::string& shared,
                               PreparedData* data) {
   const std::string wiki =
       shared + "/corpus/wikipedia-en-2015-wikiextractor/AA";
-  absl::StatusOr<RunSpec> spec = DecontaminationSpec(
-      absl::StrCat("vocab_file: \"", fs::absolute(kAnchor).string(), "\""),
-      absl::StrCat("format: WIKIEXTRACTOR corpus_files: [\"", wiki,
-                   "/wiki_00\", \"", wiki,
-                   "/wiki_10\"] held_out_fraction: 0.02 dupe_factor: 1 "
-                   "seed: 12345"),
-      32);
-  EXPECT_TRUE(spec.ok()) << spec.status();
-  if (!spec.ok()) return "";
+  PretrainingDataConfig config = DecontaminationConfig(
+      CorpusFormat::kWikiExtractor, {wiki + "/wiki_00", wiki + "/wiki_10"}, 32);
+  config.vocab_file = fs::absolute(kAnchor).string();
   DataPrepOptions options;
   options.root = root;
   options.verbose = false;
   options.leave_out = filter;
   absl::StatusOr<PreparedData> prepared =
-      PreparePretrainingData(*spec, options);
+      PreparePretrainingData(config, options);
   EXPECT_TRUE(prepared.ok()) << prepared.status();
   if (!prepared.ok()) return "";
   *data = *prepared;
@@ -86,5 +79,4 @@ TEST(SquadDecontaminationTest, NoSquadSentenceIsPretrainedOn) {
 }
 
 }  // namespace
-}  // namespace experiments
 }  // namespace bertlab

@@ -3,28 +3,25 @@
 // split streamed (issue 16): a change here would silently re-key every
 // cache, change run ids and change the prepared data, so it has to be a
 // deliberate one that updates these goldens.
-#include "experiments/pretraining_data_prep.h"
+#include "tasks/pretraining_data/pretraining_data_prep.h"
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/substitute.h"
 #include "common/file.h"
 #include "common/sha256.h"
-#include "experiments/config_loader.h"
-#include "experiments/experiment.pb.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace bertlab {
-namespace experiments {
 namespace {
 
 namespace fs = std::filesystem;
@@ -35,49 +32,36 @@ std::string Runfile(const std::string& path) {
   return fs::absolute(path).string();
 }
 
-// An experiment preparing `data_fields` (the inside of pretraining.data)
-// with the tiny vocabulary, so no vocabulary is trained. $0 is the
-// vocabulary's path, $1 the data fields.
-constexpr char kExperiment[] = R"pb(
-  name: "prep"
-  base {
-    model {
-      shape { num_hidden_layers: 1 hidden_size: 16 num_attention_heads: 2 }
-      vocab_file: "$0"
-      max_position_embeddings: 64
-    }
-    pretraining {
-      data { $1 }
-      sequence_schedule {
-        phases {
-          fraction_of_steps: 1.0
-          max_seq_length: 32
-          batch_size: 4
-          max_predictions_per_seq: 5
-        }
-      }
-      optimizer { learning_rate: 1e-3 weight_decay: 0 }
-      schedule { total_steps: 2 warmup_proportion: 0.5 }
-      eval_every_steps: 2
-      eval_batches: 1
-      checkpoint_every_steps: 2
-    }
-  }
-)pb";
-
-std::string ExperimentText(const std::string& data_fields) {
-  return absl::Substitute(
-      kExperiment, Runfile("experiments/testdata/tiny_vocab.txt"), data_fields);
+std::string Testdata(const std::string& name) {
+  return Runfile("tasks/pretraining_data/testdata/" + name);
 }
 
-absl::StatusOr<RunSpec> Spec(const std::string& data_fields) {
-  const std::string source =
-      (fs::path(testing::TempDir()) / "prep.textproto").string();
-  absl::StatusOr<Experiment> experiment =
-      ParseExperiment(ExperimentText(data_fields), source);
-  if (!experiment.ok()) return experiment.status();
-  return ResolveRuns(*experiment).at(0).spec;
+// Preparing `sources` with the tiny vocabulary (so none is trained) for one
+// masked-LM phase of 32 tokens: `held_out_fraction` of the documents held
+// out, the data seed `seed`, each document's instances made `dupe_factor`
+// times.
+PretrainingDataConfig Config(std::vector<CorpusSource> sources,
+                             double held_out_fraction, uint64_t seed,
+                             int dupe_factor) {
+  PretrainingDataConfig config;
+  config.sources = std::move(sources);
+  config.held_out_fraction = held_out_fraction;
+  config.seed = seed;
+  config.vocab_file = Testdata("tiny_vocab.txt");
+  InstanceConfig phase;
+  phase.max_seq_length = 32;
+  phase.max_predictions_per_seq = 5;
+  phase.dupe_factor = dupe_factor;
+  phase.seed = seed;
+  config.phases.push_back(phase);
+  return config;
 }
+
+CorpusSource Reference(std::vector<std::string> files) {
+  return CorpusSource{CorpusFormat::kReference, std::move(files)};
+}
+
+const CorpusSource kDefaultCorpus{CorpusFormat::kDefaultCorpus, {}};
 
 DataPrepOptions Options(const std::string& name) {
   DataPrepOptions options;
@@ -89,7 +73,7 @@ DataPrepOptions Options(const std::string& name) {
 
 struct Golden {
   std::string name;
-  std::string data_fields;
+  PretrainingDataConfig config;
   // What the whole-corpus implementation made.
   std::string corpus_dir;  // corpus-<key>
   std::string corpus_hash;
@@ -109,15 +93,13 @@ std::string CorpusDirOf(const PreparedData& prepared) {
 
 void ExpectGolden(const Golden& golden) {
   SCOPED_TRACE(golden.name);
-  absl::StatusOr<RunSpec> spec = Spec(golden.data_fields);
-  ASSERT_TRUE(spec.ok()) << spec.status();
   const DataPrepOptions options = Options(golden.name);
   // The first call splits the corpus, the second finds it done and reads the
   // hash and the counts back from the files: both must give the goldens.
   for (const char* pass : {"split", "cached"}) {
     SCOPED_TRACE(pass);
     absl::StatusOr<PreparedData> prepared =
-        PreparePretrainingData(*spec, options);
+        PreparePretrainingData(golden.config, options);
     ASSERT_TRUE(prepared.ok()) << prepared.status();
     const std::string corpus_dir = CorpusDirOf(*prepared);
     EXPECT_EQ(fs::path(corpus_dir).filename().string(), golden.corpus_dir);
@@ -138,9 +120,7 @@ void ExpectGolden(const Golden& golden) {
 // The CI regression's data (ci_regression.textproto).
 TEST(PretrainingDataPrepTest, DefaultCorpusAsTheCiRegression) {
   ExpectGolden(
-      {"ci",
-       "format: DEFAULT_CORPUS held_out_fraction: 0.02 "
-       "dupe_factor: 1 seed: 12345",
+      {"ci", Config({kDefaultCorpus}, 0.02, 12345, 1),
        "corpus-0fab3cdee811deb5", "fnv1a64:49afb0c3fdb3e837", 1353, 35,
        "dd691e064d0fbc6cbff95eb6f533fc378e4ca2ff56e916c8eddfe39ca6e86740",
        "86656da946c801504bab13a4eed4bf72cf5d68eeedc36f41c806a0f6435e7df8"});
@@ -149,9 +129,7 @@ TEST(PretrainingDataPrepTest, DefaultCorpusAsTheCiRegression) {
 // The fault suite's default-corpus experiment.
 TEST(PretrainingDataPrepTest, DefaultCorpusAsTheFaultSuite) {
   ExpectGolden(
-      {"faults",
-       "format: DEFAULT_CORPUS held_out_fraction: 0.01 "
-       "dupe_factor: 1 seed: 5",
+      {"faults", Config({kDefaultCorpus}, 0.01, 5, 1),
        "corpus-2f56174b73fca4e0", "fnv1a64:e6e07d7c02fa74bb", 1367, 21,
        "a36f7bfc3aecade01f1db8402b05ff1d3b9f0344ded79930c1d3887d2916fd29",
        "48d3ec9250ad277d4ac28895a985ad0ce4c8a27de316710d27f5000c423e0605"});
@@ -162,10 +140,8 @@ TEST(PretrainingDataPrepTest, DefaultCorpusAsTheFaultSuite) {
 TEST(PretrainingDataPrepTest, ReferenceCorpusWithFraction) {
   ExpectGolden(
       {"squad",
-       absl::StrCat("format: REFERENCE corpus_files: \"",
-                    Runfile("tests/faults/testdata/corpus.txt"),
-                    "\" held_out_fraction: 0.25 dupe_factor: 1 "
-                    "seed: 5"),
+       Config({Reference({Runfile("tests/faults/testdata/corpus.txt")})}, 0.25,
+              5, 1),
        "corpus-cf28e332b3be2a5e", "fnv1a64:3d220da274a07c2c", 7, 1,
        "60eb94716e3365f080cb33ec3804d1b03abefa209d74217adb3e3d6eeee7a07b",
        "1cb9bd0c8375cdf3edba5c0a243bdf8cf59d4788b25823681866206d23487d1a"});
@@ -175,26 +151,27 @@ TEST(PretrainingDataPrepTest, ReferenceCorpusWithFraction) {
 TEST(PretrainingDataPrepTest, TwoCorpusFilesWithFraction) {
   ExpectGolden(
       {"two_files",
-       absl::StrCat("format: REFERENCE corpus_files: \"",
-                    Runfile("experiments/testdata/tiny_corpus.txt"),
-                    "\" corpus_files: \"",
-                    Runfile("tests/faults/testdata/corpus.txt"),
-                    "\" held_out_fraction: 0.5 dupe_factor: 1 seed: 7"),
+       Config({Reference({Testdata("tiny_corpus.txt"),
+                          Runfile("tests/faults/testdata/corpus.txt")})},
+              0.5, 7, 1),
        "corpus-d2e0d581581465be", "fnv1a64:3b69b9b4f3b71d1a", 4, 6,
        "5a286c6df7da35441514a784007a6b762197c755ad096e3c4e3d1c1b410a94c8",
        "23de916ae24a1ea8645974ec29693b568d82b578d0fd4ffef630d009f5bdb7bc"});
 }
 
-// tiny.textproto's data: held-out files instead of a fraction.
+// experiments/testdata/tiny.textproto's data: held-out files instead of a
+// fraction (the data seed the schema's default).
+PretrainingDataConfig HeldOutFilesConfig() {
+  PretrainingDataConfig config =
+      Config({Reference({Testdata("tiny_corpus.txt")})}, 0.0, 12345, 2);
+  config.held_out_files = {Testdata("tiny_held_out.txt")};
+  return config;
+}
+
 TEST(PretrainingDataPrepTest, HeldOutFiles) {
   ExpectGolden(
-      {"held_out_files",
-       absl::StrCat("format: REFERENCE corpus_files: \"",
-                    Runfile("experiments/testdata/tiny_corpus.txt"),
-                    "\" held_out_files { files: \"",
-                    Runfile("experiments/testdata/tiny_held_out.txt"),
-                    "\" } dupe_factor: 2"),
-       "corpus-83d2bc585097dc0a", "fnv1a64:a8416ae7bbd2c34c", 2, 1,
+      {"held_out_files", HeldOutFilesConfig(), "corpus-83d2bc585097dc0a",
+       "fnv1a64:a8416ae7bbd2c34c", 2, 1,
        "5cf198cc15b9d842942175feb8fbc5cc286572a972b4b4897659e8bfbb9d5698",
        "6968c64e466e60e8f46f118bf839234a7ceedc6da149f8a13b20878d61b102bc"});
 }
@@ -202,14 +179,11 @@ TEST(PretrainingDataPrepTest, HeldOutFiles) {
 TEST(PretrainingDataPrepTest, RefusesASplitWithoutHeldOutDocuments) {
   // tiny_corpus.txt has two documents; with seed 1 and a fraction of 0.01
   // neither is held out.
-  absl::StatusOr<RunSpec> spec =
-      Spec(absl::StrCat("format: REFERENCE corpus_files: \"",
-                        Runfile("experiments/testdata/tiny_corpus.txt"),
-                        "\" held_out_fraction: 0.01 dupe_factor: 1 seed: 1"));
-  ASSERT_TRUE(spec.ok()) << spec.status();
+  const PretrainingDataConfig config =
+      Config({Reference({Testdata("tiny_corpus.txt")})}, 0.01, 1, 1);
   const DataPrepOptions options = Options("no_held_out");
   absl::StatusOr<PreparedData> prepared =
-      PreparePretrainingData(*spec, options);
+      PreparePretrainingData(config, options);
   ASSERT_FALSE(prepared.ok());
   EXPECT_EQ(prepared.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(prepared.status().message(),
@@ -250,11 +224,10 @@ std::vector<std::string> DocumentsOf(const std::string& path) {
   return documents;
 }
 
-std::string TwoSources(uint64_t seed) {
-  return absl::StrCat(
-      "sources { format: REFERENCE files: \"", WriteSource("alpha", 40),
-      "\" } sources { format: REFERENCE files: \"", WriteSource("beta", 20),
-      "\" } held_out_fraction: 0.2 dupe_factor: 1 seed: ", seed);
+PretrainingDataConfig TwoSources(uint64_t seed) {
+  return Config({Reference({WriteSource("alpha", 40)}),
+                 Reference({WriteSource("beta", 20)})},
+                0.2, seed, 1);
 }
 
 // The sources' names in the order of `documents`.
@@ -265,10 +238,9 @@ std::string NamesOf(const std::vector<std::string>& documents) {
 }
 
 TEST(PretrainingDataPrepTest, SeveralSourcesAreInterleavedByDocument) {
-  absl::StatusOr<RunSpec> spec = Spec(TwoSources(7));
-  ASSERT_TRUE(spec.ok()) << spec.status();
+  const PretrainingDataConfig config = TwoSources(7);
   absl::StatusOr<PreparedData> prepared =
-      PreparePretrainingData(*spec, Options("mixed"));
+      PreparePretrainingData(config, Options("mixed"));
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   const std::string corpus_dir = CorpusDirOf(*prepared);
   const std::vector<std::string> train =
@@ -310,16 +282,14 @@ TEST(PretrainingDataPrepTest, SeveralSourcesAreInterleavedByDocument) {
   // The same seed mixes the same way (into a new cache); another seed
   // differently, into another corpus directory.
   absl::StatusOr<PreparedData> again =
-      PreparePretrainingData(*spec, Options("mixed_again"));
+      PreparePretrainingData(config, Options("mixed_again"));
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->corpus_hash, prepared->corpus_hash);
   EXPECT_EQ(NamesOf(DocumentsOf(
                 (fs::path(CorpusDirOf(*again)) / "train.txt").string())),
             names);
-  absl::StatusOr<RunSpec> other = Spec(TwoSources(8));
-  ASSERT_TRUE(other.ok()) << other.status();
   absl::StatusOr<PreparedData> reseeded =
-      PreparePretrainingData(*other, Options("mixed"));
+      PreparePretrainingData(TwoSources(8), Options("mixed"));
   ASSERT_TRUE(reseeded.ok()) << reseeded.status();
   EXPECT_NE(CorpusDirOf(*reseeded), corpus_dir);
   EXPECT_NE(NamesOf(DocumentsOf(
@@ -327,36 +297,14 @@ TEST(PretrainingDataPrepTest, SeveralSourcesAreInterleavedByDocument) {
             names);
 }
 
-// One source written as `sources` is the one-source form: the same key and
-// text as HeldOutFiles' golden.
-TEST(PretrainingDataPrepTest, OneSourceIsKeyedAsTheOneSourceForm) {
-  absl::StatusOr<RunSpec> spec =
-      Spec(absl::StrCat("sources { format: REFERENCE files: \"",
-                        Runfile("experiments/testdata/tiny_corpus.txt"),
-                        "\" } held_out_files { files: \"",
-                        Runfile("experiments/testdata/tiny_held_out.txt"),
-                        "\" } dupe_factor: 2"));
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  absl::StatusOr<PreparedData> prepared =
-      PreparePretrainingData(*spec, Options("one_source"));
-  ASSERT_TRUE(prepared.ok()) << prepared.status();
-  EXPECT_EQ(fs::path(CorpusDirOf(*prepared)).filename().string(),
-            "corpus-83d2bc585097dc0a");
-  EXPECT_EQ(prepared->corpus_hash, "fnv1a64:a8416ae7bbd2c34c");
-}
-
 TEST(PretrainingDataPrepTest, RefusesACorpusBelowMinCorpusWords) {
   // tiny_corpus.txt: 12 + 12 words; seed 1 holds out its first document.
-  const std::string corpus =
-      absl::StrCat("format: REFERENCE corpus_files: \"",
-                   Runfile("experiments/testdata/tiny_corpus.txt"),
-                   "\" held_out_fraction: 0.5 dupe_factor: 1 seed: 1 ");
-  absl::StatusOr<RunSpec> spec =
-      Spec(absl::StrCat(corpus, "min_corpus_words: 1000"));
-  ASSERT_TRUE(spec.ok()) << spec.status();
+  PretrainingDataConfig config =
+      Config({Reference({Testdata("tiny_corpus.txt")})}, 0.5, 1, 1);
+  config.min_corpus_words = 1000;
   const DataPrepOptions options = Options("too_small");
   absl::StatusOr<PreparedData> prepared =
-      PreparePretrainingData(*spec, options);
+      PreparePretrainingData(config, options);
   ASSERT_FALSE(prepared.ok());
   EXPECT_EQ(prepared.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(prepared.status().message(),
@@ -371,17 +319,15 @@ TEST(PretrainingDataPrepTest, RefusesACorpusBelowMinCorpusWords) {
   }
 
   // Enough words: prepared, with the count.
-  spec = Spec(absl::StrCat(corpus, "min_corpus_words: 24"));
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  prepared = PreparePretrainingData(*spec, options);
+  config.min_corpus_words = 24;
+  prepared = PreparePretrainingData(config, options);
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   EXPECT_EQ(prepared->train_words + prepared->held_out_words, 24);
   EXPECT_EQ(prepared->train_documents, 1);
 
   // The same corpus, now prepared, is still refused to the larger minimum.
-  spec = Spec(absl::StrCat(corpus, "min_corpus_words: 25"));
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  prepared = PreparePretrainingData(*spec, options);
+  config.min_corpus_words = 25;
+  prepared = PreparePretrainingData(config, options);
   ASSERT_FALSE(prepared.ok());
   EXPECT_THAT(prepared.status().message(),
               HasSubstr("the corpus has 24 words"));
@@ -391,10 +337,9 @@ TEST(PretrainingDataPrepTest, RefusesACorpusBelowMinCorpusWords) {
 // prepared before the file existed gets it, and a damaged one is refused by
 // name, never silently believed or made again.
 TEST(PretrainingDataPrepTest, KeepsTheCorpusStatsBesideTheText) {
-  absl::StatusOr<RunSpec> spec = Spec(TwoSources(11));
-  ASSERT_TRUE(spec.ok()) << spec.status();
+  const PretrainingDataConfig config = TwoSources(11);
   const DataPrepOptions options = Options("corpus_stats");
-  absl::StatusOr<PreparedData> first = PreparePretrainingData(*spec, options);
+  absl::StatusOr<PreparedData> first = PreparePretrainingData(config, options);
   ASSERT_TRUE(first.ok()) << first.status();
   const std::string stats =
       (fs::path(first->corpus_dir) / "corpus_stats.txt").string();
@@ -409,7 +354,7 @@ TEST(PretrainingDataPrepTest, KeepsTheCorpusStatsBesideTheText) {
   EXPECT_EQ(first->train_words + first->held_out_words, 480);
 
   fs::remove(stats);
-  absl::StatusOr<PreparedData> again = PreparePretrainingData(*spec, options);
+  absl::StatusOr<PreparedData> again = PreparePretrainingData(config, options);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->corpus_hash, first->corpus_hash);
   EXPECT_EQ(again->train_documents, first->train_documents);
@@ -417,7 +362,8 @@ TEST(PretrainingDataPrepTest, KeepsTheCorpusStatsBesideTheText) {
   EXPECT_EQ(ReadFileToString(stats).value_or(""), *text);
 
   ASSERT_TRUE(WriteFileAtomically(stats, "57 12 fnv1a64:00\n").ok());
-  absl::StatusOr<PreparedData> damaged = PreparePretrainingData(*spec, options);
+  absl::StatusOr<PreparedData> damaged =
+      PreparePretrainingData(config, options);
   ASSERT_FALSE(damaged.ok());
   EXPECT_EQ(damaged.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_THAT(damaged.status().message(), HasSubstr(stats));
@@ -427,16 +373,15 @@ TEST(PretrainingDataPrepTest, KeepsTheCorpusStatsBesideTheText) {
 // With DataPrepOptions.file_keys a process reads each corpus file once for
 // the key, and the key is the one read without it.
 TEST(PretrainingDataPrepTest, KeysEachCorpusFileOncePerProcess) {
-  absl::StatusOr<RunSpec> spec = Spec(TwoSources(13));
-  ASSERT_TRUE(spec.ok()) << spec.status();
+  const PretrainingDataConfig config = TwoSources(13);
   absl::StatusOr<PreparedData> unkept =
-      PreparePretrainingData(*spec, Options("file_keys_unkept"));
+      PreparePretrainingData(config, Options("file_keys_unkept"));
   ASSERT_TRUE(unkept.ok()) << unkept.status();
   CorpusFileKeys keys;
   DataPrepOptions options = Options("file_keys_kept");
   options.file_keys = &keys;
   for (int call = 0; call < 2; ++call) {
-    absl::StatusOr<PreparedData> kept = PreparePretrainingData(*spec, options);
+    absl::StatusOr<PreparedData> kept = PreparePretrainingData(config, options);
     ASSERT_TRUE(kept.ok()) << kept.status();
     EXPECT_EQ(fs::path(kept->corpus_dir).filename(),
               fs::path(unkept->corpus_dir).filename());
@@ -446,5 +391,4 @@ TEST(PretrainingDataPrepTest, KeysEachCorpusFileOncePerProcess) {
 }
 
 }  // namespace
-}  // namespace experiments
 }  // namespace bertlab
