@@ -160,7 +160,7 @@ inline constexpr char kPretrainLockFile[] = "pretrain.lock";
 
 // No field has a default of its own: the experiment schema
 // (experiments/experiment.proto) holds every default, and
-// experiments/pretraining_options.h ToPretrainingOptions sets every field
+// experiments/spec_conversions.h ToPretrainingOptions sets every field
 // from a resolved spec. Zeros here are "unset", and most are refused
 // (ValidatePretrainingOptions); tests set every field they train with.
 struct PretrainingOptions {
@@ -216,7 +216,7 @@ struct PretrainingOptions {
 // These are the trainer's invariants, not its user interface: every run
 // reaches the trainer from an experiment file (experiments/config_loader.h
 // validates it once, with messages that point into the file, and
-// experiments/pretraining_options.h converts it), and the loader's fuzzer
+// experiments/spec_conversions.h converts it), and the loader's fuzzer
 // checks that what it accepts satisfies them. RunPretraining and
 // PretrainingRunConfig CHECK them (CheckPretrainingOptions).
 absl::Status ValidatePretrainingOptions(const PretrainingOptions& options);

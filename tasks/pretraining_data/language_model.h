@@ -2,7 +2,7 @@
 // for the concept from the trainer (model/train/pretrainer.h) down to the
 // shards (instance_config.h). The experiment schema's
 // PretrainingObjectives.LanguageModel is converted to it in one place
-// (experiments/config_loader.h ToLanguageModel).
+// (experiments/spec_conversions.h ToLanguageModel).
 #ifndef BERTLAB_TASKS_PRETRAINING_DATA_LANGUAGE_MODEL_H_
 #define BERTLAB_TASKS_PRETRAINING_DATA_LANGUAGE_MODEL_H_
 
