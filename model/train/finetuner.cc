@@ -18,44 +18,12 @@
 #include "model/optim/gradient_accumulation.h"
 #include "model/optim/gradient_clipping.h"
 #include "model/optim/schedule.h"
+#include "model/train/finetune_backend.h"
 #include "model/train/pretraining_data.h"
 #include "model/two_encoder_for_finetuning.h"
 
 namespace bertlab {
-namespace finetuner_internal {
-
-// What the loop needs of a model: its parameters, the config the examples
-// are checked and batched against, a training step and a forward pass.
-// Each implementation keeps its own step buffers per batch shape until
-// ReleaseBuffers.
-class Model {
- public:
-  virtual ~Model() = default;
-  virtual const ParameterLayout& layout() const = 0;
-  // The (first) encoder's config: vocabulary sizes and the attention mode
-  // that decides the pooled positions.
-  virtual const BertConfig& config() const = 0;
-  // Loads the options' checkpoint(s) over the encoder parameters of
-  // `params`; nothing without init_checkpoint.
-  virtual absl::Status LoadCheckpoints(const FinetuneOptions& options,
-                                       float* params) const = 0;
-  // Accumulates the gradient into `grads`; returns the loss.
-  virtual float ForwardBackward(const float* params, float* grads,
-                                const EncoderBatch& batch,
-                                const FinetuneTargets& targets,
-                                const DropoutSettings& dropout) = 0;
-  // Forward without targets or dropout; the head's outputs stay valid until
-  // the next call.
-  virtual const FinetuneHeadActivations<float>& Forward(
-      const float* params, const EncoderBatch& batch) = 0;
-  virtual void ReleaseBuffers() = 0;
-};
-
-}  // namespace finetuner_internal
-
 namespace {
-
-using finetuner_internal::Model;
 
 // The Philox tensor id of the fine-tuning data order (pretrainer.cc uses
 // 0x7f000000 + phase for pre-training's).
@@ -304,115 +272,31 @@ class Items {
   const BertConfig& config_;
 };
 
-// Step buffers per (rows, seq_len), the few most recent shapes kept.
-template <typename ModelType, typename Buffers>
-class BufferCache {
+// Ends a training loop on the backend (its optimizer state and step buffers
+// freed), however the loop ends.
+class EndTrainingOnExit {
  public:
-  explicit BufferCache(const ModelType& model) : model_(model) {}
-  Buffers* Get(int64_t rows, int64_t seq_len) {
-    auto key = std::make_pair(rows, seq_len);
-    auto it = buffers_.find(key);
-    if (it != buffers_.end()) return it->second.get();
-    if (buffers_.size() >= 4) buffers_.clear();
-    auto inserted =
-        buffers_.emplace(key, std::make_unique<Buffers>(model_, rows, seq_len));
-    return inserted.first->second.get();
+  explicit EndTrainingOnExit(FinetuneBackend* backend) : backend_(backend) {
+    backend_->BeginTraining();
   }
-  void Clear() { buffers_.clear(); }
+  EndTrainingOnExit(const EndTrainingOnExit&) = delete;
+  EndTrainingOnExit& operator=(const EndTrainingOnExit&) = delete;
+  ~EndTrainingOnExit() { backend_->EndTraining(); }
 
  private:
-  const ModelType& model_;
-  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Buffers>> buffers_;
+  FinetuneBackend* backend_;
 };
 
-// The encoder (+ BiLSTM) and the head: BertForFinetuning.
-class SingleEncoderModel : public Model {
- public:
-  SingleEncoderModel(const BertConfig& config,
-                     const FinetuneModelOptions& options)
-      : model_(config, options), cache_(model_) {}
-  const ParameterLayout& layout() const override { return model_.layout(); }
-  const BertConfig& config() const override { return model_.config(); }
-  absl::Status LoadCheckpoints(const FinetuneOptions& options,
-                               float* params) const override {
-    if (options.init_checkpoint.empty()) return absl::OkStatus();
-    CheckpointLoadOptions load;
-    load.allow_missing_prefixes = model_.NewParameterPrefixes();
-    load.ignore_unexpected_prefixes = {"cls."};
-    return LoadCheckpointDirectory(options.init_checkpoint, model_.layout(),
-                                   load, params)
-        .status();
-  }
-  float ForwardBackward(const float* params, float* grads,
-                        const EncoderBatch& batch,
-                        const FinetuneTargets& targets,
-                        const DropoutSettings& dropout) override {
-    return FinetuneForwardBackward(model_, params, grads, batch, targets,
-                                   dropout,
-                                   cache_.Get(batch.batch, batch.seq_len));
-  }
-  const FinetuneHeadActivations<float>& Forward(
-      const float* params, const EncoderBatch& batch) override {
-    FinetuneStepBuffers<float>* buffers =
-        cache_.Get(batch.batch, batch.seq_len);
-    FinetuneForward(model_, params, batch, FinetuneTargets{}, DropoutSettings{},
-                    buffers);
-    return *buffers;
-  }
-  void ReleaseBuffers() override { cache_.Clear(); }
-
- private:
-  const BertForFinetuning model_;
-  BufferCache<BertForFinetuning, FinetuneStepBuffers<float>> cache_;
-};
-
-// The LTR and RTL encoders concatenated before the head:
-// TwoEncoderForFinetuning. The batches' pooled positions are the LTR
-// encoder's (config() is causal); the RTL encoder pools [CLS].
-class TwoEncoderModel : public Model {
- public:
-  TwoEncoderModel(const BertConfig& config, const FinetuneModelOptions& options)
-      : model_(config, options), cache_(model_) {}
-  const ParameterLayout& layout() const override { return model_.layout(); }
-  const BertConfig& config() const override { return model_.ltr_config(); }
-  absl::Status LoadCheckpoints(const FinetuneOptions& options,
-                               float* params) const override {
-    return LoadTwoEncoderCheckpoints(model_, options.init_checkpoint,
-                                     options.rtl_checkpoint, params);
-  }
-  float ForwardBackward(const float* params, float* grads,
-                        const EncoderBatch& batch,
-                        const FinetuneTargets& targets,
-                        const DropoutSettings& dropout) override {
-    return TwoEncoderForwardBackward(model_, params, grads, batch, targets,
-                                     dropout,
-                                     cache_.Get(batch.batch, batch.seq_len));
-  }
-  const FinetuneHeadActivations<float>& Forward(
-      const float* params, const EncoderBatch& batch) override {
-    TwoEncoderStepBuffers<float>* buffers =
-        cache_.Get(batch.batch, batch.seq_len);
-    TwoEncoderForward(model_, params, batch, FinetuneTargets{},
-                      DropoutSettings{}, buffers);
-    return *buffers;
-  }
-  void ReleaseBuffers() override { cache_.Clear(); }
-
- private:
-  const TwoEncoderForFinetuning model_;
-  BufferCache<TwoEncoderForFinetuning, TwoEncoderStepBuffers<float>> cache_;
-};
-
-// Frees a model's step buffers when a loop ends, however it ends.
+// Frees the backend's prediction buffers when a loop ends, however it ends.
 class ReleaseBuffersOnExit {
  public:
-  explicit ReleaseBuffersOnExit(Model* model) : model_(model) {}
+  explicit ReleaseBuffersOnExit(FinetuneBackend* backend) : backend_(backend) {}
   ReleaseBuffersOnExit(const ReleaseBuffersOnExit&) = delete;
   ReleaseBuffersOnExit& operator=(const ReleaseBuffersOnExit&) = delete;
-  ~ReleaseBuffersOnExit() { model_->ReleaseBuffers(); }
+  ~ReleaseBuffersOnExit() { backend_->ReleaseBuffers(); }
 
  private:
-  Model* model_;
+  FinetuneBackend* backend_;
 };
 
 }  // namespace
@@ -477,14 +361,19 @@ absl::Status ValidateFinetuneOptions(const FinetuneOptions& options) {
 }
 
 Finetuner::Finetuner(const FinetuneOptions& options,
-                     std::unique_ptr<Model> model)
-    : options_(options),
-      model_(std::move(model)),
-      params_(model_->layout().total_size()) {}
+                     std::unique_ptr<FinetuneBackend> backend)
+    : options_(options), backend_(std::move(backend)) {}
 
 Finetuner::~Finetuner() = default;
 
-const ParameterLayout& Finetuner::layout() const { return model_->layout(); }
+const ParameterLayout& Finetuner::layout() const {
+  return backend_->model().layout();
+}
+
+const std::vector<float>& Finetuner::parameters() const {
+  backend_->SyncToHost();
+  return backend_->host_params();
+}
 
 absl::StatusOr<std::unique_ptr<Finetuner>> Finetuner::Create(
     const FinetuneOptions& options) {
@@ -514,37 +403,37 @@ absl::StatusOr<std::unique_ptr<Finetuner>> Finetuner::Create(
     return absl::InvalidArgumentError(
         "the BiLSTM's default size H / 2 needs an even hidden_size");
   }
-  std::unique_ptr<Model> model;
-  if (two_encoders) {
-    model = std::make_unique<TwoEncoderModel>(config, options.model);
-  } else {
-    model = std::make_unique<SingleEncoderModel>(config, options.model);
-  }
-  std::unique_ptr<Finetuner> tuner(new Finetuner(options, std::move(model)));
-  InitializeParameters(tuner->model_->layout(), SplitMix64(options.seed),
-                       tuner->params_.data());
+  std::unique_ptr<FinetuneBackend> backend = MakeCpuFinetuneBackend(
+      MakeFinetuneModel(config, options.model, two_encoders), options.adamw);
+  float* params = backend->host_params().data();
+  InitializeParameters(backend->model().layout(), SplitMix64(options.seed),
+                       params);
   // The no-pre-training control keeps the initialisation: the checkpoint
   // gave its config only.
-  if (options.random_init) return tuner;
-  RETURN_IF_ERROR(
-      tuner->model_->LoadCheckpoints(options, tuner->params_.data()));
-  return tuner;
+  if (!options.random_init) {
+    RETURN_IF_ERROR(backend->model().LoadCheckpoints(
+        options.init_checkpoint, options.rtl_checkpoint, params));
+  }
+  backend->SyncFromHost();
+  return std::unique_ptr<Finetuner>(new Finetuner(options, std::move(backend)));
 }
 
 absl::Status Finetuner::RestoreParameters(
     const std::vector<float>& parameters) {
-  if (parameters.size() != params_.size()) {
+  std::vector<float>& params = backend_->host_params();
+  if (parameters.size() != params.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat(options_.label, ": ", parameters.size(),
-                     " parameters to restore, the model has ", params_.size()));
+                     " parameters to restore, the model has ", params.size()));
   }
-  params_ = parameters;
+  params = parameters;
+  backend_->SyncFromHost();
   return absl::OkStatus();
 }
 
 absl::Status Finetuner::Train(const TrainingSet& set,
                               const EpochEnd& epoch_end) {
-  const BertConfig& config = model_->config();
+  const BertConfig& config = backend_->model().config();
   const Items items(set, options_, config);
   RETURN_IF_ERROR(items.Check(/*training=*/true));
   const int64_t n = items.size();
@@ -561,9 +450,7 @@ absl::Status Finetuner::Train(const TrainingSet& set,
 
   const uint64_t dropout_seed = SplitMix64(options_.seed ^ 0x64726f706f7574ULL);
   const uint64_t shuffle_seed = SplitMix64(options_.seed ^ 0x73687566666c65ULL);
-  AdamW<float> adam(model_->layout(), options_.adamw);
-  std::vector<float> grads;
-  const ReleaseBuffersOnExit release(model_.get());
+  const EndTrainingOnExit end_training(backend_.get());
   RowBatch batch;
   Collective* const collective = options_.collective != nullptr
                                      ? options_.collective
@@ -574,7 +461,6 @@ absl::Status Finetuner::Train(const TrainingSet& set,
       "finetuning.optimizer.gradient_accumulation_steps"));
   const MicroBatchShare share =
       MicroBatchesOf(collective->rank(), collective->size(), accumulation);
-  TreeSum<float> micro_batch_sum(static_cast<int64_t>(params_.size()));
   ProgressLine progress(/*live=*/false,
                         options_.progress && collective->rank() == 0,
                         options_.progress_interval_seconds);
@@ -604,8 +490,9 @@ absl::Status Finetuner::Train(const TrainingSet& set,
       const int64_t micro = share.first + own;
       const int64_t begin = first + rows * micro / accumulation;
       const int64_t end = first + rows * (micro + 1) / accumulation;
-      float* term = micro_batch_sum.NextTerm();
-      if (end > begin) {
+      if (end == begin) {
+        backend_->SkipMicroBatch();
+      } else {
         std::vector<int64_t> indices;
         for (int64_t i = begin; i < end; ++i) indices.push_back(order[i]);
         items.Fill(indices, /*with_targets=*/true, &batch);
@@ -613,17 +500,13 @@ absl::Status Finetuner::Train(const TrainingSet& set,
             true, dropout_seed,
             static_cast<uint32_t>(step * accumulation + micro)};
         double* stats = &mine[own * kFinetuneMicroBatchStats];
-        stats[0] =
-            model_->ForwardBackward(params_.data(), term, batch.View(),
-                                    batch.Targets(options_.model), dropout);
+        stats[0] = backend_->ForwardBackward(
+            batch.View(), batch.Targets(options_.model), dropout);
         stats[1] = 1;  // not empty
         stats[2] = static_cast<double>(batch.rows * batch.seq_len);
       }
-      micro_batch_sum.Push();
     }
-    micro_batch_sum.Finish(&grads);
-    RETURN_IF_ERROR(collective->SumInTreeOrder(
-        grads.data(), static_cast<int64_t>(grads.size())));
+    RETURN_IF_ERROR(backend_->SumGradientsAcrossRanks(collective));
     std::vector<double> all(accumulation * kFinetuneMicroBatchStats);
     RETURN_IF_ERROR(collective->AllGather(
         mine.data(), static_cast<int64_t>(mine.size()), all.data()));
@@ -639,20 +522,15 @@ absl::Status Finetuner::Train(const TrainingSet& set,
       ++filled;
     }
     loss /= static_cast<double>(filled);
-    AverageAccumulatedGradients(filled, static_cast<int64_t>(grads.size()),
-                                grads.data());
     const double norm =
-        options_.clip_norm > 0
-            ? ClipByGlobalNorm(options_.clip_norm, grads.size(), grads.data())
-                  .global_norm
-            : GlobalNorm(grads.data(), static_cast<int64_t>(grads.size()));
+        backend_->FinishGradients(filled, options_.clip_norm).global_norm;
     if (!std::isfinite(loss) || !std::isfinite(norm)) {
       progress.Finish();
       return absl::InternalError(absl::StrFormat(
           "%s: non-finite loss %g or gradient norm %g at step %d of %d",
           options_.label, loss, norm, step, total_steps));
     }
-    adam.Step(LearningRateAt(schedule, step), grads.data(), params_.data());
+    backend_->Update(LearningRateAt(schedule, step));
     if (step == 0) stats_.first_step_loss = stats_.lowest_step_loss = loss;
     stats_.lowest_step_loss = std::min(stats_.lowest_step_loss, loss);
     epoch_loss += loss;
@@ -696,11 +574,10 @@ namespace {
 // time, and hands each batch's head outputs to
 // `take(first item, count, seq_len, head activations)`.
 template <typename Take>
-absl::Status PredictInOrder(Model* model, const float* params,
-                            const Items& items, int64_t batch_size,
-                            const Take& take) {
+absl::Status PredictInOrder(FinetuneBackend* backend, const Items& items,
+                            int64_t batch_size, const Take& take) {
   RETURN_IF_ERROR(items.Check(/*training=*/false));
-  const ReleaseBuffersOnExit release(model);
+  const ReleaseBuffersOnExit release(backend);
   RowBatch batch;
   for (int64_t first = 0; first < items.size(); first += batch_size) {
     std::vector<int64_t> indices;
@@ -710,7 +587,7 @@ absl::Status PredictInOrder(Model* model, const float* params,
     }
     items.Fill(indices, /*with_targets=*/false, &batch);
     take(first, static_cast<int64_t>(indices.size()), batch.seq_len,
-         model->Forward(params, batch.View()));
+         backend->Forward(batch.View()));
   }
   return absl::OkStatus();
 }
@@ -721,16 +598,17 @@ absl::StatusOr<std::vector<float>> Finetuner::PredictClassification(
     const std::vector<ClassificationExample>& examples) {
   const int64_t labels = options_.model.num_labels;
   std::vector<float> logits(examples.size() * labels);
-  RETURN_IF_ERROR(PredictInOrder(
-      model_.get(), params_.data(),
-      Items(TrainingSet::Classification(&examples), options_, model_->config()),
-      options_.predict_batch_size,
-      [&](int64_t first, int64_t count, int64_t,
-          const FinetuneHeadActivations<float>& head) {
-        std::copy(head.classifier->logits(),
-                  head.classifier->logits() + count * labels,
-                  logits.begin() + first * labels);
-      }));
+  RETURN_IF_ERROR(
+      PredictInOrder(backend_.get(),
+                     Items(TrainingSet::Classification(&examples), options_,
+                           backend_->model().config()),
+                     options_.predict_batch_size,
+                     [&](int64_t first, int64_t count, int64_t,
+                         const FinetuneHeadActivations<float>& head) {
+                       std::copy(head.classifier->logits(),
+                                 head.classifier->logits() + count * labels,
+                                 logits.begin() + first * labels);
+                     }));
   return logits;
 }
 
@@ -740,19 +618,20 @@ absl::Status Finetuner::PredictSpans(const std::vector<SpanFeature>& features,
   const int64_t t = options_.max_seq_length;
   start_logits->assign(features.size() * t, 0.0f);
   end_logits->assign(features.size() * t, 0.0f);
-  return PredictInOrder(
-      model_.get(), params_.data(),
-      Items(TrainingSet::Spans(&features), options_, model_->config()),
-      options_.predict_batch_size,
-      [&](int64_t first, int64_t count, int64_t seq_len,
-          const FinetuneHeadActivations<float>& head) {
-        CHECK_EQ(seq_len, t);
-        std::copy(head.span->start_logits(),
-                  head.span->start_logits() + count * t,
-                  start_logits->begin() + first * t);
-        std::copy(head.span->end_logits(), head.span->end_logits() + count * t,
-                  end_logits->begin() + first * t);
-      });
+  return PredictInOrder(backend_.get(),
+                        Items(TrainingSet::Spans(&features), options_,
+                              backend_->model().config()),
+                        options_.predict_batch_size,
+                        [&](int64_t first, int64_t count, int64_t seq_len,
+                            const FinetuneHeadActivations<float>& head) {
+                          CHECK_EQ(seq_len, t);
+                          std::copy(head.span->start_logits(),
+                                    head.span->start_logits() + count * t,
+                                    start_logits->begin() + first * t);
+                          std::copy(head.span->end_logits(),
+                                    head.span->end_logits() + count * t,
+                                    end_logits->begin() + first * t);
+                        });
 }
 
 absl::StatusOr<std::vector<float>> Finetuner::PredictMultipleChoice(
@@ -760,8 +639,9 @@ absl::StatusOr<std::vector<float>> Finetuner::PredictMultipleChoice(
   const int64_t choices = options_.model.num_choices;
   std::vector<float> scores(examples.size() * choices);
   RETURN_IF_ERROR(PredictInOrder(
-      model_.get(), params_.data(),
-      Items(TrainingSet::MultipleChoice(&examples), options_, model_->config()),
+      backend_.get(),
+      Items(TrainingSet::MultipleChoice(&examples), options_,
+            backend_->model().config()),
       options_.predict_batch_size,
       [&](int64_t first, int64_t count, int64_t,
           const FinetuneHeadActivations<float>& head) {

@@ -153,10 +153,8 @@ struct FinetuneStats {
   double lowest_step_loss = 0;       // the lowest step's, the first included
 };
 
-namespace finetuner_internal {
-// The model a Finetuner trains (one encoder or two); finetuner.cc.
-class Model;
-}  // namespace finetuner_internal
+// Where the arithmetic runs (finetune_backend.h).
+class FinetuneBackend;
 
 class Finetuner {
  public:
@@ -205,17 +203,16 @@ class Finetuner {
   // Where each parameter is in parameters(), under HF names (with two
   // encoders: "ltr.bert.*", "rtl.bert.*", then the head).
   const ParameterLayout& layout() const;
-  const std::vector<float>& parameters() const { return params_; }
+  const std::vector<float>& parameters() const;
   const FinetuneStats& stats() const { return stats_; }
   const FinetuneOptions& options() const { return options_; }
 
  private:
   Finetuner(const FinetuneOptions& options,
-            std::unique_ptr<finetuner_internal::Model> model);
+            std::unique_ptr<FinetuneBackend> backend);
 
   FinetuneOptions options_;
-  std::unique_ptr<finetuner_internal::Model> model_;
-  std::vector<float> params_;
+  std::unique_ptr<FinetuneBackend> backend_;
   FinetuneStats stats_;
 };
 

@@ -60,9 +60,10 @@ ObjectiveConflicts FindObjectiveConflicts(LanguageModel objective,
   if (mode != ObjectiveAttentionMode(objective)) {
     switch (objective) {
       case LanguageModel::kMaskedLm:
-        conflicts.attention = absl::StrCat(
-            ModelOf(mode), " sees one side of a token, and the masked LM "
-                           "predicts it from both");
+        conflicts.attention =
+            absl::StrCat(ModelOf(mode),
+                         " sees one side of a token, and the masked LM "
+                         "predicts it from both");
         break;
       case LanguageModel::kLeftToRight:
         conflicts.attention = absl::StrCat(

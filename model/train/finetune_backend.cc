@@ -1,0 +1,205 @@
+#include "model/train/finetune_backend.h"
+
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/parallel.h"
+#include "model/bert/checkpoint.h"
+#include "model/bert_for_finetuning.h"
+#include "model/optim/gradient_accumulation.h"
+#include "model/two_encoder_for_finetuning.h"
+
+namespace bertlab {
+namespace {
+
+// Step buffers per (rows, seq_len), the few most recent shapes kept.
+template <typename ModelType, typename Buffers>
+class BufferCache {
+ public:
+  explicit BufferCache(const ModelType& model) : model_(model) {}
+  Buffers* Get(int64_t rows, int64_t seq_len) {
+    auto key = std::make_pair(rows, seq_len);
+    auto it = buffers_.find(key);
+    if (it != buffers_.end()) return it->second.get();
+    if (buffers_.size() >= 4) buffers_.clear();
+    auto inserted =
+        buffers_.emplace(key, std::make_unique<Buffers>(model_, rows, seq_len));
+    return inserted.first->second.get();
+  }
+  void Clear() { buffers_.clear(); }
+
+ private:
+  const ModelType& model_;
+  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Buffers>> buffers_;
+};
+
+// The encoder (+ BiLSTM) and the head: BertForFinetuning.
+class SingleEncoderModel : public FinetuneModel {
+ public:
+  SingleEncoderModel(const BertConfig& config,
+                     const FinetuneModelOptions& options)
+      : model_(config, options), cache_(model_) {}
+  const ParameterLayout& layout() const override { return model_.layout(); }
+  const BertConfig& config() const override { return model_.config(); }
+  absl::Status LoadCheckpoints(const std::string& init_checkpoint,
+                               const std::string& /*rtl_checkpoint*/,
+                               float* params) const override {
+    if (init_checkpoint.empty()) return absl::OkStatus();
+    CheckpointLoadOptions load;
+    load.allow_missing_prefixes = model_.NewParameterPrefixes();
+    load.ignore_unexpected_prefixes = {"cls."};
+    return LoadCheckpointDirectory(init_checkpoint, model_.layout(), load,
+                                   params)
+        .status();
+  }
+  float ForwardBackward(const float* params, float* grads,
+                        const EncoderBatch& batch,
+                        const FinetuneTargets& targets,
+                        const DropoutSettings& dropout) override {
+    return FinetuneForwardBackward(model_, params, grads, batch, targets,
+                                   dropout,
+                                   cache_.Get(batch.batch, batch.seq_len));
+  }
+  const FinetuneHeadActivations<float>& Forward(
+      const float* params, const EncoderBatch& batch) override {
+    FinetuneStepBuffers<float>* buffers =
+        cache_.Get(batch.batch, batch.seq_len);
+    FinetuneForward(model_, params, batch, FinetuneTargets{}, DropoutSettings{},
+                    buffers);
+    return *buffers;
+  }
+  void ReleaseBuffers() override { cache_.Clear(); }
+
+ private:
+  const BertForFinetuning model_;
+  BufferCache<BertForFinetuning, FinetuneStepBuffers<float>> cache_;
+};
+
+// The LTR and RTL encoders concatenated before the head:
+// TwoEncoderForFinetuning. The batches' pooled positions are the LTR
+// encoder's (config() is causal); the RTL encoder pools [CLS].
+class TwoEncoderModel : public FinetuneModel {
+ public:
+  TwoEncoderModel(const BertConfig& config, const FinetuneModelOptions& options)
+      : model_(config, options), cache_(model_) {}
+  const ParameterLayout& layout() const override { return model_.layout(); }
+  const BertConfig& config() const override { return model_.ltr_config(); }
+  absl::Status LoadCheckpoints(const std::string& init_checkpoint,
+                               const std::string& rtl_checkpoint,
+                               float* params) const override {
+    return LoadTwoEncoderCheckpoints(model_, init_checkpoint, rtl_checkpoint,
+                                     params);
+  }
+  float ForwardBackward(const float* params, float* grads,
+                        const EncoderBatch& batch,
+                        const FinetuneTargets& targets,
+                        const DropoutSettings& dropout) override {
+    return TwoEncoderForwardBackward(model_, params, grads, batch, targets,
+                                     dropout,
+                                     cache_.Get(batch.batch, batch.seq_len));
+  }
+  const FinetuneHeadActivations<float>& Forward(
+      const float* params, const EncoderBatch& batch) override {
+    TwoEncoderStepBuffers<float>* buffers =
+        cache_.Get(batch.batch, batch.seq_len);
+    TwoEncoderForward(model_, params, batch, FinetuneTargets{},
+                      DropoutSettings{}, buffers);
+    return *buffers;
+  }
+  void ReleaseBuffers() override { cache_.Clear(); }
+
+ private:
+  const TwoEncoderForFinetuning model_;
+  BufferCache<TwoEncoderForFinetuning, TwoEncoderStepBuffers<float>> cache_;
+};
+
+// The CPU path on the host copy. Each micro-batch's gradient is computed
+// into a zeroed term of its own and the step's gradient is their sum in the
+// tree order of common/collective.h (TreeSum), so that the same step on N
+// data-parallel ranks gives the same bits.
+class CpuFinetuneBackend : public FinetuneBackend {
+ public:
+  using FinetuneBackend::FinetuneBackend;
+
+  std::string Describe() const override {
+    return absl::StrCat("cpu, ", NumThreads(), " threads");
+  }
+  void BeginTraining() override {
+    optimizer_ = std::make_unique<AdamW<float>>(model().layout(),
+                                                optimizer_options());
+    micro_batch_sum_ = std::make_unique<TreeSum<float>>(
+        static_cast<int64_t>(host_params().size()));
+    grads_.clear();
+  }
+  float ForwardBackward(const EncoderBatch& batch,
+                        const FinetuneTargets& targets,
+                        const DropoutSettings& dropout) override {
+    float* term = micro_batch_sum_->NextTerm();
+    const float loss = mutable_model()->ForwardBackward(
+        host_params().data(), term, batch, targets, dropout);
+    micro_batch_sum_->Push();
+    return loss;
+  }
+  void SkipMicroBatch() override {
+    micro_batch_sum_->NextTerm();
+    micro_batch_sum_->Push();
+  }
+  absl::Status SumGradientsAcrossRanks(Collective* collective) override {
+    micro_batch_sum_->Finish(&grads_);
+    return collective->SumInTreeOrder(grads_.data(),
+                                      static_cast<int64_t>(grads_.size()));
+  }
+  ClipResult FinishGradients(int64_t non_empty_micro_batches,
+                             double clip_norm) override {
+    const int64_t size = static_cast<int64_t>(grads_.size());
+    AverageAccumulatedGradients(non_empty_micro_batches, size, grads_.data());
+    if (clip_norm > 0) return ClipByGlobalNorm(clip_norm, size, grads_.data());
+    ClipResult result;
+    result.global_norm = GlobalNorm(grads_.data(), size);
+    return result;
+  }
+  void Update(double learning_rate) override {
+    optimizer_->Step(learning_rate, grads_.data(), host_params().data());
+  }
+  void EndTraining() override {
+    optimizer_.reset();
+    micro_batch_sum_.reset();
+    grads_ = std::vector<float>();
+    ReleaseBuffers();
+  }
+  const FinetuneHeadActivations<float>& Forward(
+      const EncoderBatch& batch) override {
+    return mutable_model()->Forward(host_params().data(), batch);
+  }
+  void ReleaseBuffers() override { mutable_model()->ReleaseBuffers(); }
+
+ private:
+  std::unique_ptr<AdamW<float>> optimizer_;
+  std::unique_ptr<TreeSum<float>> micro_batch_sum_;
+  std::vector<float> grads_;
+};
+
+}  // namespace
+
+std::unique_ptr<FinetuneModel> MakeFinetuneModel(
+    const BertConfig& config, const FinetuneModelOptions& options,
+    bool two_encoders) {
+  if (two_encoders) return std::make_unique<TwoEncoderModel>(config, options);
+  return std::make_unique<SingleEncoderModel>(config, options);
+}
+
+FinetuneBackend::FinetuneBackend(std::unique_ptr<FinetuneModel> model,
+                                 const AdamWOptions& optimizer_options)
+    : model_(std::move(model)),
+      optimizer_options_(optimizer_options),
+      host_params_(model_->layout().total_size()) {}
+
+std::unique_ptr<FinetuneBackend> MakeCpuFinetuneBackend(
+    std::unique_ptr<FinetuneModel> model,
+    const AdamWOptions& optimizer_options) {
+  return std::make_unique<CpuFinetuneBackend>(std::move(model),
+                                              optimizer_options);
+}
+
+}  // namespace bertlab
