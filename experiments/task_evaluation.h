@@ -61,6 +61,9 @@ struct TrivialMetrics {
 
 class FinetuneTask {
  public:
+  // Not copied: each reader's task refers into data().
+  FinetuneTask(const FinetuneTask&) = delete;
+  FinetuneTask& operator=(const FinetuneTask&) = delete;
   virtual ~FinetuneTask() = default;
 
   // What was read (tasks/finetune/finetune_tasks.h).
