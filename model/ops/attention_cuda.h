@@ -38,8 +38,8 @@
 // The bf16 op needs scratch in the forward only with dropout (nullptr
 // otherwise) and always in the backward; float_scratch always. UNVERIFIED ON
 // A GPU (never run; attention_parity_test checks it).
-#ifndef BERTLAB_MODEL_CUDA_OPS_ATTENTION_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_ATTENTION_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_ATTENTION_CUDA_H_
+#define BERTLAB_MODEL_OPS_ATTENTION_CUDA_H_
 
 #include <cstdint>
 
@@ -98,4 +98,4 @@ void AttentionBackward(
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_ATTENTION_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_ATTENTION_CUDA_H_

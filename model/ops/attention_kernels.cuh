@@ -9,8 +9,8 @@
 // attention_emulated_test. The definitions sit in an unnamed namespace, as
 // they did inside the .cu: include this file from one translation unit per
 // binary.
-#ifndef BERTLAB_MODEL_CUDA_OPS_ATTENTION_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_OPS_ATTENTION_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPS_ATTENTION_KERNELS_CUH_
+#define BERTLAB_MODEL_OPS_ATTENTION_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -131,4 +131,4 @@ BERTLAB_KERNEL_UNBOUNDED SoftmaxBackwardKernel(T* d_scores, float* d,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_ATTENTION_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPS_ATTENTION_KERNELS_CUH_

@@ -7,8 +7,8 @@
 // identically in forward and backward. A label outside [0, classes) that is
 // not ignore_index traps the kernel (reported loudly at the next checked
 // CUDA call).
-#ifndef BERTLAB_MODEL_CUDA_OPS_CROSS_ENTROPY_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_CROSS_ENTROPY_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_CROSS_ENTROPY_CUDA_H_
+#define BERTLAB_MODEL_OPS_CROSS_ENTROPY_CUDA_H_
 
 #include <cstdint>
 
@@ -39,4 +39,4 @@ void SoftmaxCrossEntropyBackward(float* d_logits,        // (rows, classes)
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_CROSS_ENTROPY_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_CROSS_ENTROPY_CUDA_H_

@@ -7,8 +7,8 @@
 // simt_emulator.h) for cross_entropy_emulated_test. The definitions sit in an
 // unnamed namespace, as they did inside the .cu: include this file from one
 // translation unit per binary.
-#ifndef BERTLAB_MODEL_CUDA_OPS_CROSS_ENTROPY_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_OPS_CROSS_ENTROPY_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPS_CROSS_ENTROPY_KERNELS_CUH_
+#define BERTLAB_MODEL_OPS_CROSS_ENTROPY_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -132,4 +132,4 @@ BERTLAB_KERNEL_UNBOUNDED BackwardRowKernel(float* d_logits, const float* probs,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_CROSS_ENTROPY_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPS_CROSS_ENTROPY_KERNELS_CUH_

@@ -6,8 +6,8 @@
 // device. Kept values are in * scale with scale = 1 / (1 - rate) rounded to
 // float as on the CPU: for float tensors the output is bit-identical to
 // DropoutForward; bf16 tensors are scaled in float and rounded once.
-#ifndef BERTLAB_MODEL_CUDA_OPS_DROPOUT_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_DROPOUT_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_DROPOUT_CUDA_H_
+#define BERTLAB_MODEL_OPS_DROPOUT_CUDA_H_
 
 #include <cstdint>
 
@@ -34,4 +34,4 @@ void DropoutBackward(T* d_in,         // (n)
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_DROPOUT_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_DROPOUT_CUDA_H_

@@ -6,8 +6,8 @@
 // g++ under the host SIMT emulator (model/cuda/testing/simt_emulator.h) for
 // dropout_emulated_test. The definitions sit in an unnamed namespace, as they
 // did inside the .cu: include this file from one translation unit per binary.
-#ifndef BERTLAB_MODEL_CUDA_OPS_DROPOUT_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_OPS_DROPOUT_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPS_DROPOUT_KERNELS_CUH_
+#define BERTLAB_MODEL_OPS_DROPOUT_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -45,4 +45,4 @@ BERTLAB_KERNEL_UNBOUNDED DropoutKernel(T* out, const T* in, int64_t n,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_DROPOUT_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPS_DROPOUT_KERNELS_CUH_

@@ -20,8 +20,8 @@
 // run; embedding_parity_test checks them). The kernels (embedding_kernels.cuh)
 // run on the CPU in embedding_emulated_test, bit-identical to the CPU op in
 // f32 and bf16, with CUB's block sort and scan emulated by their contract.
-#ifndef BERTLAB_MODEL_CUDA_OPS_EMBEDDING_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_EMBEDDING_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_EMBEDDING_CUDA_H_
+#define BERTLAB_MODEL_OPS_EMBEDDING_CUDA_H_
 
 #include <cstdint>
 
@@ -60,4 +60,4 @@ void EmbeddingBackward(float* d_word,             // (vocab_size, hidden)
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_EMBEDDING_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_EMBEDDING_CUDA_H_

@@ -7,8 +7,8 @@
 // by g++ under the host SIMT emulator (model/cuda/testing/simt_emulator.h,
 // with simt_cub.h standing in for CUB's two block collectives) for
 // embedding_emulated_test. Include from one translation unit per binary.
-#ifndef BERTLAB_MODEL_CUDA_OPS_EMBEDDING_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_OPS_EMBEDDING_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPS_EMBEDDING_KERNELS_CUH_
+#define BERTLAB_MODEL_OPS_EMBEDDING_KERNELS_CUH_
 
 #include <cstdint>
 
@@ -252,4 +252,4 @@ BERTLAB_KERNEL_UNBOUNDED PositionGradientKernel(float* d_position,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_EMBEDDING_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPS_EMBEDDING_KERNELS_CUH_

@@ -52,8 +52,8 @@
 // mask_value. Supports 1 <= head_dim <= kFlashAttentionMaxHeadDim, any
 // seq_len < 2^31 - 64, batch and heads <= 65535 (grid dimensions); anything
 // else fails loudly. Device pointers, enqueued on context.stream().
-#ifndef BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_FLASH_ATTENTION_CUDA_H_
+#define BERTLAB_MODEL_OPS_FLASH_ATTENTION_CUDA_H_
 
 #include <cstdint>
 
@@ -112,4 +112,4 @@ void FlashAttentionBackward(T* d_qkv,        // (batch, seq_len, 3 * heads *
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_FLASH_ATTENTION_CUDA_H_

@@ -26,8 +26,8 @@
 // flash_attention_products.cuh's: CUDA-core FMAs on float tiles for f32
 // storage, tensor cores (wmma) on bf16 tiles for bf16 storage, both delivering
 // this register layout.
-#ifndef BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPS_FLASH_ATTENTION_KERNELS_CUH_
+#define BERTLAB_MODEL_OPS_FLASH_ATTENTION_KERNELS_CUH_
 
 #include <cmath>
 #include <cstddef>
@@ -805,4 +805,4 @@ constexpr size_t BackwardSharedBytes() {
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPS_FLASH_ATTENTION_KERNELS_CUH_

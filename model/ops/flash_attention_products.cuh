@@ -32,8 +32,8 @@
 // and 16 consecutive rows or float4 of the right one); bf16 strides are 16
 // bytes past a multiple of 128, so the 8 rows of a wmma load fall in
 // different banks, and keep every 16-row fragment 256-bit aligned.
-#ifndef BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_PRODUCTS_CUH_
-#define BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_PRODUCTS_CUH_
+#ifndef BERTLAB_MODEL_OPS_FLASH_ATTENTION_PRODUCTS_CUH_
+#define BERTLAB_MODEL_OPS_FLASH_ATTENTION_PRODUCTS_CUH_
 
 #include <cstddef>
 
@@ -313,4 +313,4 @@ constexpr int HeadDimPad() {
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_PRODUCTS_CUH_
+#endif  // BERTLAB_MODEL_OPS_FLASH_ATTENTION_PRODUCTS_CUH_

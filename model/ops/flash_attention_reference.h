@@ -5,8 +5,8 @@
 // a padding mask with rows that have no unmasked key and an all-padding
 // sequence, and attention.h's op in double with every row's logsumexp.
 // Test-only, plain C++.
-#ifndef BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_REFERENCE_H_
-#define BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_REFERENCE_H_
+#ifndef BERTLAB_MODEL_OPS_FLASH_ATTENTION_REFERENCE_H_
+#define BERTLAB_MODEL_OPS_FLASH_ATTENTION_REFERENCE_H_
 
 #include <cstdint>
 #include <string>
@@ -67,4 +67,4 @@ AttentionReference ComputeAttentionReference(const AttentionProblem& problem,
 
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_REFERENCE_H_
+#endif  // BERTLAB_MODEL_OPS_FLASH_ATTENTION_REFERENCE_H_

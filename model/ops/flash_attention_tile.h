@@ -62,8 +62,8 @@
 // block per four of them (common/philox.h: element e is word e % 4 of block
 // e / 4) instead of a block per element. Kept values are scaled by
 // 1 / (1 - rate) computed in float, as the float CPU op does.
-#ifndef BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_TILE_H_
-#define BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_TILE_H_
+#ifndef BERTLAB_MODEL_OPS_FLASH_ATTENTION_TILE_H_
+#define BERTLAB_MODEL_OPS_FLASH_ATTENTION_TILE_H_
 
 #include <cmath>
 #include <cstdint>
@@ -275,4 +275,4 @@ BERTLAB_HOST_DEVICE inline float FlashScoreGradient(float prob, float d_dropped,
 
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_FLASH_ATTENTION_TILE_H_
+#endif  // BERTLAB_MODEL_OPS_FLASH_ATTENTION_TILE_H_

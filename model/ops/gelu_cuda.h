@@ -1,8 +1,8 @@
 // CUDA twin of gelu.h (same math, same cancellation-free forms: Phi via
 // erfcf, the sigmoid form of tanh), evaluated in float for float and bf16
 // storage. Device pointers, enqueued on context.stream().
-#ifndef BERTLAB_MODEL_CUDA_OPS_GELU_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_GELU_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_GELU_CUDA_H_
+#define BERTLAB_MODEL_OPS_GELU_CUDA_H_
 
 #include <cstdint>
 
@@ -28,4 +28,4 @@ void GeluBackward(T* d_in,         // (n)
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_GELU_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_GELU_CUDA_H_

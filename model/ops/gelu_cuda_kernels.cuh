@@ -6,8 +6,8 @@
 // under the host SIMT emulator (model/cuda/testing/simt_emulator.h) for
 // gelu_emulated_test. The definitions sit in an unnamed namespace, as they did
 // inside the .cu: include this file from one translation unit per binary.
-#ifndef BERTLAB_MODEL_CUDA_OPS_GELU_CUDA_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_OPS_GELU_CUDA_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPS_GELU_CUDA_KERNELS_CUH_
+#define BERTLAB_MODEL_OPS_GELU_CUDA_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -76,4 +76,4 @@ BERTLAB_KERNEL_UNBOUNDED GeluBackwardKernel(T* d_in, const T* d_out,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_GELU_CUDA_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPS_GELU_CUDA_KERNELS_CUH_

@@ -24,8 +24,8 @@
 //                                     accumulation; the bf16 output is
 //                                     rounded once at the end
 // alpha and beta are float for every type.
-#ifndef BERTLAB_MODEL_CUDA_OPS_GEMM_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_GEMM_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_GEMM_CUDA_H_
+#define BERTLAB_MODEL_OPS_GEMM_CUDA_H_
 
 #include <cstdint>
 
@@ -74,4 +74,4 @@ void GemmStridedBatched(Transpose transpose_a, Transpose transpose_b, int64_t m,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_GEMM_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_GEMM_CUDA_H_

@@ -8,8 +8,8 @@
 // dimensions unchanged (a row-major (R, C) matrix with leading dimension ld
 // is the column-major (C, R) matrix with the same ld). Strided-batched calls
 // swap the strides the same way (first = B's, second = A's).
-#ifndef BERTLAB_MODEL_CUDA_OPS_GEMM_CUDA_CALL_H_
-#define BERTLAB_MODEL_CUDA_OPS_GEMM_CUDA_CALL_H_
+#ifndef BERTLAB_MODEL_OPS_GEMM_CUDA_CALL_H_
+#define BERTLAB_MODEL_OPS_GEMM_CUDA_CALL_H_
 
 #include <cstdint>
 
@@ -75,4 +75,4 @@ inline CublasGemmCall MakeCublasGemmCall(Transpose transpose_a,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_GEMM_CUDA_CALL_H_
+#endif  // BERTLAB_MODEL_OPS_GEMM_CUDA_CALL_H_

@@ -11,8 +11,8 @@
 // rounded once. d_gamma / d_beta are float in both modes (the FP32 master
 // gradients) and accumulate float column sums. UNVERIFIED ON A GPU (never
 // run; layer_norm_parity_test checks it).
-#ifndef BERTLAB_MODEL_CUDA_OPS_LAYER_NORM_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_LAYER_NORM_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_LAYER_NORM_CUDA_H_
+#define BERTLAB_MODEL_OPS_LAYER_NORM_CUDA_H_
 
 #include <cstdint>
 
@@ -62,4 +62,4 @@ void LayerNormBackward(__nv_bfloat16* d_in,         // (rows, channels) or
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_LAYER_NORM_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_LAYER_NORM_CUDA_H_

@@ -8,8 +8,8 @@
 // layer_norm_emulated_test. The definitions sit in an unnamed namespace, as
 // they did inside the .cu: include this file from one translation unit per
 // binary.
-#ifndef BERTLAB_MODEL_CUDA_OPS_LAYER_NORM_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_OPS_LAYER_NORM_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPS_LAYER_NORM_KERNELS_CUH_
+#define BERTLAB_MODEL_OPS_LAYER_NORM_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -126,4 +126,4 @@ unsigned int RowBlocks(int64_t rows) {
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_LAYER_NORM_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPS_LAYER_NORM_KERNELS_CUH_

@@ -14,8 +14,8 @@
 //     FP32 master gradients, accumulated by a bf16 x bf16 -> f32 GEMM with
 //     beta = 1 and by float column sums of d_out. UNVERIFIED ON A GPU (never
 //     run; linear_parity_test checks it).
-#ifndef BERTLAB_MODEL_CUDA_OPS_LINEAR_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_LINEAR_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_LINEAR_CUDA_H_
+#define BERTLAB_MODEL_OPS_LINEAR_CUDA_H_
 
 #include <cstdint>
 
@@ -60,4 +60,4 @@ void LinearBackward(__nv_bfloat16* d_in,  // (rows, in_features) or nullptr
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_LINEAR_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_LINEAR_CUDA_H_

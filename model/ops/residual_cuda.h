@@ -1,8 +1,8 @@
 // CUDA twin of residual.h: out = a + b; backward copies d_out to d_a and d_b
 // (nullptr skips, equal to d_out means nothing to copy). Device pointers,
 // enqueued on context.stream(). Bit-identical to the CPU for float (one add).
-#ifndef BERTLAB_MODEL_CUDA_OPS_RESIDUAL_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_RESIDUAL_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_RESIDUAL_CUDA_H_
+#define BERTLAB_MODEL_OPS_RESIDUAL_CUDA_H_
 
 #include <cstdint>
 
@@ -27,4 +27,4 @@ void ResidualAddBackward(T* d_a,          // (n) or nullptr
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_RESIDUAL_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_RESIDUAL_CUDA_H_

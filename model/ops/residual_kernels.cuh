@@ -5,8 +5,8 @@
 // g++ under the host SIMT emulator (model/cuda/testing/simt_emulator.h) for
 // residual_emulated_test. The definitions sit in an unnamed namespace, as they
 // did inside the .cu: include this file from one translation unit per binary.
-#ifndef BERTLAB_MODEL_CUDA_OPS_RESIDUAL_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_OPS_RESIDUAL_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPS_RESIDUAL_KERNELS_CUH_
+#define BERTLAB_MODEL_OPS_RESIDUAL_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -31,4 +31,4 @@ BERTLAB_KERNEL_UNBOUNDED AddKernel(T* out, const T* a, const T* b, int64_t n) {
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_RESIDUAL_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPS_RESIDUAL_KERNELS_CUH_

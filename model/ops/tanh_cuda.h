@@ -11,8 +11,8 @@
 // spacing of bf16 below 1), i.e. d_in to about 2^-8 * |d_out| absolute,
 // small beside d_out but large relative to a tiny derivative. UNVERIFIED ON A
 // GPU (never run; tanh_parity_test checks it).
-#ifndef BERTLAB_MODEL_CUDA_OPS_TANH_CUDA_H_
-#define BERTLAB_MODEL_CUDA_OPS_TANH_CUDA_H_
+#ifndef BERTLAB_MODEL_OPS_TANH_CUDA_H_
+#define BERTLAB_MODEL_OPS_TANH_CUDA_H_
 
 #include <cstdint>
 
@@ -40,4 +40,4 @@ void TanhBackward(T* d_in,         // (n)
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_OPS_TANH_CUDA_H_
+#endif  // BERTLAB_MODEL_OPS_TANH_CUDA_H_

@@ -12,8 +12,8 @@
 // elements (a fixed-order block tree inside the chunk, so NOT the CPU's
 // serial order), partials added in chunk order by one thread; deterministic.
 // The norm stays on the device.
-#ifndef BERTLAB_MODEL_CUDA_ADAMW_CUDA_H_
-#define BERTLAB_MODEL_CUDA_ADAMW_CUDA_H_
+#ifndef BERTLAB_MODEL_OPTIM_ADAMW_CUDA_H_
+#define BERTLAB_MODEL_OPTIM_ADAMW_CUDA_H_
 
 #include <cstdint>
 #include <vector>
@@ -59,4 +59,4 @@ void GlobalNorm(double* norm,         // (1), device
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_ADAMW_CUDA_H_
+#endif  // BERTLAB_MODEL_OPTIM_ADAMW_CUDA_H_

@@ -7,8 +7,8 @@
 // under the host SIMT emulator (model/cuda/testing/simt_emulator.h) for
 // adamw_emulated_test. The definitions sit in an unnamed namespace, as they did
 // inside the .cu: include this file from one translation unit per binary.
-#ifndef BERTLAB_MODEL_CUDA_ADAMW_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_ADAMW_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPTIM_ADAMW_KERNELS_CUH_
+#define BERTLAB_MODEL_OPTIM_ADAMW_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -96,4 +96,4 @@ BERTLAB_KERNEL_UNBOUNDED SumPartialsKernel(double* norm, const double* partials,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_ADAMW_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPTIM_ADAMW_KERNELS_CUH_

@@ -1,8 +1,8 @@
 // GlobalNorm's chunk size on the GPU (adamw_cuda.h), in a plain header that
 // the kernel source (adamw_kernels.cuh) reads under nvcc and under the host
 // SIMT emulator alike.
-#ifndef BERTLAB_MODEL_CUDA_GLOBAL_NORM_CHUNK_H_
-#define BERTLAB_MODEL_CUDA_GLOBAL_NORM_CHUNK_H_
+#ifndef BERTLAB_MODEL_OPTIM_GLOBAL_NORM_CHUNK_H_
+#define BERTLAB_MODEL_OPTIM_GLOBAL_NORM_CHUNK_H_
 
 #include <cstdint>
 
@@ -19,4 +19,4 @@ inline int64_t GlobalNormScratchSize(int64_t size) {
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_GLOBAL_NORM_CHUNK_H_
+#endif  // BERTLAB_MODEL_OPTIM_GLOBAL_NORM_CHUNK_H_

@@ -4,8 +4,8 @@
 // so the averaged gradients are bit-identical to the CPU's for the same sums.
 //
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only.
-#ifndef BERTLAB_MODEL_CUDA_GRADIENT_ACCUMULATION_CUDA_H_
-#define BERTLAB_MODEL_CUDA_GRADIENT_ACCUMULATION_CUDA_H_
+#ifndef BERTLAB_MODEL_OPTIM_GRADIENT_ACCUMULATION_CUDA_H_
+#define BERTLAB_MODEL_OPTIM_GRADIENT_ACCUMULATION_CUDA_H_
 
 #include <cstdint>
 
@@ -21,4 +21,4 @@ void AverageAccumulatedGradients(int64_t num_micro_batches, int64_t size,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_GRADIENT_ACCUMULATION_CUDA_H_
+#endif  // BERTLAB_MODEL_OPTIM_GRADIENT_ACCUMULATION_CUDA_H_

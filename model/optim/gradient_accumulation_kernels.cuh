@@ -7,8 +7,8 @@
 // (model/cuda/testing/simt_emulator.h) for gradient_accumulation_emulated_test.
 // The definitions sit in an unnamed namespace, as they did inside the .cu:
 // include this file from one translation unit per binary.
-#ifndef BERTLAB_MODEL_CUDA_GRADIENT_ACCUMULATION_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_GRADIENT_ACCUMULATION_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPTIM_GRADIENT_ACCUMULATION_KERNELS_CUH_
+#define BERTLAB_MODEL_OPTIM_GRADIENT_ACCUMULATION_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -32,4 +32,4 @@ BERTLAB_KERNEL_UNBOUNDED DivideKernel(float* grads, int64_t size,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_GRADIENT_ACCUMULATION_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPTIM_GRADIENT_ACCUMULATION_KERNELS_CUH_

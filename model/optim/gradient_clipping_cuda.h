@@ -14,8 +14,8 @@
 //
 // UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only; pretraining_step_
 // parity_test checks it against the CPU when run on a GPU machine.
-#ifndef BERTLAB_MODEL_CUDA_GRADIENT_CLIPPING_CUDA_H_
-#define BERTLAB_MODEL_CUDA_GRADIENT_CLIPPING_CUDA_H_
+#ifndef BERTLAB_MODEL_OPTIM_GRADIENT_CLIPPING_CUDA_H_
+#define BERTLAB_MODEL_OPTIM_GRADIENT_CLIPPING_CUDA_H_
 
 #include <cstdint>
 
@@ -35,4 +35,4 @@ void ClipByDeviceGlobalNorm(float* grads,        // (size)
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_GRADIENT_CLIPPING_CUDA_H_
+#endif  // BERTLAB_MODEL_OPTIM_GRADIENT_CLIPPING_CUDA_H_

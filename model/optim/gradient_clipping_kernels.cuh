@@ -7,8 +7,8 @@
 // for gradient_clipping_emulated_test. The definitions sit in an unnamed
 // namespace, as they did inside the .cu: include this file from one translation
 // unit per binary.
-#ifndef BERTLAB_MODEL_CUDA_GRADIENT_CLIPPING_KERNELS_CUH_
-#define BERTLAB_MODEL_CUDA_GRADIENT_CLIPPING_KERNELS_CUH_
+#ifndef BERTLAB_MODEL_OPTIM_GRADIENT_CLIPPING_KERNELS_CUH_
+#define BERTLAB_MODEL_OPTIM_GRADIENT_CLIPPING_KERNELS_CUH_
 
 #include <cmath>
 #include <cstdint>
@@ -42,4 +42,4 @@ BERTLAB_KERNEL_UNBOUNDED ClipKernel(float* grads, double* scale,
 }  // namespace cuda
 }  // namespace bertlab
 
-#endif  // BERTLAB_MODEL_CUDA_GRADIENT_CLIPPING_KERNELS_CUH_
+#endif  // BERTLAB_MODEL_OPTIM_GRADIENT_CLIPPING_KERNELS_CUH_

@@ -126,8 +126,8 @@ class CpuFinetuneBackend : public FinetuneBackend {
     return absl::StrCat("cpu, ", NumThreads(), " threads");
   }
   void BeginTraining() override {
-    optimizer_ = std::make_unique<AdamW<float>>(model().layout(),
-                                                optimizer_options());
+    optimizer_ =
+        std::make_unique<AdamW<float>>(model().layout(), optimizer_options());
     micro_batch_sum_ = std::make_unique<TreeSum<float>>(
         static_cast<int64_t>(host_params().size()));
     grads_.clear();
