@@ -6,6 +6,7 @@
 #include "common/status_macros.h"
 #include "model/ops/cpu_gemm_engine.h"
 #include "model/ops/precision.h"
+#include "model/train/pretraining_backend.h"
 
 ABSL_FLAG(std::string, device, "cpu",
           "where pre-training runs: cpu, or cuda in a binary built with "
@@ -29,8 +30,8 @@ ABSL_FLAG(std::string, cpu_gemm, "",
 
 namespace bertlab {
 
-absl::Status ReadDeviceFlags(experiments::RunSpec::Precision experiment,
-                             std::string* device, Precision* precision) {
+absl::StatusOr<DeviceFlags> ReadDeviceFlags(
+    experiments::RunSpec::Precision experiment) {
   const std::string cpu_gemm = absl::GetFlag(FLAGS_cpu_gemm);
   const std::string flag = absl::GetFlag(FLAGS_precision);
   Precision parsed_precision = experiment == experiments::RunSpec::BF16
@@ -70,10 +71,11 @@ absl::Status ReadDeviceFlags(experiments::RunSpec::Precision experiment,
               ": ", available.message()));
     }
   }
-  *device = parsed_device;
-  *precision = parsed_precision;
-  SetCpuGemmEngine(engine);
-  return absl::OkStatus();
+  DeviceFlags flags;
+  flags.device = parsed_device;
+  flags.precision = parsed_precision;
+  flags.cpu_gemm = engine;
+  return flags;
 }
 
 }  // namespace bertlab

@@ -7,24 +7,31 @@
 
 #include <string>
 
-#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "experiments/experiment.pb.h"
-#include "model/train/pretraining_backend.h"
+#include "model/ops/cpu_gemm_engine.h"
+#include "model/ops/precision.h"
 
 namespace bertlab {
+
+// What the three flags ask for.
+struct DeviceFlags {
+  std::string device = "cpu";
+  Precision precision = Precision::kFloat32;
+  // --cpu_gemm, or the machine's default (DefaultCpuGemmEngine: onednn where
+  // oneDNN has AVX-512, openblas elsewhere). The command opens a
+  // ScopedCpuGemmEngine with it around its work.
+  CpuGemmEngine cpu_gemm = CpuGemmEngine::kOpenBlas;
+};
 
 // The flags' values, --precision defaulting to `experiment`'s (the runs'
 // RunSpec.precision, one per experiment): pre-training's precision, which
 // the backend is given (fine-tuning computes in FP32). An error naming the
 // flag (or the experiment's field) for a bad precision or CPU GEMM engine,
 // and for bf16 on the cpu device of a CPU without oneDNN's bf16 matmul.
-// Also sets the process-wide CPU GEMM engine (SetCpuGemmEngine), like
-// ApplyThreadsFlag sets the thread count: --cpu_gemm, or the machine's
-// default (DefaultCpuGemmEngine: onednn where oneDNN has AVX-512, openblas
-// elsewhere); nothing is changed on an error. Whether the binary has the
-// device is checked when the backend is made.
-absl::Status ReadDeviceFlags(experiments::RunSpec::Precision experiment,
-                             std::string* device, Precision* precision);
+// Whether the binary has the device is checked when the backend is made.
+absl::StatusOr<DeviceFlags> ReadDeviceFlags(
+    experiments::RunSpec::Precision experiment);
 
 }  // namespace bertlab
 

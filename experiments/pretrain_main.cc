@@ -65,6 +65,7 @@
 #include "experiments/experiment.pb.h"
 #include "experiments/pretraining_options.h"
 #include "model/bert/parameter_layout.h"
+#include "model/ops/cpu_gemm_engine.h"
 #include "model/train/pretrainer.h"
 #include "model/train/pretraining_backend.h"
 #include "tasks/pretraining_data/instance_config.h"
@@ -202,8 +203,12 @@ absl::Status Run(Collective* collective) {
                    _.Prepend(config_path, ", run ", chosen->name, ": "));
   options.output_dir = ResolveUserPath(output_dir);
   options.stop_after_step = stop_after_step;
-  RETURN_IF_ERROR(ReadDeviceFlags(chosen->spec.precision(), &options.device,
-                                  &options.precision));
+  ASSIGN_OR_RETURN(const DeviceFlags device,
+                   ReadDeviceFlags(chosen->spec.precision()));
+  options.device = device.device;
+  options.precision = device.precision;
+  // Every product of this command runs on the engine of --cpu_gemm.
+  const ScopedCpuGemmEngine engine(device.cpu_gemm);
   options.progress_interval_seconds = progress_seconds;
   const std::string progress = absl::GetFlag(FLAGS_progress);
   if (progress == "auto") {

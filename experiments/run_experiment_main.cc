@@ -61,6 +61,7 @@
 #include "experiments/run/run_plan.h"
 #include "experiments/run/runner.h"
 #include "experiments/spec_conversions.h"
+#include "model/ops/cpu_gemm_engine.h"
 #include "tasks/corpus/default_corpus_path.h"
 #include "tasks/finetune/finetune_task_table.h"
 #include "tasks/pretraining_data/pretraining_data_prep.h"
@@ -365,9 +366,14 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
                    experiments::LoadExperiment(experiment_path, load));
   const experiments::Experiment& loaded = options.experiment;
   // Every run has the same precision (the loader checks it).
-  RETURN_IF_ERROR(ReadDeviceFlags(
-      experiments::ResolveRuns(loaded).front().spec.precision(),
-      &options.pretraining_device, &options.pretraining_precision));
+  ASSIGN_OR_RETURN(
+      const DeviceFlags device,
+      ReadDeviceFlags(
+          experiments::ResolveRuns(loaded).front().spec.precision()));
+  options.pretraining_device = device.device;
+  options.pretraining_precision = device.precision;
+  // Every product of this command runs on the engine of --cpu_gemm.
+  const ScopedCpuGemmEngine engine(device.cpu_gemm);
   options.variants = absl::GetFlag(FLAGS_variants);
   ASSIGN_OR_RETURN(const std::set<std::string> selected,
                    experiments::SelectedVariants(loaded, options.variants));

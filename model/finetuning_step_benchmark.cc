@@ -116,7 +116,7 @@ struct PairBatch {
 void BM_FinetuningStep(benchmark::State& state, CpuGemmMode mode,
                        const std::string& size, int64_t batch) {
   SetNumThreads(kNumThreads);
-  SetCpuGemmEngine(mode.engine);
+  const ScopedCpuGemmEngine engine(mode.engine);
   const ScopedCpuGemmPrecision precision(mode.precision);
   const absl::StatusOr<BertConfig> config = ConfigForSize(size, kVocab);
   CHECK_OK(config.status());
@@ -158,7 +158,6 @@ void BM_FinetuningStep(benchmark::State& state, CpuGemmMode mode,
   state.counters["GFLOP/step"] = step_flops * 1e-9;
   state.counters["RSS_MiB"] = PeakRssMiB();
   state.counters["loss"] = loss;
-  SetCpuGemmEngine(DefaultCpuGemmEngine());
 }
 
 // BM_FinetuningStep[OneDnn[Bf16]]/<size>/batch:<B>; the BF16 ones exist

@@ -182,7 +182,7 @@ void BM_PretrainingStep(benchmark::State& state, CpuGemmMode mode,
                         const std::string& size, int64_t batch,
                         SequenceShape shape, bool dropout) {
   SetNumThreads(kNumThreads);
-  SetCpuGemmEngine(mode.engine);
+  const ScopedCpuGemmEngine engine(mode.engine);
   const ScopedCpuGemmPrecision precision(mode.precision);
   const absl::StatusOr<BertConfig> config = ConfigForSize(size, kVocab);
   CHECK_OK(config.status());
@@ -225,7 +225,6 @@ void BM_PretrainingStep(benchmark::State& state, CpuGemmMode mode,
   state.counters["GFLOP/step"] = StepFlops(*config, batch, shape) * 1e-9;
   state.counters["RSS_MiB"] = PeakRssMiB();
   state.counters["loss"] = loss;
-  SetCpuGemmEngine(DefaultCpuGemmEngine());
 }
 
 // With --benchmark_repetitions=N the "min" aggregate of the time and the
@@ -329,7 +328,7 @@ BENCHMARK(BM_SgemmPeak)
 // (4096 x 768 x 768) and the fused QKV projection (4096 x 2304 x 768).
 void BM_OneDnnMatmulPeak(benchmark::State& state, Precision precision) {
   SetNumThreads(kNumThreads);
-  SetCpuGemmEngine(CpuGemmEngine::kOneDnn);
+  const ScopedCpuGemmEngine engine(CpuGemmEngine::kOneDnn);
   const ScopedCpuGemmPrecision scope(precision);
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n, 0.0f);
@@ -341,7 +340,6 @@ void BM_OneDnnMatmulPeak(benchmark::State& state, Precision precision) {
   }
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * m * n * k * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  SetCpuGemmEngine(DefaultCpuGemmEngine());
 }
 
 bool RegisterMatmulPeaks() {

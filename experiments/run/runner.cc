@@ -472,7 +472,7 @@ class Runner {
     // is keyed, prepared or recorded.
     RETURN_IF_ERROR(UseEffectiveCorpus(options_.data_dir, &runs_));
     execution_.threads = NumThreads();
-    execution_.cpu_gemm = CpuGemmEngineName(GetCpuGemmEngine());
+    execution_.cpu_gemm = CpuGemmEngineName(ActiveCpuGemmEngine());
     execution_.pretraining_device = options_.pretraining_device;
     execution_.pretraining_precision =
         std::string(PrecisionName(options_.pretraining_precision));

@@ -1,19 +1,9 @@
 #include "model/ops/cpu_gemm_engine.h"
 
-#include <atomic>
-
 #include "absl/strings/str_cat.h"
 #include "oneapi/dnnl/dnnl.h"
 
 namespace bertlab {
-namespace {
-
-// -1 until the first Set or Get: the default asks oneDNN for its ISA, which
-// is not for a static initialiser.
-constexpr int kUnset = -1;
-std::atomic<int> current_engine{kUnset};
-
-}  // namespace
 
 CpuGemmEngine DefaultCpuGemmEngine() {
   static const CpuGemmEngine engine = [] {
@@ -23,22 +13,6 @@ CpuGemmEngine DefaultCpuGemmEngine() {
                                     : CpuGemmEngine::kOpenBlas;
   }();
   return engine;
-}
-
-void SetCpuGemmEngine(CpuGemmEngine engine) {
-  current_engine.store(static_cast<int>(engine), std::memory_order_relaxed);
-}
-
-CpuGemmEngine GetCpuGemmEngine() {
-  int engine = current_engine.load(std::memory_order_relaxed);
-  if (engine == kUnset) {
-    int unset = kUnset;
-    current_engine.compare_exchange_strong(
-        unset, static_cast<int>(DefaultCpuGemmEngine()),
-        std::memory_order_relaxed);
-    engine = current_engine.load(std::memory_order_relaxed);
-  }
-  return static_cast<CpuGemmEngine>(engine);
 }
 
 std::string CpuGemmEngineName(CpuGemmEngine engine) {
@@ -62,7 +36,11 @@ absl::StatusOr<CpuGemmEngine> ParseCpuGemmEngine(absl::string_view name) {
 
 namespace {
 
-// The inherited setting (common/parallel.h) that holds the precision.
+// The inherited settings (common/parallel.h) that hold the two.
+int EngineSlot() {
+  static const int slot = NewInheritedSetting();
+  return slot;
+}
 int PrecisionSlot() {
   static const int slot = NewInheritedSetting();
   return slot;
@@ -75,7 +53,16 @@ std::string CpuGemmMode::Name() const {
                       precision == Precision::kBfloat16Mixed ? "_bf16" : "");
 }
 
-Precision CpuGemmPrecision() {
+CpuGemmEngine ActiveCpuGemmEngine() {
+  const int value = GetInheritedSetting(EngineSlot());
+  return value == kUnsetInheritedSetting ? DefaultCpuGemmEngine()
+                                         : static_cast<CpuGemmEngine>(value);
+}
+
+ScopedCpuGemmEngine::ScopedCpuGemmEngine(CpuGemmEngine engine)
+    : setting_(EngineSlot(), static_cast<int>(engine)) {}
+
+Precision ActiveCpuGemmPrecision() {
   const int value = GetInheritedSetting(PrecisionSlot());
   return value == kUnsetInheritedSetting ? Precision::kFloat32
                                          : static_cast<Precision>(value);

@@ -4,15 +4,17 @@
 // B are rounded to bfloat16 (nearest, ties to even) and oneDNN's bf16 matmul
 // sums and stores the products in FP32, whatever the engine.
 //
-// The engine is one process-wide setting, like the thread count: the
-// engines give correct products but different bits (they sum in different
-// orders), so a run's numbers depend on it and run ids cover it. The
-// precision is not: it belongs to the code that asks for it, a scope
-// (ScopedCpuGemmPrecision) that the CPU pre-training backend opens around
-// its own calls (model/train/pretraining_backend.h), which follows the work
-// onto the thread pool (common/parallel.h, inherited settings) and leaves
-// every other product, fine-tuning's included, in FP32. Double products
-// always use OpenBLAS (cblas_dgemm), whatever the settings.
+// Neither is a process-wide global: each belongs to the code that asks for
+// it, as a scope that follows the work onto the thread pool (common/parallel.h,
+// inherited settings). A command opens a ScopedCpuGemmEngine for its whole
+// run with the engine of --cpu_gemm (experiments/device_flags.h); outside
+// every scope a product runs on DefaultCpuGemmEngine(). The engines give
+// correct products but different bits (they sum in different orders), so a
+// run's numbers depend on the engine and run ids cover it. The CPU
+// pre-training backend opens a ScopedCpuGemmPrecision around its own calls
+// (model/train/pretraining_backend.h), which leaves every other product,
+// fine-tuning's included, in FP32. Double products always use OpenBLAS
+// (cblas_dgemm), whatever the settings.
 #ifndef BERTLAB_MODEL_OPS_CPU_GEMM_ENGINE_H_
 #define BERTLAB_MODEL_OPS_CPU_GEMM_ENGINE_H_
 
@@ -41,11 +43,23 @@ inline constexpr CpuGemmEngine kCpuGemmEngines[] = {CpuGemmEngine::kOpenBlas,
 // numbers). Fixed for the process on first use.
 CpuGemmEngine DefaultCpuGemmEngine();
 
-// Sets the engine of every later float Gemm. Not from inside a ParallelFor
-// body, nor while another thread runs a Gemm (a product split over the pool
-// reads the setting once).
-void SetCpuGemmEngine(CpuGemmEngine engine);
-CpuGemmEngine GetCpuGemmEngine();
+// The engine of the float products the calling thread issues: that of the
+// innermost ScopedCpuGemmEngine open on it (or on the thread whose
+// ParallelFor runs this chunk), DefaultCpuGemmEngine() outside every scope.
+// A product split over the pool reads it once, on the calling thread.
+CpuGemmEngine ActiveCpuGemmEngine();
+
+// Float products issued inside it (on any pool thread) run on `engine`.
+// Not movable; scopes nest.
+class ScopedCpuGemmEngine {
+ public:
+  explicit ScopedCpuGemmEngine(CpuGemmEngine engine);
+  ScopedCpuGemmEngine(const ScopedCpuGemmEngine&) = delete;
+  ScopedCpuGemmEngine& operator=(const ScopedCpuGemmEngine&) = delete;
+
+ private:
+  ScopedInheritedSetting setting_;
+};
 
 // "openblas" or "onednn": what run records and run ids say (--cpu_gemm
 // takes them, experiments/device_flags.h).
@@ -74,7 +88,7 @@ inline constexpr CpuGemmMode kCpuGemmModes[] = {
 // The precision of the float products the calling thread issues: that of
 // the innermost ScopedCpuGemmPrecision open on it (or on the thread whose
 // ParallelFor runs this chunk), FP32 outside every scope.
-Precision CpuGemmPrecision();
+Precision ActiveCpuGemmPrecision();
 
 // Float products issued inside it (on any pool thread) compute in
 // `precision`. BF16 needs OneDnnBf16MatmulAvailable() (gemm_onednn.h): a

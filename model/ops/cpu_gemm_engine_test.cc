@@ -32,37 +32,54 @@ TEST(CpuGemmEngineTest, DefaultIsOneDnnOnlyWhereItRunsAvx512) {
                                      ? CpuGemmEngine::kOneDnn
                                      : CpuGemmEngine::kOpenBlas;
   EXPECT_EQ(DefaultCpuGemmEngine(), expected);
-  // A process that sets no engine runs on the default ...
-  EXPECT_EQ(GetCpuGemmEngine(), expected);
-  // ... and a set engine stays set.
-  const CpuGemmEngine other = expected == CpuGemmEngine::kOneDnn
+  // Outside every scope the products run on the default.
+  EXPECT_EQ(ActiveCpuGemmEngine(), expected);
+}
+
+// A scope's engine is what its products run on, on the pool's threads too;
+// scopes nest, and the default is back when they end.
+TEST(CpuGemmEngineTest, ScopedAndInheritedByThePool) {
+  const CpuGemmEngine other = DefaultCpuGemmEngine() == CpuGemmEngine::kOneDnn
                                   ? CpuGemmEngine::kOpenBlas
                                   : CpuGemmEngine::kOneDnn;
-  SetCpuGemmEngine(other);
-  EXPECT_EQ(GetCpuGemmEngine(), other);
-  EXPECT_EQ(DefaultCpuGemmEngine(), expected);
+  SetNumThreads(2);
+  {
+    const ScopedCpuGemmEngine scope(other);
+    EXPECT_EQ(ActiveCpuGemmEngine(), other);
+    std::vector<CpuGemmEngine> seen(8, DefaultCpuGemmEngine());
+    ParallelFor(0, 8, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) seen[i] = ActiveCpuGemmEngine();
+    });
+    EXPECT_EQ(seen, std::vector<CpuGemmEngine>(8, other));
+    {
+      const ScopedCpuGemmEngine inner(DefaultCpuGemmEngine());
+      EXPECT_EQ(ActiveCpuGemmEngine(), DefaultCpuGemmEngine());
+    }
+    EXPECT_EQ(ActiveCpuGemmEngine(), other);
+  }
+  EXPECT_EQ(ActiveCpuGemmEngine(), DefaultCpuGemmEngine());
 }
 
 // The products' precision is FP32 outside every scope and that of the
 // innermost scope inside, and it follows the work onto the thread pool.
 TEST(CpuGemmPrecisionTest, ScopedAndInheritedByThePool) {
-  EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
+  EXPECT_EQ(ActiveCpuGemmPrecision(), Precision::kFloat32);
   SetNumThreads(2);
   {
     const ScopedCpuGemmPrecision bf16(Precision::kBfloat16Mixed);
-    EXPECT_EQ(CpuGemmPrecision(), Precision::kBfloat16Mixed);
+    EXPECT_EQ(ActiveCpuGemmPrecision(), Precision::kBfloat16Mixed);
     std::vector<Precision> seen(8, Precision::kFloat32);
     ParallelFor(0, 8, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) seen[i] = CpuGemmPrecision();
+      for (int64_t i = begin; i < end; ++i) seen[i] = ActiveCpuGemmPrecision();
     });
     EXPECT_EQ(seen, std::vector<Precision>(8, Precision::kBfloat16Mixed));
     {
       const ScopedCpuGemmPrecision fp32(Precision::kFloat32);
-      EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
+      EXPECT_EQ(ActiveCpuGemmPrecision(), Precision::kFloat32);
     }
-    EXPECT_EQ(CpuGemmPrecision(), Precision::kBfloat16Mixed);
+    EXPECT_EQ(ActiveCpuGemmPrecision(), Precision::kBfloat16Mixed);
   }
-  EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
+  EXPECT_EQ(ActiveCpuGemmPrecision(), Precision::kFloat32);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // GoogleTest helpers for tests whose products run on one CPU GEMM engine
 // and precision (cpu_gemm_engine.h's CpuGemmMode): a scope and a fixture
-// that set them for a test and give the process's engine and thread count
-// back afterwards. BF16 skips, saying why, where oneDNN has
-// no bf16 matmul (oneDNN 2.6 needs AVX-512).
+// that set them for a test and give the thread count back afterwards. BF16
+// skips, saying why, where oneDNN has no bf16 matmul (oneDNN 2.6 needs
+// AVX-512).
 //
 //   class OneDnnGemmTest : public OnCpuGemmEngine<CpuGemmEngine::kOneDnn> {};
 //   class Bf16Test : public OnCpuGemmEngine<CpuGemmEngine::kOneDnn,
@@ -25,27 +25,22 @@ inline bool CpuGemmModeAvailable(const CpuGemmMode& mode) {
   return mode.precision == Precision::kFloat32 || OneDnnBf16MatmulAvailable();
 }
 
-// Sets `mode` for one test (its engine process-wide, its precision as a
-// scope on the test's thread) and restores the engine and the thread count.
+// Sets `mode` for one test (scopes on the test's thread) and restores the
+// thread count.
 class CpuGemmModeScope {
  public:
   explicit CpuGemmModeScope(const CpuGemmMode& mode)
-      : saved_engine_(GetCpuGemmEngine()), saved_threads_(NumThreads()) {
-    SetCpuGemmEngine(mode.engine);
-    precision_.emplace(mode.precision);
-  }
-  ~CpuGemmModeScope() {
-    precision_.reset();
-    SetCpuGemmEngine(saved_engine_);
-    SetNumThreads(saved_threads_);
-  }
+      : saved_threads_(NumThreads()),
+        engine_(mode.engine),
+        precision_(mode.precision) {}
+  ~CpuGemmModeScope() { SetNumThreads(saved_threads_); }
   CpuGemmModeScope(const CpuGemmModeScope&) = delete;
   CpuGemmModeScope& operator=(const CpuGemmModeScope&) = delete;
 
  private:
-  CpuGemmEngine saved_engine_;
   int saved_threads_;
-  std::optional<ScopedCpuGemmPrecision> precision_;
+  ScopedCpuGemmEngine engine_;
+  ScopedCpuGemmPrecision precision_;
 };
 
 template <CpuGemmEngine kEngine, Precision kPrecision = Precision::kFloat32>

@@ -16,7 +16,7 @@
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  bertlab::SetCpuGemmEngine(
+  const bertlab::ScopedCpuGemmEngine engine(
       bertlab::CpuGemmEngine::BERTLAB_TEST_CPU_GEMM_ENGINE);
   return RUN_ALL_TESTS();
 }

@@ -1,7 +1,7 @@
 // Row-major GEMM on the CPU: C = alpha * op(A) * op(B) + beta * C, with
 // op(X) = X or X^T. Float calls cblas_sgemm, or oneDNN's f32 matmul when the
-// process-wide engine is CpuGemmEngine::kOneDnn (cpu_gemm_engine.h,
-// gemm_onednn.h); inside a BF16 precision scope (cpu_gemm_engine.h's
+// active engine (a scope, cpu_gemm_engine.h) is CpuGemmEngine::kOneDnn
+// (gemm_onednn.h); inside a BF16 precision scope (cpu_gemm_engine.h's
 // ScopedCpuGemmPrecision) it rounds A and B to bfloat16 (bf16_round.h) and
 // calls oneDNN's bf16 matmul, which sums and writes C in FP32. Double always
 // calls cblas_dgemm (the gradient checks run in double).

@@ -86,7 +86,7 @@ void BlasGemm(Transpose transpose_a, Transpose transpose_b, int64_t m,
 // (BF16 products, cpu_gemm_engine.h's scoped precision, go through
 // Bf16Gemm below instead.)
 GemmCall<float> EngineCall(float) {
-  return GetCpuGemmEngine() == CpuGemmEngine::kOneDnn
+  return ActiveCpuGemmEngine() == CpuGemmEngine::kOneDnn
              ? GemmCall<float>(OneDnnGemm)
              : GemmCall<float>(BlasGemm);
 }
@@ -219,7 +219,7 @@ void Gemm(Transpose transpose_a, Transpose transpose_b, int64_t m, int64_t n,
           T beta, T* c, int64_t ldc) {
   if (HandleEmptyProduct(m, n, k, beta, c, ldc)) return;
   if constexpr (std::is_same_v<T, float>) {
-    if (CpuGemmPrecision() == Precision::kBfloat16Mixed) {
+    if (ActiveCpuGemmPrecision() == Precision::kBfloat16Mixed) {
       Bf16Gemm(transpose_a, transpose_b, m, n, k, alpha, a, lda, b, ldb, beta,
                c, ldc);
       return;

@@ -151,8 +151,9 @@ std::vector<float> Padding(const Case& test_case, const std::vector<float>& c,
 void CheckCase(const Case& test_case, bool through_gemm = true) {
   SCOPED_TRACE(test_case.Name());
   Operands operands = MakeOperands(test_case, 7);
-  const std::vector<double> expected = Reference(
-      test_case, operands, CpuGemmPrecision() == Precision::kBfloat16Mixed);
+  const std::vector<double> expected =
+      Reference(test_case, operands,
+                ActiveCpuGemmPrecision() == Precision::kBfloat16Mixed);
   const std::vector<float> padding_before =
       Padding(test_case, operands.c, operands.ldc);
   if (through_gemm) {
@@ -353,9 +354,11 @@ TEST_F(OneDnnGemmTest, DoubleStaysOnOpenBlas) {
   Gemm<double>(Transpose::kNo, Transpose::kYes, 13, 7, 37, 0.5, a.data(), 40,
                b.data(), 40, -2.0, on_onednn.data(), 10);
   EXPECT_EQ(OneDnnMatmulPrimitivesCreated(), before);
-  SetCpuGemmEngine(CpuGemmEngine::kOpenBlas);
-  Gemm<double>(Transpose::kNo, Transpose::kYes, 13, 7, 37, 0.5, a.data(), 40,
-               b.data(), 40, -2.0, on_openblas.data(), 10);
+  {
+    const ScopedCpuGemmEngine openblas(CpuGemmEngine::kOpenBlas);
+    Gemm<double>(Transpose::kNo, Transpose::kYes, 13, 7, 37, 0.5, a.data(), 40,
+                 b.data(), 40, -2.0, on_openblas.data(), 10);
+  }
   EXPECT_TRUE(BitIdentical("C", on_onednn, on_openblas));
 }
 

@@ -125,7 +125,7 @@ void BM_Gemm(benchmark::State& state, CpuGemmMode mode, LinearProduct product,
   const absl::StatusOr<int> threads = DefaultNumThreads();
   CHECK_OK(threads.status());
   SetNumThreads(*threads);
-  SetCpuGemmEngine(mode.engine);
+  const ScopedCpuGemmEngine engine(mode.engine);
   const ScopedCpuGemmPrecision precision(mode.precision);
   const std::vector<float> in = Filled(rows * in_features, 0);
   const std::vector<float> weight = Filled(out_features * in_features, 0);
@@ -159,7 +159,6 @@ void BM_Gemm(benchmark::State& state, CpuGemmMode mode, LinearProduct product,
   }
   SetGflops(state, 2.0 * rows * out_features * in_features);
   state.SetLabel(absl::StrCat("threads:", *threads));
-  SetCpuGemmEngine(DefaultCpuGemmEngine());
 }
 
 bool RegisterGemmBenchmarks() {

@@ -993,7 +993,7 @@ class Pretrainer {
     start["parameters"] = model_.layout().total_size();
     start["threads"] = NumThreads();
     start["ranks"] = collective_->size();
-    start["cpu_gemm"] = CpuGemmEngineName(GetCpuGemmEngine());
+    start["cpu_gemm"] = CpuGemmEngineName(ActiveCpuGemmEngine());
     start["precision"] = std::string(PrecisionName(options_.precision));
     start["device"] = backend_->Describe();
     start["run_config_hash"] = run_config_hash_;

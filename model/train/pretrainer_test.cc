@@ -849,7 +849,7 @@ TEST_F(PretrainerBf16Test, TwoRunsAreBitIdentical) {
                        Checkpoint(b.output_dir, 40));
   const std::vector<Json> start = Metrics(a.output_dir, "start");
   ASSERT_EQ(start.size(), 1u);
-  EXPECT_EQ(start[0]["cpu_gemm"], CpuGemmEngineName(GetCpuGemmEngine()));
+  EXPECT_EQ(start[0]["cpu_gemm"], CpuGemmEngineName(ActiveCpuGemmEngine()));
   EXPECT_EQ(start[0]["precision"], "bf16");
   EXPECT_THAT(start[0]["device"].get<std::string>(),
               HasSubstr("bf16 mixed precision"));
@@ -901,7 +901,7 @@ TEST_F(PretrainerBf16Test, LeavesTheRestOfTheProcessInFp32) {
   Gemm<float>(Transpose::kNo, Transpose::kNo, 2, 2, 3, 1.0f, a.data(), b.data(),
               0.0f, before.data());
   Run("bf16_then_fp32", Precision::kBfloat16Mixed);
-  EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
+  EXPECT_EQ(ActiveCpuGemmPrecision(), Precision::kFloat32);
   Gemm<float>(Transpose::kNo, Transpose::kNo, 2, 2, 3, 1.0f, a.data(), b.data(),
               0.0f, after.data());
   EXPECT_EQ(before, after);

@@ -202,7 +202,7 @@ TEST_F(CpuBackendTest, Bf16IsTheBackendsOwnPrecision) {
     backend->ZeroGradients();
     backend->ForwardBackward(batch.encoder_batch(), batch.targets(),
                              DropoutSettings{});
-    EXPECT_EQ(CpuGemmPrecision(), Precision::kFloat32);
+    EXPECT_EQ(ActiveCpuGemmPrecision(), Precision::kFloat32);
     backend->FinishGradients(1, 0);
     backend->Update(1e-3);
     return std::vector<float>(
