@@ -376,7 +376,7 @@ def main():
               what, threads, args.dropout, args.rounds,
               platform.node() or "host", torch_version, args.omp_wait_policy))
     print("C++ FP32 OpenBLAS / oneDNN = the openblas / onednn GEMM engines; "
-          "C++ BF16 = the onednn_bf16 engine (GEMM inputs rounded to bf16, "
+          "C++ BF16 = oneDNN in BF16 precision (GEMM inputs rounded to bf16, "
           "FP32 sums and everything else FP32); PyTorch BF16 = the whole "
           "model cast with model.to(torch.bfloat16) (bf16 parameters, "
           "activations and gradients).")

@@ -51,7 +51,7 @@ LayerNorm 1 and 0), which does not change the timing.
 --dtype float32 (default) runs it all in float32. --dtype bfloat16 casts the
 whole model with model.to(torch.bfloat16) after drawing the parameters: pure
 bf16 parameters, activations, gradients and losses, the fastest bf16 mode of
-torch 1.13 here. It is not the arithmetic of the C++ onednn_bf16 engine,
+torch 1.13 here. It is not the arithmetic of the C++ BF16 precision,
 which rounds only the GEMM inputs to bf16 and keeps sums, activations and
 gradients in FP32: it is PyTorch's best bf16 speed, not a numerical twin.
 torch.autocast("cpu", dtype=torch.bfloat16) is not offered: on torch 1.13 it
