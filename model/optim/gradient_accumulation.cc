@@ -19,7 +19,21 @@ void AverageAccumulatedGradients(int64_t num_micro_batches, int64_t size,
   });
 }
 
+template <typename T>
+ClipResult AverageAndClipGradients(int64_t num_micro_batches, double clip_norm,
+                                   int64_t size, T* grads) {
+  AverageAccumulatedGradients(num_micro_batches, size, grads);
+  if (clip_norm > 0) return ClipByGlobalNorm(clip_norm, size, grads);
+  ClipResult result;
+  result.global_norm = GlobalNorm(grads, size);
+  return result;
+}
+
 template void AverageAccumulatedGradients<float>(int64_t, int64_t, float*);
 template void AverageAccumulatedGradients<double>(int64_t, int64_t, double*);
+template ClipResult AverageAndClipGradients<float>(int64_t, double, int64_t,
+                                                   float*);
+template ClipResult AverageAndClipGradients<double>(int64_t, double, int64_t,
+                                                    double*);
 
 }  // namespace bertlab

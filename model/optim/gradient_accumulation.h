@@ -30,6 +30,8 @@
 
 #include <cstdint>
 
+#include "model/optim/gradient_clipping.h"
+
 namespace bertlab {
 
 // grads[i] /= num_micro_batches (a no-op for 1). num_micro_batches >= 1.
@@ -37,6 +39,13 @@ namespace bertlab {
 template <typename T>
 void AverageAccumulatedGradients(int64_t num_micro_batches, int64_t size,
                                  T* grads);
+
+// Steps 3 and 4 on the host, what a CPU backend's FinishGradients is:
+// AverageAccumulatedGradients, then ClipByGlobalNorm(clip_norm) when
+// clip_norm > 0, else only the global norm (scale 1).
+template <typename T>
+ClipResult AverageAndClipGradients(int64_t num_micro_batches, double clip_norm,
+                                   int64_t size, T* grads);
 
 }  // namespace bertlab
 

@@ -65,5 +65,30 @@ TEST(AverageAccumulatedGradientsTest, LargeBufferIsParallelAndExact) {
   }
 }
 
+// The backends' FinishGradients: the average, then the clip when asked
+// for (else only the norm), bit for bit the two steps by hand.
+TEST(AverageAndClipGradientsTest, IsTheAverageThenTheClip) {
+  const std::vector<float> sum = {3.0f, -4.0f, 12.0f, 0.5f};
+  for (double clip_norm : {0.0, 1.0, 100.0}) {
+    std::vector<float> by_hand = sum;
+    AverageAccumulatedGradients<float>(4, 4, by_hand.data());
+    ClipResult expected;
+    if (clip_norm > 0) {
+      expected = ClipByGlobalNorm(clip_norm, 4, by_hand.data());
+    } else {
+      expected.global_norm = GlobalNorm(by_hand.data(), 4);
+    }
+    std::vector<float> grads = sum;
+    const ClipResult result =
+        AverageAndClipGradients<float>(4, clip_norm, 4, grads.data());
+    EXPECT_EQ(grads, by_hand) << clip_norm;
+    EXPECT_EQ(result.global_norm, expected.global_norm) << clip_norm;
+    EXPECT_EQ(result.scale, expected.scale) << clip_norm;
+  }
+  // The norm of the average {0.75, -1, 3, 0.125}, about 3.25; clip 1 scales.
+  std::vector<float> grads = sum;
+  EXPECT_LT(AverageAndClipGradients<float>(4, 1.0, 4, grads.data()).scale, 1);
+}
+
 }  // namespace
 }  // namespace bertlab

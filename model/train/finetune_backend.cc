@@ -152,12 +152,9 @@ class CpuFinetuneBackend : public FinetuneBackend {
   }
   ClipResult FinishGradients(int64_t non_empty_micro_batches,
                              double clip_norm) override {
-    const int64_t size = static_cast<int64_t>(grads_.size());
-    AverageAccumulatedGradients(non_empty_micro_batches, size, grads_.data());
-    if (clip_norm > 0) return ClipByGlobalNorm(clip_norm, size, grads_.data());
-    ClipResult result;
-    result.global_norm = GlobalNorm(grads_.data(), size);
-    return result;
+    return AverageAndClipGradients(non_empty_micro_batches, clip_norm,
+                                   static_cast<int64_t>(grads_.size()),
+                                   grads_.data());
   }
   void Update(double learning_rate) override {
     optimizer_->Step(learning_rate, grads_.data(), host_params().data());

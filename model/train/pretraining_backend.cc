@@ -93,12 +93,9 @@ absl::Status CpuPretrainingBackend::SumGradientsAcrossRanks(
 ClipResult CpuPretrainingBackend::FinishGradients(int64_t num_micro_batches,
                                                   double clip_norm) {
   FoldMicroBatches();
-  const int64_t size = static_cast<int64_t>(grads_.size());
-  AverageAccumulatedGradients(num_micro_batches, size, grads_.data());
-  if (clip_norm > 0) return ClipByGlobalNorm(clip_norm, size, grads_.data());
-  ClipResult result;
-  result.global_norm = GlobalNorm(grads_.data(), size);
-  return result;
+  return AverageAndClipGradients(num_micro_batches, clip_norm,
+                                 static_cast<int64_t>(grads_.size()),
+                                 grads_.data());
 }
 
 void CpuPretrainingBackend::Update(double learning_rate) {
