@@ -3,6 +3,8 @@
 //
 //   check_regression --runs=DIR --golden=FILE.json       exit 0: no drift
 //   check_regression --runs=DIR --write_golden=FILE.json  record new goldens
+//   check_regression --runs=DIR --golden=FILE.json --ignore_run_ids
+//                                 the same experiment on another device
 //
 // The golden file holds, per run (keyed "kind variant task lr restart"), its
 // run id and data hashes, compared exactly (they are pure functions of the
@@ -36,6 +38,11 @@ ABSL_FLAG(std::string, runs, "", "the experiment's output directory");
 ABSL_FLAG(std::string, golden, "", "golden values to compare with");
 ABSL_FLAG(std::string, write_golden, "",
           "write the runs' values as a new golden file instead");
+ABSL_FLAG(bool, ignore_run_ids, false,
+          "compare the metrics and data hashes only: for runs of the same "
+          "experiment on another device (whose run ids name it) against a "
+          "CPU run's golden values, as the GPU device check does "
+          "(tools/gpu/run_device_check.sh)");
 
 namespace bertlab {
 namespace {
@@ -173,7 +180,7 @@ absl::Status Run() {
       continue;
     }
     const reports::RunRecord& r = *it->second;
-    if (entry["run_id"] != r.run_id) {
+    if (!absl::GetFlag(FLAGS_ignore_run_ids) && entry["run_id"] != r.run_id) {
       drift(absl::StrCat(key, ": run_id ", r.run_id, ", golden ",
                          entry["run_id"].get<std::string>(),
                          " (its configuration or inputs changed)"));

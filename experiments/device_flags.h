@@ -1,6 +1,7 @@
 // --device, --precision and --cpu_gemm, shared by //experiments:pretrain and
-// //experiments:run_experiment: where pre-training's arithmetic runs
-// (model/train/pretraining_backend.h), in which precision, and which library
+// //experiments:run_experiment: where the training arithmetic runs
+// (model/train/pretraining_backend.h; run_experiment's fine-tuning too,
+// model/train/finetune_backend.h), in which precision, and which library
 // computes the float products on the CPU (model/ops/cpu_gemm_engine.h).
 #ifndef BERTLAB_EXPERIMENTS_DEVICE_FLAGS_H_
 #define BERTLAB_EXPERIMENTS_DEVICE_FLAGS_H_
@@ -25,9 +26,9 @@ struct DeviceFlags {
 };
 
 // The flags' values, --precision defaulting to `experiment`'s (the runs'
-// RunSpec.precision, one per experiment): pre-training's precision, which
-// the backend is given (fine-tuning computes in FP32). An error naming the
-// flag (or the experiment's field) for a bad precision or CPU GEMM engine,
+// RunSpec.precision, one per experiment): the backends' precision (on the
+// cpu device fine-tuning computes in FP32 whatever it says). An error naming
+// the flag (or the experiment's field) for a bad precision or CPU GEMM engine,
 // and for bf16 on the cpu device of a CPU without oneDNN's bf16 matmul.
 // Whether the binary has the device is checked when the backend is made.
 absl::StatusOr<DeviceFlags> ReadDeviceFlags(

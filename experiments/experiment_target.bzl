@@ -1,11 +1,12 @@
 """experiment_target: `bazel run //<package>:<name>` for one experiment."""
 
-def experiment_target(name, experiment = None, variants = [], script = None, small = False):
+def experiment_target(name, experiment = None, variants = [], script = None, small = False, gpu = False):
     """A runnable target for an experiment's scale presets.
 
     It runs //experiments:run_experiment with <experiment>.mini.textproto
     and <experiment>.paper.textproto (and <experiment>.small.textproto where
-    `small`); `--scale` picks the preset. The
+    `small`, <experiment>.gpu.textproto where `gpu`); `--scale` picks the
+    preset. The
     embedded corpus comes in the runner's own runfiles, and the files of
     ablations/ that experiments refer to in this target's.
 
@@ -17,6 +18,7 @@ def experiment_target(name, experiment = None, variants = [], script = None, sma
       script: the shell script that starts the runner (default
         //experiments:run_experiment.sh, which just runs it).
       small: the experiment has a small-scale preset (--scale=small).
+      gpu: the experiment has a one-GPU-hour preset (--scale=gpu).
     """
     experiment = experiment or name
     mini = experiment + ".mini.textproto"
@@ -31,6 +33,9 @@ def experiment_target(name, experiment = None, variants = [], script = None, sma
     if small:
         presets.append(experiment + ".small.textproto")
         args.append("--experiment_small=$(rootpath %s)" % presets[-1])
+    if gpu:
+        presets.append(experiment + ".gpu.textproto")
+        args.append("--experiment_gpu=$(rootpath %s)" % presets[-1])
     if variants:
         args.append("--variants=" + ",".join(variants))
     native.sh_binary(

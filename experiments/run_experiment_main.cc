@@ -4,7 +4,7 @@
 // BUILD:
 //
 //   bazel run -c opt //experiments:table5_ablation --
-//   [--scale=mini|small|paper]
+//   [--scale=mini|small|gpu|paper]
 //       [--data_dir=../shared/data] [--output_dir=DIR] [--threads=N]
 //       [--jobs=N]
 //   bazel run -c opt //experiments:run_experiment -- --experiment=FILE
@@ -15,7 +15,9 @@
 //
 // --scale=mini (the default) runs the experiment's <name>.mini.textproto,
 // sized for a 2-core CPU; --scale=small its <name>.small.textproto (Table 5
-// only: 2.5 hours of a 2-core CPU with --data_dir); --scale=paper its
+// only: 2.5 hours of a 2-core CPU with --data_dir); --scale=gpu its
+// <name>.gpu.textproto (Table 5 only: one GPU-hour, with --device=cuda);
+// --scale=paper its
 // <name>.paper.textproto (the paper's sizes and hyperparameters, for GPUs).
 // Without --data_dir every task runs its derived stand-in from the embedded
 // corpus and the report says so. Output: DIR (default
@@ -68,7 +70,8 @@
 
 ABSL_FLAG(std::string, scale, "mini",
           "mini (a 2-core CPU, 30 minutes), small (a 2-core CPU, 2.5 hours "
-          "with --data_dir; Table 5 only) or paper (the paper's sizes, for "
+          "with --data_dir; Table 5 only), gpu (one GPU-hour with "
+          "--device=cuda; Table 5 only) or paper (the paper's sizes, for "
           "GPUs)");
 ABSL_FLAG(std::string, data_dir, "",
           "real data in the official layouts (glue/, squad/, swag/) and the "
@@ -118,6 +121,9 @@ ABSL_FLAG(std::string, experiment_paper, "",
           "set by BUILD: the paper-scale experiment file");
 ABSL_FLAG(std::string, experiment_small, "",
           "set by BUILD: the small-scale experiment file, where the table has "
+          "one");
+ABSL_FLAG(std::string, experiment_gpu, "",
+          "set by BUILD: the GPU-scale experiment file, where the table has "
           "one");
 ABSL_FLAG(std::string, default_corpus, "",
           "the corpus of format DEFAULT_CORPUS and of the derived tasks "
@@ -209,14 +215,17 @@ absl::StatusOr<std::string> ExperimentFile(const std::string& scale) {
   if (experiment.empty()) {
     experiment = absl::GetFlag(scale == "mini"    ? FLAGS_experiment_mini
                                : scale == "small" ? FLAGS_experiment_small
+                               : scale == "gpu"   ? FLAGS_experiment_gpu
                                                   : FLAGS_experiment_paper);
     const std::string mini = absl::GetFlag(FLAGS_experiment_mini);
-    if (experiment.empty() && scale == "small" && !mini.empty()) {
+    if (experiment.empty() && (scale == "small" || scale == "gpu") &&
+        !mini.empty()) {
       const std::string file = std::filesystem::path(mini).filename();
       return absl::InvalidArgumentError(absl::StrCat(
-          "--scale=small: ", absl::StripSuffix(file, ".mini.textproto"),
-          " has no small preset; only Table 5 has one (bazel run -c opt "
-          "//experiments:table5_ablation -- --scale=small)"));
+          "--scale=", scale, ": ", absl::StripSuffix(file, ".mini.textproto"),
+          " has no ", scale, " preset; only Table 5 has one (bazel run -c opt ",
+          scale == "gpu" ? "--config=cuda " : "",
+          "//experiments:table5_ablation -- --scale=", scale, ")"));
     }
   }
   if (experiment.empty()) {
@@ -351,9 +360,10 @@ absl::Status PrintOutcome(const experiments::RunnerSummary& summary,
 absl::Status Run(int argc, char** argv, Collective* collective) {
   const char* argv0 = argv[0];
   const std::string scale = absl::GetFlag(FLAGS_scale);
-  if (scale != "mini" && scale != "small" && scale != "paper") {
+  if (scale != "mini" && scale != "small" && scale != "gpu" &&
+      scale != "paper") {
     return absl::InvalidArgumentError(
-        absl::StrCat("--scale=", scale, ": use mini, small or paper"));
+        absl::StrCat("--scale=", scale, ": use mini, small, gpu or paper"));
   }
   ASSIGN_OR_RETURN(const std::string experiment, ExperimentFile(scale));
   RETURN_IF_ERROR(ApplyThreadsFlag(absl::GetFlag(FLAGS_threads)));
@@ -372,6 +382,14 @@ absl::Status Run(int argc, char** argv, Collective* collective) {
           experiments::ResolveRuns(loaded).front().spec.precision()));
   options.pretraining_device = device.device;
   options.pretraining_precision = device.precision;
+  if (scale == "gpu" && device.device == "cpu" &&
+      absl::GetFlag(FLAGS_experiment).empty() &&
+      !absl::GetFlag(FLAGS_list_runs)) {
+    return absl::InvalidArgumentError(
+        "--scale=gpu is sized for one GPU (about an hour on an H100, "
+        "ablations/scales/gpu.textproto); on the cpu device it would take "
+        "weeks: add --device=cuda --precision=bf16 (a --config=cuda build)");
+  }
   // Every product of this command runs on the engine of --cpu_gemm.
   const ScopedCpuGemmEngine engine(device.cpu_gemm);
   options.variants = absl::GetFlag(FLAGS_variants);

@@ -129,6 +129,18 @@ expect_exit 1 "$run_experiment" --scale=small \
   --output_dir="$TEST_TMPDIR/small"
 expect_err "run_experiment: --scale=small: table1_glue has no small preset; only Table 5 has one"
 [ ! -e "$TEST_TMPDIR/small" ] || fail "the refused command made its output directory"
+expect_exit 1 "$run_experiment" --scale=gpu \
+  --experiment_mini=experiments/table1_glue.mini.textproto \
+  --experiment_paper=experiments/table1_glue.paper.textproto \
+  --output_dir="$TEST_TMPDIR/gpu"
+expect_err "run_experiment: --scale=gpu: table1_glue has no gpu preset; only Table 5 has one (bazel run -c opt --config=cuda //experiments:table5_ablation -- --scale=gpu)"
+# The GPU scale on the cpu device is refused before any work.
+expect_exit 1 "$run_experiment" --scale=gpu \
+  --experiment_mini=experiments/table5_ablation.mini.textproto \
+  --experiment_gpu=experiments/table5_ablation.gpu.textproto \
+  --output_dir="$TEST_TMPDIR/gpu_on_cpu"
+expect_err "run_experiment: --scale=gpu is sized for one GPU"
+[ ! -e "$TEST_TMPDIR/gpu_on_cpu" ] || fail "the refused command made its output directory"
 expect_exit 1 "$run_experiment" --scale=tiny --experiment="$exp"
-expect_err "run_experiment: --scale=tiny: use mini, small or paper"
+expect_err "run_experiment: --scale=tiny: use mini, small, gpu or paper"
 echo PASS

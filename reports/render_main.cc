@@ -34,9 +34,10 @@ ABSL_FLAG(std::string, output_dir, "",
 ABSL_FLAG(std::string, table, "",
           "render only this paper table (table1..table6, table8); default: "
           "every table the records name");
-ABSL_FLAG(std::string, scale, "",
-          "use only records of this scale (mini, small or paper); default: "
-          "all");
+ABSL_FLAG(
+    std::string, scale, "",
+    "use only records of this scale (mini, small, gpu or paper); default: "
+    "all");
 ABSL_FLAG(std::vector<std::string>, rows, {},
           "only these variants' rows, comma-separated (what run_experiment "
           "--variants prints); default: the paper's rows and every variant "

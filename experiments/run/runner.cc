@@ -94,8 +94,10 @@ std::string ProtoText(const google::protobuf::Message& message) {
 constexpr char kExecutionRunIds[] = "per_cell";
 
 // How the runs execute, beside what they are: a run's bits depend on the
-// CPU GEMM engine (model/ops/cpu_gemm_engine.h), and pre-training's on its
-// device and precision, so these are part of every run id, written into
+// CPU GEMM engine (model/ops/cpu_gemm_engine.h), and on the device and
+// precision (pretraining_device / pretraining_precision: the device of
+// pre-training and fine-tuning alike, named as the records have always
+// named it), so these are part of every run id, written into
 // every record and kept in <output_dir>/execution.json. The thread count is
 // recorded but is not part of the ids: a run's bits do not depend on it
 // (model/ops/README.md, "Determinism"), which is what lets --jobs=N run
@@ -130,6 +132,20 @@ struct Execution {
     return absl::StrCat("--cpu_gemm=", cpu_gemm,
                         " --device=", pretraining_device,
                         " --precision=", pretraining_precision);
+  }
+  // Where a fine-tuning run computes: the device, except for the models the
+  // GPU fine-tuning step does not have yet (the "+ BiLSTM" head and the
+  // ELMo-style two encoders), which fine-tune on the cpu device.
+  std::string FinetuneDevice(bool bilstm, bool two_encoders) const {
+    return bilstm || two_encoders ? "cpu" : pretraining_device;
+  }
+  // What fine-tuning run ids add for the device: nothing on the cpu device
+  // (fine-tuning there is FP32 whatever the precision).
+  std::string FinetuneDeviceIdText(bool bilstm, bool two_encoders) const {
+    const std::string device = FinetuneDevice(bilstm, two_encoders);
+    if (device == "cpu") return "";
+    return absl::StrCat("finetune_device ", device, "\nfinetune_precision ",
+                        pretraining_precision, "\n");
   }
   // What run ids add for the engine: nothing for OpenBLAS (see above).
   std::string CpuGemmIdText() const {
@@ -1455,6 +1471,14 @@ class Runner {
     options.progress = options_.progress;
     options.label = absl::StrCat("fine-tune ", cell.label);
     options.collective = collective_;
+    options.device = execution_.FinetuneDevice(bilstm, rtl != nullptr);
+    options.precision = options_.pretraining_precision;
+    if (options.device != execution_.pretraining_device) {
+      Say(absl::StrCat("fine-tuning ", cell.label, " on the cpu: ",
+                       bilstm ? "the + BiLSTM head" : "the two-encoder model",
+                       " has no ", execution_.pretraining_device,
+                       " fine-tuning step yet"));
+    }
     const std::string& primary_metric = FinetunePrimaryMetric(
         stands_in_for == nullptr ? task.info() : *stands_in_for,
         experiment_.report().table());
@@ -1508,15 +1532,19 @@ class Runner {
     if (!cell_spec.choose_epoch_on_tune()) {
       cell_spec.clear_choose_epoch_on_tune();
     }
-    // Fine-tuning runs on the CPU; the pre-training run's id carries its
-    // device and precision.
+    // Fine-tuning runs on the same device as pre-training where it can
+    // (Execution::FinetuneDevice). The pre-training run's id carries its
+    // device and precision; on the cpu device (FP32 whatever the precision)
+    // nothing more is added, so the ids of every run before fine-tuning had
+    // devices stay.
     return Fnv1a64Hex(Fnv1a64(absl::StrCat(
         "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
         ProtoText(cell_spec), "optimizer {\n", ProtoText(optimizer), "}\n",
         "lr ", LearningRateText(lr), "\nrestart ", restart, "\nseed ", seed,
         "\nbilstm ", bilstm, "\n",
         rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
-        data_hash_text, execution_.CpuGemmIdText())));
+        data_hash_text, execution_.CpuGemmIdText(),
+        execution_.FinetuneDeviceIdText(bilstm, rtl != nullptr))));
   }
 
   // Whether every one of a run's record directories holds its run.json.

@@ -124,6 +124,7 @@ def cuda_cc_library(
         srcs = None,
         hdrs = None,
         deps = [],
+        local_defines = [],
         testonly = False,
         visibility = ["//model:__subpackages__"]):
     """Host C++ of the CUDA backend (g++ against the CUDA runtime) and its host-build entry.
@@ -136,6 +137,8 @@ def cuda_cc_library(
       srcs: its sources, default [name + ".cc"].
       hdrs: its headers, default [name + ".h"].
       deps: its deps (the runtime, twins, CPU code).
+      local_defines: the library's own defines (e.g. BERTLAB_NCCL); not
+        given to the host build.
       testonly: a GPU test's fixture.
       visibility: the library's; by default the model packages only.
     """
@@ -146,6 +149,7 @@ def cuda_cc_library(
         testonly = testonly,
         srcs = srcs,
         hdrs = hdrs,
+        local_defines = local_defines,
         tags = [CUDA_TAG],
         target_compatible_with = CUDA_ONLY,
         visibility = visibility,

@@ -73,9 +73,10 @@ std::map<std::string, std::string> AnalyticallyZeroGradients(
 void ExpectGradientParity(const ParameterLayout& layout,
                           const std::vector<float>& actual,
                           const std::vector<float>& reference,
-                          ParityDtype dtype, int64_t reduction_length) {
-  const std::map<std::string, std::string> zero =
-      AnalyticallyZeroGradients(layout);
+                          ParityDtype dtype, int64_t reduction_length,
+                          const std::map<std::string, std::string>& also_zero) {
+  std::map<std::string, std::string> zero = AnalyticallyZeroGradients(layout);
+  zero.insert(also_zero.begin(), also_zero.end());
   for (const ParameterInfo& info : layout.parameters()) {
     const auto found = zero.find(info.name);
     if (found == zero.end()) {

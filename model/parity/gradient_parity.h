@@ -7,6 +7,8 @@
 #define BERTLAB_MODEL_PARITY_GRADIENT_PARITY_H_
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "model/bert/parameter_layout.h"
@@ -29,11 +31,16 @@ namespace bertlab {
 //     sequence); r: qa_outputs.weight;
 //   - with a span head, the last layer's output LayerNorm bias (the head is
 //     linear in the sequence output, so that bias's gradient is the head's
-//     bias gradient times its weight); r: that LayerNorm's weight.
-void ExpectGradientParity(const ParameterLayout& layout,
-                          const std::vector<float>& actual,
-                          const std::vector<float>& reference,
-                          ParityDtype dtype, int64_t reduction_length);
+//     bias gradient times its weight); r: that LayerNorm's weight;
+//   - the caller's `also_zero` (name -> r), for what the layout cannot tell:
+//     a multiple-choice head's classifier.bias (one bias added to every
+//     choice's score, which the softmax over the choices ignores; r:
+//     classifier.weight), whose layout is a regression head's.
+void ExpectGradientParity(
+    const ParameterLayout& layout, const std::vector<float>& actual,
+    const std::vector<float>& reference, ParityDtype dtype,
+    int64_t reduction_length,
+    const std::map<std::string, std::string>& also_zero = {});
 
 }  // namespace bertlab
 

@@ -1,5 +1,6 @@
 #include "model/train/batch_validation.h"
 
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -122,6 +123,55 @@ absl::Status ValidateSpanTargets(const SpanTargets& targets, int64_t batch) {
     }
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+absl::Status ValidateLabels(const char* name, const int32_t* labels,
+                            int64_t count, int64_t classes) {
+  for (int64_t i = 0; i < count; ++i) {
+    if (labels[i] == kIgnoreLabel || (labels[i] >= 0 && labels[i] < classes)) {
+      continue;
+    }
+    return Invalid(absl::StrCat(name, "[", i, "] = ", labels[i],
+                                " is outside [0, ", classes, ") and not ",
+                                kIgnoreLabel, " (ignored)"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateFinetuneTargets(const FinetuneModelOptions& options,
+                                     const FinetuneTargets& targets,
+                                     int64_t rows) {
+  switch (options.head) {
+    case FinetuneHead::kSpan:
+      return ValidateSpanTargets(
+          SpanTargets{targets.start_positions, targets.end_positions}, rows);
+    case FinetuneHead::kMultipleChoice:
+      if (options.num_choices < 1 || rows % options.num_choices != 0) {
+        return Invalid(absl::StrCat(rows, " rows are not whole examples of ",
+                                    options.num_choices, " choices"));
+      }
+      if (targets.labels == nullptr) return absl::OkStatus();
+      return ValidateLabels("labels", targets.labels,
+                            rows / options.num_choices, options.num_choices);
+    case FinetuneHead::kClassifier:
+      if (options.num_labels != 1) {
+        if (targets.labels == nullptr) return absl::OkStatus();
+        return ValidateLabels("labels", targets.labels, rows,
+                              options.num_labels);
+      }
+      if (targets.scores == nullptr) return absl::OkStatus();
+      for (int64_t i = 0; i < rows; ++i) {
+        if (std::isfinite(targets.scores[i])) continue;
+        return Invalid(absl::StrCat("scores[", i, "] = ", targets.scores[i],
+                                    " is not finite"));
+      }
+      return absl::OkStatus();
+  }
+  return Invalid("unknown fine-tuning head");
 }
 
 }  // namespace bertlab

@@ -18,6 +18,10 @@
 //                   kIgnoreLabel
 //   span:           both position arrays or neither; each position >= 0 or
 //                   kIgnoreLabel (>= T is allowed: ignored, span_head.h)
+//   fine-tuning:    the targets of the model's head only; classifier labels
+//                   in [0, num_labels) or kIgnoreLabel, regression scores
+//                   finite, choice labels in [0, num_choices) or
+//                   kIgnoreLabel, one per example; span as above
 #ifndef BERTLAB_MODEL_TRAIN_BATCH_VALIDATION_H_
 #define BERTLAB_MODEL_TRAIN_BATCH_VALIDATION_H_
 
@@ -26,6 +30,7 @@
 #include "absl/status/status.h"
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
+#include "model/finetune_heads.h"
 #include "model/heads/pretraining_heads.h"
 #include "model/heads/span_head.h"
 
@@ -43,6 +48,12 @@ absl::Status ValidatePretrainingTargets(const BertConfig& config,
                                         int64_t max_predictions);
 
 absl::Status ValidateSpanTargets(const SpanTargets& targets, int64_t batch);
+
+// For `rows` encoder rows of a model with `options`' head (kMultipleChoice:
+// rows / num_choices examples).
+absl::Status ValidateFinetuneTargets(const FinetuneModelOptions& options,
+                                     const FinetuneTargets& targets,
+                                     int64_t rows);
 
 }  // namespace bertlab
 

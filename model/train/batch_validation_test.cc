@@ -2,6 +2,7 @@
 // no GPU.
 #include "model/train/batch_validation.h"
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -179,6 +180,46 @@ TEST(ValidateSpanTargetsTest, RejectsNegativePositionsAndHalfTargets) {
               HasSubstr("end_positions[1] = -3 is negative"));
   EXPECT_THAT(ValidateSpanTargets({start.data(), nullptr}, kBatch).message(),
               HasSubstr("both start_positions and end_positions"));
+}
+
+TEST(ValidateFinetuneTargetsTest, ChecksTheHeadsTargetsOnly) {
+  FinetuneModelOptions classifier;
+  classifier.num_labels = 3;
+  const std::vector<int32_t> labels = {2, kIgnoreLabel, 3};
+  FinetuneTargets targets;
+  targets.labels = labels.data();
+  EXPECT_TRUE(ValidateFinetuneTargets(classifier, targets, 2).ok());
+  EXPECT_THAT(ValidateFinetuneTargets(classifier, targets, 3).message(),
+              HasSubstr("labels[2] = 3 is outside [0, 3)"));
+  EXPECT_TRUE(ValidateFinetuneTargets(classifier, FinetuneTargets{}, 3).ok());
+
+  FinetuneModelOptions regression;
+  regression.num_labels = 1;
+  const std::vector<float> scores = {0.5f, std::nanf("")};
+  FinetuneTargets scored;
+  scored.scores = scores.data();
+  scored.labels = labels.data();  // not read by a regression head
+  EXPECT_TRUE(ValidateFinetuneTargets(regression, scored, 1).ok());
+  EXPECT_THAT(ValidateFinetuneTargets(regression, scored, 2).message(),
+              HasSubstr("scores[1] = nan is not finite"));
+
+  FinetuneModelOptions choices;
+  choices.head = FinetuneHead::kMultipleChoice;
+  choices.num_choices = 2;
+  // Rows 4 = two examples: labels {2, ...}: 2 is not a choice of 2.
+  EXPECT_THAT(ValidateFinetuneTargets(choices, targets, 4).message(),
+              HasSubstr("labels[0] = 2 is outside [0, 2)"));
+  EXPECT_THAT(ValidateFinetuneTargets(choices, targets, 3).message(),
+              HasSubstr("3 rows are not whole examples of 2 choices"));
+
+  FinetuneModelOptions span;
+  span.head = FinetuneHead::kSpan;
+  const std::vector<int32_t> start = {0, -3};
+  FinetuneTargets positions;
+  positions.start_positions = start.data();
+  positions.end_positions = start.data();
+  EXPECT_THAT(ValidateFinetuneTargets(span, positions, 2).message(),
+              HasSubstr("start_positions[1] = -3 is negative"));
 }
 
 }  // namespace

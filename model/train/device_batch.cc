@@ -12,12 +12,13 @@ namespace cuda {
 namespace {
 
 // count elements of host into the front of device, on the step's stream.
-void CopyToDevice(DeviceBuffer<int32_t>* device, const int32_t* host,
+template <typename Element>
+void CopyToDevice(DeviceBuffer<Element>* device, const Element* host,
                   int64_t count, const CudaContext& context) {
   CHECK_LE(count, device->size()) << device->name();
   if (count == 0) return;
   BERTLAB_CUDA_CHECK(cudaMemcpyAsync(device->data(), host,
-                                     sizeof(int32_t) * count,
+                                     sizeof(Element) * count,
                                      cudaMemcpyHostToDevice, context.stream()));
 }
 
@@ -98,28 +99,52 @@ absl::Status DevicePretrainingBatch::Upload(
   return absl::OkStatus();
 }
 
-DeviceSpanBatch::DeviceSpanBatch(int64_t batch, int64_t seq_len)
-    : encoder_(batch, seq_len),
-      start_positions_("batch.start_positions", batch),
-      end_positions_("batch.end_positions", batch) {}
+DeviceFinetuneBatch::DeviceFinetuneBatch(const FinetuneModelOptions& head,
+                                         int64_t rows, int64_t seq_len)
+    : head_(head),
+      encoder_(rows, seq_len),
+      labels_("batch.labels", rows),
+      scores_("batch.scores", rows),
+      start_positions_("batch.start_positions", rows),
+      end_positions_("batch.end_positions", rows) {}
 
-absl::Status DeviceSpanBatch::Upload(const BertConfig& config,
-                                     const EncoderBatch& host_batch,
-                                     const SpanTargets& host_targets,
-                                     const CudaContext& context) {
+absl::Status DeviceFinetuneBatch::Upload(const BertConfig& config,
+                                         const EncoderBatch& host_batch,
+                                         const FinetuneTargets& host_targets,
+                                         const CudaContext& context) {
+  // Targets first: the encoder's Upload copies once its own checks pass.
   const absl::Status valid =
-      ValidateSpanTargets(host_targets, host_batch.batch);
+      ValidateFinetuneTargets(head_, host_targets, host_batch.batch);
   if (!valid.ok()) return valid;
   const absl::Status uploaded = encoder_.Upload(config, host_batch, context);
   if (!uploaded.ok()) return uploaded;
-  targets_ = SpanTargets{};
-  if (host_targets.start_positions != nullptr) {
-    CopyToDevice(&start_positions_, host_targets.start_positions,
-                 host_batch.batch, context);
-    CopyToDevice(&end_positions_, host_targets.end_positions, host_batch.batch,
-                 context);
-    targets_.start_positions = start_positions_.data();
-    targets_.end_positions = end_positions_.data();
+  const int64_t rows = host_batch.batch;
+  targets_ = FinetuneTargets{};
+  switch (head_.head) {
+    case FinetuneHead::kSpan:
+      if (host_targets.start_positions == nullptr) break;
+      CopyToDevice(&start_positions_, host_targets.start_positions, rows,
+                   context);
+      CopyToDevice(&end_positions_, host_targets.end_positions, rows, context);
+      targets_.start_positions = start_positions_.data();
+      targets_.end_positions = end_positions_.data();
+      break;
+    case FinetuneHead::kMultipleChoice:
+    case FinetuneHead::kClassifier:
+      if (head_.head == FinetuneHead::kClassifier && head_.num_labels == 1) {
+        if (host_targets.scores == nullptr) break;
+        CopyToDevice(&scores_, host_targets.scores, rows, context);
+        targets_.scores = scores_.data();
+        break;
+      }
+      if (host_targets.labels == nullptr) break;
+      CopyToDevice(&labels_, host_targets.labels,
+                   head_.head == FinetuneHead::kMultipleChoice
+                       ? rows / head_.num_choices
+                       : rows,
+                   context);
+      targets_.labels = labels_.data();
+      break;
   }
   return absl::OkStatus();
 }

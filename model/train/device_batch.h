@@ -1,9 +1,9 @@
 // Device copies of a training batch's integer inputs and targets, allocated
 // once for a step shape and refilled from host arrays each step: the encoder
 // inputs (ids, token types, mask, pooled positions) and the pre-training or
-// span targets. Upload validates the host batch first (batch_validation.h;
-// the device does not range-check ids) and copies nothing when it is bad, so
-// the previous batch stays intact.
+// fine-tuning targets. Upload validates the host batch first
+// (batch_validation.h; the device does not range-check ids) and copies nothing
+// when it is bad, so the previous batch stays intact.
 //
 // The copies are cudaMemcpyAsync on context.stream(), ordered with the steps:
 // an upload never overwrites inputs that a step still running on that stream
@@ -25,8 +25,8 @@
 #include "model/bert/encoder.h"
 #include "model/cuda/context.h"
 #include "model/cuda/device_buffer.h"
+#include "model/finetune_heads.h"
 #include "model/heads/pretraining_heads.h"
-#include "model/heads/span_head.h"
 
 namespace bertlab {
 namespace cuda {
@@ -74,22 +74,30 @@ class DevicePretrainingBatch {
   PretrainingTargets targets_;
 };
 
-// A SQuAD batch: encoder inputs plus answer start / end positions.
-class DeviceSpanBatch {
+// A fine-tuning batch of exactly (rows, seq_len): encoder inputs plus the
+// targets of the model's head (classifier labels or regression scores, one
+// label per example of multiple choice, span start / end positions).
+class DeviceFinetuneBatch {
  public:
-  DeviceSpanBatch(int64_t batch, int64_t seq_len);
+  DeviceFinetuneBatch(const FinetuneModelOptions& head, int64_t rows,
+                      int64_t seq_len);
 
+  // host_targets: the head's arrays, or none (prediction).
   absl::Status Upload(const BertConfig& config, const EncoderBatch& host_batch,
-                      const SpanTargets& host_targets,
+                      const FinetuneTargets& host_targets,
                       const CudaContext& context);
   const EncoderBatch& encoder_batch() const { return encoder_.view(); }
-  const SpanTargets& targets() const { return targets_; }
+  // Device pointers of the last upload; null where the host's were.
+  const FinetuneTargets& targets() const { return targets_; }
 
  private:
+  FinetuneModelOptions head_;
   DeviceEncoderBatch encoder_;
-  DeviceBuffer<int32_t> start_positions_;  // (B)
-  DeviceBuffer<int32_t> end_positions_;    // (B)
-  SpanTargets targets_;
+  DeviceBuffer<int32_t> labels_;           // (rows)
+  DeviceBuffer<float> scores_;             // (rows)
+  DeviceBuffer<int32_t> start_positions_;  // (rows)
+  DeviceBuffer<int32_t> end_positions_;    // (rows)
+  FinetuneTargets targets_;
 };
 
 }  // namespace cuda

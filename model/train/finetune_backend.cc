@@ -5,9 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/parallel.h"
+#include "common/status_macros.h"
 #include "model/bert/checkpoint.h"
 #include "model/bert_for_finetuning.h"
 #include "model/optim/gradient_accumulation.h"
+#include "model/train/device_registry.h"
 #include "model/two_encoder_for_finetuning.h"
 
 namespace bertlab {
@@ -165,9 +167,19 @@ class CpuFinetuneBackend : public FinetuneBackend {
     grads_ = std::vector<float>();
     ReleaseBuffers();
   }
-  const FinetuneHeadActivations<float>& Forward(
-      const EncoderBatch& batch) override {
-    return mutable_model()->Forward(host_params().data(), batch);
+  FinetuneOutputs Forward(const EncoderBatch& batch) override {
+    const FinetuneHeadActivations<float>& head =
+        mutable_model()->Forward(host_params().data(), batch);
+    FinetuneOutputs outputs;
+    if (head.classifier != nullptr) outputs.logits = head.classifier->logits();
+    if (head.multiple_choice != nullptr) {
+      outputs.logits = head.multiple_choice->scores();
+    }
+    if (head.span != nullptr) {
+      outputs.start_logits = head.span->start_logits();
+      outputs.end_logits = head.span->end_logits();
+    }
+    return outputs;
   }
   void ReleaseBuffers() override { mutable_model()->ReleaseBuffers(); }
 
@@ -197,6 +209,32 @@ std::unique_ptr<FinetuneBackend> MakeCpuFinetuneBackend(
     const AdamWOptions& optimizer_options) {
   return std::make_unique<CpuFinetuneBackend>(std::move(model),
                                               optimizer_options);
+}
+
+namespace {
+
+using Registry = DeviceRegistry<FinetuneBackendFactory>;
+
+}  // namespace
+
+bool RegisterFinetuneBackend(const std::string& device,
+                             FinetuneBackendFactory factory) {
+  return Registry::Get().Register(device, std::move(factory));
+}
+
+std::vector<std::string> FinetuneDevices() { return Registry::Get().Devices(); }
+
+absl::StatusOr<std::unique_ptr<FinetuneBackend>> MakeFinetuneBackend(
+    const std::string& device, Precision precision, const BertConfig& config,
+    const FinetuneModelOptions& options, bool two_encoders,
+    const AdamWOptions& optimizer_options) {
+  if (device == "cpu") {
+    return MakeCpuFinetuneBackend(
+        MakeFinetuneModel(config, options, two_encoders), optimizer_options);
+  }
+  ASSIGN_OR_RETURN(const FinetuneBackendFactory factory,
+                   Registry::Get().Find(device));
+  return factory(config, options, two_encoders, optimizer_options, precision);
 }
 
 }  // namespace bertlab

@@ -22,22 +22,28 @@
 //
 // "cpu" (MakeCpuFinetuneBackend) runs the model's CPU path
 // (model/bert_for_finetuning.h, model/two_encoder_for_finetuning.h) on the
-// host copy, in FP32. A device backend implements the same calls on its own
-// memory.
+// host copy, in FP32 whatever the precision asked (the CPU's BF16 is for
+// pre-training). A device backend implements the same calls on its own
+// memory and registers itself (RegisterFinetuneBackend): "cuda" from
+// finetune_backend_cuda.cc in --config=cuda builds; MakeFinetuneBackend
+// picks one by name.
 #ifndef BERTLAB_MODEL_TRAIN_FINETUNE_BACKEND_H_
 #define BERTLAB_MODEL_TRAIN_FINETUNE_BACKEND_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "common/collective.h"
 #include "model/bert/config.h"
 #include "model/bert/encoder.h"
 #include "model/bert/parameter_layout.h"
 #include "model/finetune_heads.h"
+#include "model/ops/precision.h"
 #include "model/optim/adamw.h"
 #include "model/optim/gradient_clipping.h"
 
@@ -78,6 +84,15 @@ std::unique_ptr<FinetuneModel> MakeFinetuneModel(
     const BertConfig& config, const FinetuneModelOptions& options,
     bool two_encoders);
 
+// The head's outputs of one prediction batch, host memory, valid until the
+// backend's next call; only the model's head's are set.
+struct FinetuneOutputs {
+  const float* logits = nullptr;        // kClassifier (B, num_labels);
+                                        // kMultipleChoice (B / C, C)
+  const float* start_logits = nullptr;  // kSpan (B, T)
+  const float* end_logits = nullptr;    // kSpan (B, T)
+};
+
 class FinetuneBackend {
  public:
   // The parameters are unset until the caller writes host_params() and
@@ -108,9 +123,8 @@ class FinetuneBackend {
   virtual void Update(double learning_rate) = 0;
   virtual void EndTraining() = 0;
 
-  // Forward without dropout; host outputs, valid until the next call.
-  virtual const FinetuneHeadActivations<float>& Forward(
-      const EncoderBatch& batch) = 0;
+  // Forward without dropout.
+  virtual FinetuneOutputs Forward(const EncoderBatch& batch) = 0;
   // Frees the step buffers Forward made.
   virtual void ReleaseBuffers() = 0;
 
@@ -135,6 +149,30 @@ class FinetuneBackend {
 
 std::unique_ptr<FinetuneBackend> MakeCpuFinetuneBackend(
     std::unique_ptr<FinetuneModel> model,
+    const AdamWOptions& optimizer_options);
+
+// A device's backend for the model MakeFinetuneModel(config, options,
+// two_encoders) makes, computing in `precision`; an error where the device
+// cannot run that model or precision.
+using FinetuneBackendFactory =
+    std::function<absl::StatusOr<std::unique_ptr<FinetuneBackend>>(
+        const BertConfig& config, const FinetuneModelOptions& options,
+        bool two_encoders, const AdamWOptions& optimizer_options,
+        Precision precision)>;
+
+// Registers `factory` for `device` (from a static initialiser of the
+// device's library). "cpu" is built in.
+bool RegisterFinetuneBackend(const std::string& device,
+                             FinetuneBackendFactory factory);
+
+// The devices this binary can fine-tune on, "cpu" first.
+std::vector<std::string> FinetuneDevices();
+
+// The backend of `device`; an error naming the devices this binary has when
+// it lacks `device`, or the device's own.
+absl::StatusOr<std::unique_ptr<FinetuneBackend>> MakeFinetuneBackend(
+    const std::string& device, Precision precision, const BertConfig& config,
+    const FinetuneModelOptions& options, bool two_encoders,
     const AdamWOptions& optimizer_options);
 
 }  // namespace bertlab

@@ -403,8 +403,10 @@ absl::StatusOr<std::unique_ptr<Finetuner>> Finetuner::Create(
     return absl::InvalidArgumentError(
         "the BiLSTM's default size H / 2 needs an even hidden_size");
   }
-  std::unique_ptr<FinetuneBackend> backend = MakeCpuFinetuneBackend(
-      MakeFinetuneModel(config, options.model, two_encoders), options.adamw);
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<FinetuneBackend> backend,
+      MakeFinetuneBackend(options.device, options.precision, config,
+                          options.model, two_encoders, options.adamw));
   float* params = backend->host_params().data();
   InitializeParameters(backend->model().layout(), SplitMix64(options.seed),
                        params);
@@ -572,7 +574,7 @@ namespace {
 
 // Runs `items` through the model in order, predict_batch_size items at a
 // time, and hands each batch's head outputs to
-// `take(first item, count, seq_len, head activations)`.
+// `take(first item, count, seq_len, outputs)`.
 template <typename Take>
 absl::Status PredictInOrder(FinetuneBackend* backend, const Items& items,
                             int64_t batch_size, const Take& take) {
@@ -598,17 +600,15 @@ absl::StatusOr<std::vector<float>> Finetuner::PredictClassification(
     const std::vector<ClassificationExample>& examples) {
   const int64_t labels = options_.model.num_labels;
   std::vector<float> logits(examples.size() * labels);
-  RETURN_IF_ERROR(
-      PredictInOrder(backend_.get(),
-                     Items(TrainingSet::Classification(&examples), options_,
-                           backend_->model().config()),
-                     options_.predict_batch_size,
-                     [&](int64_t first, int64_t count, int64_t,
-                         const FinetuneHeadActivations<float>& head) {
-                       std::copy(head.classifier->logits(),
-                                 head.classifier->logits() + count * labels,
-                                 logits.begin() + first * labels);
-                     }));
+  RETURN_IF_ERROR(PredictInOrder(
+      backend_.get(),
+      Items(TrainingSet::Classification(&examples), options_,
+            backend_->model().config()),
+      options_.predict_batch_size,
+      [&](int64_t first, int64_t count, int64_t, const FinetuneOutputs& head) {
+        std::copy(head.logits, head.logits + count * labels,
+                  logits.begin() + first * labels);
+      }));
   return logits;
 }
 
@@ -618,20 +618,19 @@ absl::Status Finetuner::PredictSpans(const std::vector<SpanFeature>& features,
   const int64_t t = options_.max_seq_length;
   start_logits->assign(features.size() * t, 0.0f);
   end_logits->assign(features.size() * t, 0.0f);
-  return PredictInOrder(backend_.get(),
-                        Items(TrainingSet::Spans(&features), options_,
-                              backend_->model().config()),
-                        options_.predict_batch_size,
-                        [&](int64_t first, int64_t count, int64_t seq_len,
-                            const FinetuneHeadActivations<float>& head) {
-                          CHECK_EQ(seq_len, t);
-                          std::copy(head.span->start_logits(),
-                                    head.span->start_logits() + count * t,
-                                    start_logits->begin() + first * t);
-                          std::copy(head.span->end_logits(),
-                                    head.span->end_logits() + count * t,
-                                    end_logits->begin() + first * t);
-                        });
+  return PredictInOrder(
+      backend_.get(),
+      Items(TrainingSet::Spans(&features), options_,
+            backend_->model().config()),
+      options_.predict_batch_size,
+      [&](int64_t first, int64_t count, int64_t seq_len,
+          const FinetuneOutputs& head) {
+        CHECK_EQ(seq_len, t);
+        std::copy(head.start_logits, head.start_logits + count * t,
+                  start_logits->begin() + first * t);
+        std::copy(head.end_logits, head.end_logits + count * t,
+                  end_logits->begin() + first * t);
+      });
 }
 
 absl::StatusOr<std::vector<float>> Finetuner::PredictMultipleChoice(
@@ -643,10 +642,8 @@ absl::StatusOr<std::vector<float>> Finetuner::PredictMultipleChoice(
       Items(TrainingSet::MultipleChoice(&examples), options_,
             backend_->model().config()),
       options_.predict_batch_size,
-      [&](int64_t first, int64_t count, int64_t,
-          const FinetuneHeadActivations<float>& head) {
-        std::copy(head.multiple_choice->scores(),
-                  head.multiple_choice->scores() + count * choices,
+      [&](int64_t first, int64_t count, int64_t, const FinetuneOutputs& head) {
+        std::copy(head.logits, head.logits + count * choices,
                   scores.begin() + first * choices);
       }));
   return scores;

@@ -59,6 +59,7 @@
 #include "model/bert/config.h"
 #include "model/bert/parameter_layout.h"
 #include "model/finetune_heads.h"
+#include "model/ops/precision.h"
 #include "model/optim/adamw.h"
 #include "model/train/training_log.h"
 #include "tasks/finetune/encoded_example.h"
@@ -113,6 +114,11 @@ struct FinetuneOptions {
   Collective* collective = nullptr;
   // Rows per prediction batch (not in the schema: it changes no number).
   int64_t predict_batch_size = 64;
+  // Where the arithmetic runs (finetune_backend.h: "cpu", or a device this
+  // binary links, e.g. "cuda") and in what precision (the cpu device is
+  // FP32 whatever this says). Not in the schema: the runner's flags.
+  std::string device = "cpu";
+  Precision precision = Precision::kFloat32;
   uint64_t seed = 0;
 
   // Progress on stderr (training_log.h ProgressLine): a line every

@@ -1,18 +1,16 @@
 #include "model/train/pretraining_backend.h"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "common/parallel.h"
 #include "common/status_macros.h"
 #include "model/ops/cpu_gemm_engine.h"
 #include "model/ops/gemm_onednn.h"
 #include "model/optim/gradient_accumulation.h"
+#include "model/train/device_registry.h"
 
 namespace bertlab {
 
@@ -118,15 +116,7 @@ EvaluationLogits CpuPretrainingBackend::Forward(
 
 namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::map<std::string, PretrainingBackendFactory> factories;
-};
-
-Registry& GetRegistry() {
-  static Registry* registry = new Registry;
-  return *registry;
-}
+using Registry = DeviceRegistry<PretrainingBackendFactory>;
 
 }  // namespace
 
@@ -149,19 +139,11 @@ absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakeCpuPretrainingBackend(
 
 bool RegisterPretrainingBackend(const std::string& device,
                                 PretrainingBackendFactory factory) {
-  Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
-  return registry.factories.emplace(device, std::move(factory)).second;
+  return Registry::Get().Register(device, std::move(factory));
 }
 
 std::vector<std::string> PretrainingDevices() {
-  Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
-  std::vector<std::string> devices = {"cpu"};
-  for (const auto& [device, factory] : registry.factories) {
-    devices.push_back(device);
-  }
-  return devices;
+  return Registry::Get().Devices();
 }
 
 absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakePretrainingBackend(
@@ -170,19 +152,8 @@ absl::StatusOr<std::unique_ptr<PretrainingBackend>> MakePretrainingBackend(
   if (device == "cpu") {
     return MakeCpuPretrainingBackend(model, optimizer_options, precision);
   }
-  PretrainingBackendFactory factory;
-  {
-    Registry& registry = GetRegistry();
-    std::lock_guard<std::mutex> lock(registry.mutex);
-    const auto found = registry.factories.find(device);
-    if (found != registry.factories.end()) factory = found->second;
-  }
-  if (!factory) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "no training device \"", device, "\" in this binary; it has: ",
-        absl::StrJoin(PretrainingDevices(), ", "),
-        device == "cuda" ? " (build with --config=cuda for cuda)" : ""));
-  }
+  ASSIGN_OR_RETURN(const PretrainingBackendFactory factory,
+                   Registry::Get().Find(device));
   return factory(model, optimizer_options, precision);
 }
 

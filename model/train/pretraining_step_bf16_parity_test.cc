@@ -12,7 +12,9 @@
 //   pre-training: masked LM + NSP with training dropout (a repeated and an
 //     ignored position), masked LM without NSP in eval, and the causal
 //     left-to-right LM with every position predicted;
-//   SQuAD span fine-tuning: bidirectional with training dropout, causal eval.
+//   fine-tuning: the span head bidirectional with training dropout and
+//     causal in eval; a classifier, STS-B regression on a causal encoder and
+//     multiple choice, each with training dropout.
 //
 // For each:
 //   - the working copy made on the device is the host's bf16 rounding of the
@@ -37,9 +39,9 @@
 // comparator's random walk with one term per store on the chain behind a
 // value. So K = the bf16 stores on the longest chain (functions below): for
 // the tiny config (2 layers) 34 to the pre-training loss and 68 to a
-// gradient, 31 and 61 for the span step. The logits, softmax, losses and
-// d_logits are float and add no store; the gather and, at distinct
-// positions, the scatter of the masked-LM rows are copies.
+// gradient, 31 and 61 for the span step (32 and 63 for the pooled heads). The
+// logits, softmax, losses and d_logits are float and add no store; the gather
+// and, at distinct positions, the scatter of the masked-LM rows are copies.
 //
 // What to expect: the bound at these K is about (|expected| + rms), so it
 // catches composition errors (a wrong buffer, type, order or stale weights),
@@ -68,7 +70,7 @@ namespace {
 using encoder_parity::CountBitDifferences;
 using step_parity::WaitForHostCopies;
 using PretrainingStep = step_parity::PretrainingStep<__nv_bfloat16>;
-using SpanStep = step_parity::SpanStep<__nv_bfloat16>;
+using FinetuneStep = step_parity::FinetuneStep<__nv_bfloat16>;
 
 // AdamW's first step moves a parameter by about 3.2 lr (lr (1 - beta1) /
 // sqrt(1 - beta2)); at 1e-3 that is several bf16 spacings of the ~0.1
@@ -103,10 +105,15 @@ Stores ChainStores(const PretrainingStep& step) {
 }
 
 // Span head: the logits come straight from the sequence output; backward +
-// d_logits' rounding and the head's d_in.
-Stores ChainStores(const SpanStep& step) {
+// d_logits' rounding and the head's d_in. The pooled heads add the dropout's
+// store before the logits, and in the backward d_logits' rounding, d_pooled
+// and the dropout's backward.
+Stores ChainStores(const FinetuneStep& step) {
   const int64_t loss = EncoderForwardStores(step.config);
-  return {loss, loss + 2 + EncoderBackwardStores(step.config)};
+  if (step.head == FinetuneHead::kSpan) {
+    return {loss, loss + 2 + EncoderBackwardStores(step.config)};
+  }
+  return {loss + 1, loss + 1 + 3 + EncoderBackwardStores(step.config)};
 }
 
 std::vector<float> Working(const cuda::MixedPrecisionParams& params) {
@@ -179,12 +186,24 @@ TEST(PretrainingStepBf16ParityTest, LeftToRightEveryPositionTraining) {
   CheckStep<PretrainingStep>(step_parity::kLeftToRightEveryPositionTraining);
 }
 
-TEST(SpanFinetuneStepBf16ParityTest, BidirectionalTraining) {
-  CheckStep<SpanStep>(step_parity::kSpanBidirectionalTraining);
+TEST(FinetuneStepBf16ParityTest, SpanBidirectionalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kSpanBidirectionalTraining);
 }
 
-TEST(SpanFinetuneStepBf16ParityTest, CausalEval) {
-  CheckStep<SpanStep>(step_parity::kSpanCausalEval);
+TEST(FinetuneStepBf16ParityTest, SpanCausalEval) {
+  CheckStep<FinetuneStep>(step_parity::kSpanCausalEval);
+}
+
+TEST(FinetuneStepBf16ParityTest, ClassifierBidirectionalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kClassifierBidirectionalTraining);
+}
+
+TEST(FinetuneStepBf16ParityTest, RegressionCausalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kRegressionCausalTraining);
+}
+
+TEST(FinetuneStepBf16ParityTest, MultipleChoiceBidirectionalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kMultipleChoiceBidirectionalTraining);
 }
 
 // The working copy follows the master wherever the master changes: a skipped

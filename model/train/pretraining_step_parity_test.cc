@@ -7,9 +7,11 @@
 //     masked LM + NSP with training dropout (one position predicted twice, an
 //     ignored label, an ignored NSP label), masked LM without the NSP head
 //     (eval), and the causal left-to-right LM with every position predicted;
-//   SQuAD fine-tuning (bert_for_finetuning_cuda.h vs model/bert_for_
-//     finetuning.h, span head): bidirectional with training dropout, causal
-//     in eval, with an out-of-window and an ignored position.
+//   fine-tuning (bert_for_finetuning_cuda.h vs model/bert_for_finetuning.h):
+//     the span head bidirectional with training dropout and causal in eval,
+//     with an out-of-window and an ignored position; a classifier of 3
+//     labels (one ignored) with training dropout; STS-B regression on a
+//     causal encoder pooling the last real token; multiple choice of 3.
 //
 // For each: the losses and every named parameter gradient through the one
 // comparator (parity_comparator.h; gradients by encoder_parity_fixture.h's
@@ -51,7 +53,7 @@ using encoder_parity::kSeqLen;
 using step_parity::ReadScalar;
 using step_parity::WaitForHostCopies;
 using PretrainingStep = step_parity::PretrainingStep<float>;
-using SpanStep = step_parity::SpanStep<float>;
+using FinetuneStep = step_parity::FinetuneStep<float>;
 
 // Small enough that AdamW's first step amplifies a gradient difference by at
 // most lr (1 - beta1) / eps = 10 (its steepest slope, at g near 0), which
@@ -82,10 +84,16 @@ int64_t Chain(const PretrainingStep& step) {
 }
 
 // Span head: the linear (H) and the softmax over T, forward and backward,
-// plus the column sums over the B*T tokens.
-int64_t Chain(const SpanStep& step) {
-  return EncoderChain(step.config) + 2 * (step.config.hidden_size + kSeqLen) +
-         kBatch * kSeqLen;
+// plus the column sums over the B*T tokens. The pooled heads: the linear (H)
+// and the softmax over the classes (or the regression's sum over the rows),
+// forward and backward, plus the column sums over the rows.
+int64_t Chain(const FinetuneStep& step) {
+  const int64_t hidden = step.config.hidden_size;
+  if (step.head == FinetuneHead::kSpan) {
+    return EncoderChain(step.config) + 2 * (hidden + kSeqLen) +
+           kBatch * kSeqLen;
+  }
+  return EncoderChain(step.config) + 2 * (hidden + kBatch) + kBatch;
 }
 
 // Every named parameter's slice of two flat buffers (gradients, parameters
@@ -137,14 +145,16 @@ void CheckTrainingStep(const ParameterLayout& layout,
   {
     SCOPED_TRACE("AdamW m (the gradient names below)");
     encoder_parity::ExpectGradientParity(layout, step.m, cpu.adam.m(), kF32,
-                                         reduction_length);
+                                         reduction_length,
+                                         run.analytically_zero);
   }
   {
     // v = (1 - beta2) g^2: up to 3x the gradient's error relative to
     // |v| + rms(v) (2|g| dg <= 3 (g^2 + rms(g)^2)), so K grows by 3^2.
     SCOPED_TRACE("AdamW v (the gradient names below)");
     encoder_parity::ExpectGradientParity(layout, step.v, cpu.adam.v(), kF32,
-                                         9 * reduction_length);
+                                         9 * reduction_length,
+                                         run.analytically_zero);
   }
   const step_parity::GpuStepResult again = step_parity::RunGpuStep(
       layout, params, run, kLearningRate, &grads_d, context);
@@ -171,22 +181,16 @@ void CheckTrainingStep(const ParameterLayout& layout,
                      cpu.adam.v());
 }
 
-// The span head's start logits (float in both precisions), after the
-// encoder's forward chain and the head's linear.
-void ExpectStartLogits(const SpanStep& step) {
-  const int64_t tokens = kBatch * kSeqLen;
-  std::vector<float> start_logits(tokens);
-  BERTLAB_CUDA_CHECK(
-      cudaMemcpy(start_logits.data(), step.gpu_buffers.span.start_logits(),
-                 sizeof(float) * tokens, cudaMemcpyDeviceToHost));
-  const float* cpu_logits = step.cpu_buffers.span->start_logits();
-  ExpectParity("start logits", start_logits,
-               std::vector<float>(cpu_logits, cpu_logits + tokens), kF32,
+// The head's logits (float in both precisions: the span head's start
+// logits, the others' class or choice logits), after the encoder's forward
+// chain and the head's linear.
+void ExpectHeadLogits(const FinetuneStep& step) {
+  ExpectParity("head logits", step.GpuLogits(), step.CpuLogits(), kF32,
                EncoderForwardChain(step.config) + step.config.hidden_size);
 }
 
-// One case of either step, K its Chain (the span step also checks its start
-// logits).
+// One case of either step, K its Chain (a fine-tuning step also checks its
+// head's logits).
 template <typename Step, typename Case>
 void CheckStep(const Case& c) {
   step_parity::CheckStepCase<Step>(
@@ -194,8 +198,8 @@ void CheckStep(const Case& c) {
         const int64_t k = Chain(step);
         CheckTrainingStep(step.model.layout(), step.params, k, step.Runners(),
                           step.context);
-        if constexpr (std::is_same<Step, SpanStep>::value) {
-          ExpectStartLogits(step);
+        if constexpr (std::is_same<Step, FinetuneStep>::value) {
+          ExpectHeadLogits(step);
         }
         return k;
       });
@@ -213,12 +217,24 @@ TEST(PretrainingStepParityTest, LeftToRightEveryPositionTraining) {
   CheckStep<PretrainingStep>(step_parity::kLeftToRightEveryPositionTraining);
 }
 
-TEST(SpanFinetuneStepParityTest, BidirectionalTraining) {
-  CheckStep<SpanStep>(step_parity::kSpanBidirectionalTraining);
+TEST(FinetuneStepParityTest, SpanBidirectionalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kSpanBidirectionalTraining);
 }
 
-TEST(SpanFinetuneStepParityTest, CausalEval) {
-  CheckStep<SpanStep>(step_parity::kSpanCausalEval);
+TEST(FinetuneStepParityTest, SpanCausalEval) {
+  CheckStep<FinetuneStep>(step_parity::kSpanCausalEval);
+}
+
+TEST(FinetuneStepParityTest, ClassifierBidirectionalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kClassifierBidirectionalTraining);
+}
+
+TEST(FinetuneStepParityTest, RegressionCausalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kRegressionCausalTraining);
+}
+
+TEST(FinetuneStepParityTest, MultipleChoiceBidirectionalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kMultipleChoiceBidirectionalTraining);
 }
 
 // skip_non_finite: a non-finite gradient norm applies nothing (params, m, v and

@@ -191,19 +191,21 @@ void BM_SquadStep(benchmark::State& state, const char* size_name, int64_t batch,
   cuda::TrainingParams<T> params_d(params, context);
   DeviceBuffer<float> grads_d("grads", num_params);
   grads_d.Zero(context.stream());
-  cuda::DeviceSpanBatch device_batch(batch, seq_len);
-  const absl::Status uploaded = device_batch.Upload(
-      config, host.View(),
-      SpanTargets{start_positions.data(), end_positions.data()}, context);
+  cuda::DeviceFinetuneBatch device_batch(model_options, batch, seq_len);
+  FinetuneTargets targets;
+  targets.start_positions = start_positions.data();
+  targets.end_positions = end_positions.data();
+  const absl::Status uploaded =
+      device_batch.Upload(config, host.View(), targets, context);
   CHECK(uploaded.ok()) << uploaded.ToString();
-  cuda::SpanFinetuneStepBuffers<T> buffers(model, batch, seq_len, attention);
+  cuda::FinetuneStepBuffers<T> buffers(model, batch, seq_len, attention);
   cuda::DeviceOptimizer optimizer(model.layout(),
                                   cuda::DeviceOptimizerOptions{});
   DropoutSettings dropout{/*training=*/true, /*seed=*/3, /*step=*/0};
   int64_t skipped = 0;
 
   auto step = [&] {
-    const float* loss = cuda::SpanFinetuneForwardBackward(
+    const float* loss = cuda::FinetuneForwardBackward(
         model, params_d.working(), grads_d.data(), device_batch.encoder_batch(),
         device_batch.targets(), dropout, &buffers, context);
     if (!params_d.Step(&optimizer, kSquadLearningRate, loss, grads_d.data(),

@@ -139,5 +139,20 @@ double DeviceOptimizer::LastGlobalNorm(const CudaContext& context) const {
   return norm;
 }
 
+DeviceOptimizer* LoopOptimizer::Ensure(double clip_norm, bool* made) {
+  if (made != nullptr) *made = optimizer_ == nullptr;
+  if (optimizer_ != nullptr) {
+    CHECK_EQ(clip_norm, clip_norm_) << "the clip norm changed mid-run";
+    return optimizer_.get();
+  }
+  DeviceOptimizerOptions options;
+  options.adamw = adamw_;
+  options.clip_norm = clip_norm;
+  options.skip_non_finite = false;
+  optimizer_ = std::make_unique<DeviceOptimizer>(layout_, options);
+  clip_norm_ = clip_norm;
+  return optimizer_.get();
+}
+
 }  // namespace cuda
 }  // namespace bertlab

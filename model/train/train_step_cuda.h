@@ -38,6 +38,7 @@
 #define BERTLAB_MODEL_TRAIN_TRAIN_STEP_CUDA_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "model/bert/parameter_layout.h"
@@ -139,6 +140,32 @@ class DeviceOptimizer {
   DeviceBuffer<double> scale_;     // (1)
   DeviceBuffer<double> partials_;  // (GlobalNormScratchSize(size))
   int64_t step_ = 0;
+};
+
+// The device optimizer of a training loop's backend (pre-training's and
+// fine-tuning's, model/train/*_backend_cuda.cc): made by the first
+// FinishGradients, which brings the clip norm (the CPU backends take it per
+// call too), with the same norm at every later step (CHECKed), and without
+// the host read of skip_non_finite: the loops apply an update only to a
+// finite step (their non-finite rule).
+class LoopOptimizer {
+ public:
+  // `layout` must outlive this.
+  LoopOptimizer(const ParameterLayout& layout, const AdamWOptions& adamw)
+      : layout_(layout), adamw_(adamw) {}
+
+  // The optimizer for clip_norm; *made (when given) says whether this call
+  // made it (fresh moments, step 0).
+  DeviceOptimizer* Ensure(double clip_norm, bool* made = nullptr);
+  // nullptr before the first Ensure and after Reset.
+  DeviceOptimizer* get() const { return optimizer_.get(); }
+  void Reset() { optimizer_.reset(); }
+
+ private:
+  const ParameterLayout& layout_;
+  AdamWOptions adamw_;
+  double clip_norm_ = 0;
+  std::unique_ptr<DeviceOptimizer> optimizer_;
 };
 
 // The parameters of a training step in its precision, behind one interface:

@@ -6,6 +6,7 @@
 #include <random>
 #include <utility>
 
+#include "common/check.h"
 #include "gtest/gtest.h"
 #include "model/cuda/bf16.h"
 #include "model/cuda/bf16_test_util.h"
@@ -110,58 +111,131 @@ void PretrainingStep<T>::ExpectHeadLosses(ParityDtype dtype,
 
 namespace {
 
-FinetuneModelOptions SpanHeadOptions() {
+FinetuneModelOptions HeadOptions(const FinetuneCase& c) {
   FinetuneModelOptions options;
-  options.head = FinetuneHead::kSpan;
+  options.head = c.head;
+  options.num_labels = c.num_labels;
+  options.num_choices = c.num_choices;
   return options;
 }
 
-FinetuneTargets HostSpanTargets(const SpanPositions& answers) {
-  FinetuneTargets targets;
-  targets.start_positions = answers.start.data();
-  targets.end_positions = answers.end.data();
-  return targets;
+// Waits for the step's stream first (cudaMemcpy runs on the legacy stream).
+std::vector<float> CopyToHost(const float* device, int64_t count,
+                              const CudaContext& context) {
+  context.Synchronize();
+  std::vector<float> host(static_cast<size_t>(count));
+  BERTLAB_CUDA_CHECK(cudaMemcpy(host.data(), device, sizeof(float) * count,
+                                cudaMemcpyDeviceToHost));
+  return host;
 }
 
 }  // namespace
 
+FinetuneTargets HostFinetuneTargets::View(FinetuneHead head) const {
+  FinetuneTargets targets;
+  if (head == FinetuneHead::kSpan) {
+    targets.start_positions = answers.start.data();
+    targets.end_positions = answers.end.data();
+  } else if (!scores.empty()) {
+    targets.scores = scores.data();
+  } else {
+    targets.labels = labels.data();
+  }
+  return targets;
+}
+
+HostFinetuneTargets MakeFinetuneTargets(const FinetuneCase& c) {
+  HostFinetuneTargets targets;
+  if (c.head == FinetuneHead::kMultipleChoice) {
+    CHECK_EQ(kBatch, c.num_choices) << "one example of kBatch choices";
+    targets.labels = {1};
+  } else if (c.head == FinetuneHead::kClassifier && c.num_labels == 1) {
+    targets.scores = {0.5f, -1.25f, 2.0f};
+  } else if (c.head == FinetuneHead::kClassifier) {
+    CHECK_EQ(c.num_labels, 3);
+    targets.labels = {2, kIgnoreLabel, 0};
+  }
+  return targets;
+}
+
 template <typename T>
-SpanStep<T>::SpanStep(const SpanCase& c,
-                      const encoder_parity::WeightScale& scale)
-    : config(step_parity::TinyConfig(c.mode, scale)),
-      model(config, SpanHeadOptions()),
+FinetuneStep<T>::FinetuneStep(const FinetuneCase& c,
+                              const encoder_parity::WeightScale& scale)
+    : head(c.head),
+      config(step_parity::TinyConfig(c.mode, scale)),
+      model(config, HeadOptions(c)),
       params(encoder_parity::RandomParameters(model.layout(), scale)),
       host(encoder_parity::MakeBatch(config)),
-      cpu_targets(HostSpanTargets(answers)),
+      host_view(encoder_parity::HostEncoderBatch(
+          host, /*pooled_positions=*/c.mode == AttentionMode::kCausal)),
+      host_targets(MakeFinetuneTargets(c)),
+      cpu_targets(host_targets.View(c.head)),
       dropout{c.training, /*seed=*/41, /*step=*/5},
       cpu_buffers(model, kBatch, kSeqLen),
-      device_batch(kBatch, kSeqLen),
-      uploaded(device_batch.Upload(
-          config, HostView(host),
-          SpanTargets{answers.start.data(), answers.end.data()}, context)),
+      device_batch(HeadOptions(c), kBatch, kSeqLen),
+      uploaded(device_batch.Upload(config, host_view, cpu_targets, context)),
       gpu_buffers(model, kBatch, kSeqLen) {}
 
 template <typename T>
-StepRunners<T> SpanStep<T>::Runners() {
+StepRunners<T> FinetuneStep<T>::Runners() {
   StepRunners<T> run;
   run.cpu = [this](const float* p, float* grads) {
-    return FinetuneForwardBackward(model, p, grads, HostView(host), cpu_targets,
+    return FinetuneForwardBackward(model, p, grads, host_view, cpu_targets,
                                    dropout, &cpu_buffers);
   };
   run.gpu = [this](const T* p, float* grads) {
-    return cuda::SpanFinetuneForwardBackward(
+    return cuda::FinetuneForwardBackward(
         model, p, grads, device_batch.encoder_batch(), device_batch.targets(),
         dropout, &gpu_buffers, context);
   };
+  if (head == FinetuneHead::kMultipleChoice) {
+    run.analytically_zero = {{"classifier.bias", "classifier.weight"}};
+  }
   return run;
 }
 
 template <typename T>
-void SpanStep<T>::ExpectHeadLosses(ParityDtype dtype,
-                                   int64_t reduction_length) {
-  ExpectParity("start loss", ReadScalar(gpu_buffers.span.start_loss(), context),
+std::vector<float> FinetuneStep<T>::GpuLogits() const {
+  if (head == FinetuneHead::kSpan) {
+    return CopyToHost(gpu_buffers.span->start_logits(), kBatch * kSeqLen,
+                      context);
+  }
+  return CopyToHost(gpu_buffers.pooled->logits(),
+                    static_cast<int64_t>(CpuLogits().size()), context);
+}
+
+template <typename T>
+std::vector<float> FinetuneStep<T>::CpuLogits() const {
+  const float* logits = nullptr;
+  int64_t count = 0;
+  switch (head) {
+    case FinetuneHead::kSpan:
+      logits = cpu_buffers.span->start_logits();
+      count = kBatch * kSeqLen;
+      break;
+    case FinetuneHead::kClassifier:
+      logits = cpu_buffers.classifier->logits();
+      count = kBatch * model.options().num_labels;
+      break;
+    case FinetuneHead::kMultipleChoice:
+      logits = cpu_buffers.multiple_choice->scores();
+      count = kBatch;
+      break;
+  }
+  return std::vector<float>(logits, logits + count);
+}
+
+template <typename T>
+void FinetuneStep<T>::ExpectHeadLosses(ParityDtype dtype,
+                                       int64_t reduction_length) {
+  if (head != FinetuneHead::kSpan) {
+    ExpectParity("logits", GpuLogits(), CpuLogits(), dtype, reduction_length);
+    return;
+  }
+  ExpectParity("start loss",
+               ReadScalar(gpu_buffers.span->start_loss(), context),
                cpu_buffers.span->start_loss(), dtype, reduction_length);
-  ExpectParity("end loss", ReadScalar(gpu_buffers.span.end_loss(), context),
+  ExpectParity("end loss", ReadScalar(gpu_buffers.span->end_loss(), context),
                cpu_buffers.span->end_loss(), dtype, reduction_length);
 }
 
@@ -179,7 +253,7 @@ PassGradients CheckForwardBackward(
   result.gpu = grads->ToHost();
   ExpectParity("loss", gpu_loss, cpu_loss, dtype, loss_length);
   encoder_parity::ExpectGradientParity(layout, result.gpu, result.cpu, dtype,
-                                       gradient_length);
+                                       gradient_length, run.analytically_zero);
 
   const float again_loss =
       ReadScalar(RunGpuPass(run, gpu_params, grads, context), context);
@@ -308,7 +382,7 @@ std::vector<float> FiniteGradients(int64_t size) {
 
 #define BERTLAB_INSTANTIATE_STEP_PARITY(T)                                    \
   template struct PretrainingStep<T>;                                         \
-  template struct SpanStep<T>;                                                \
+  template struct FinetuneStep<T>;                                            \
   template PassGradients CheckForwardBackward<T>(                             \
       const ParameterLayout&, const StepRunners<T>&,                          \
       const std::vector<float>&, const T*, DeviceBuffer<float>*, ParityDtype, \

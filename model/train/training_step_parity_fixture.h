@@ -1,10 +1,10 @@
 // Shared setup of the GPU training-step parity tests (pretraining_step_
 // parity_test.cc, FP32, and pretraining_step_bf16_parity_test.cc, BF16 mixed
 // precision): the encoder fixture's tiny config with a vocabulary of 53 for
-// the masked-LM softmax, the masked-LM / left-to-right targets and the span
-// answers of the padded 3 x 7 batch, the cases, each case's models, buffers
-// and CPU / GPU runners, the CPU optimizer step, and small device helpers.
-// Test-only.
+// the masked-LM softmax, the masked-LM / left-to-right targets and the
+// fine-tuning heads' targets of the padded 3 x 7 batch, the cases, each case's
+// models, buffers and CPU / GPU runners, the CPU optimizer step, and small
+// device helpers. Test-only.
 #ifndef BERTLAB_MODEL_TRAIN_TRAINING_STEP_PARITY_FIXTURE_H_
 #define BERTLAB_MODEL_TRAIN_TRAINING_STEP_PARITY_FIXTURE_H_
 
@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -86,17 +88,42 @@ inline constexpr PretrainingCase kLeftToRightEveryPositionTraining{
     "LTR, every position, training dropout", AttentionMode::kCausal, false,
     true};
 
-// The SQuAD span cases of both tests.
-struct SpanCase {
+// The fine-tuning cases of both tests: the head (and its size) and the
+// encoder's attention. A causal encoder pools the last real token
+// (EncoderBatch::pooled_positions), as FinetuneBatch does.
+struct FinetuneCase {
   const char* name;
   AttentionMode mode;
   bool training;
+  FinetuneHead head;
+  int64_t num_labels = 2;   // kClassifier (1: regression)
+  int64_t num_choices = 3;  // kMultipleChoice: one example of kBatch rows
 };
-inline constexpr SpanCase kSpanBidirectionalTraining{
+inline constexpr FinetuneCase kSpanBidirectionalTraining{
     "span, bidirectional, training dropout", AttentionMode::kBidirectional,
-    true};
-inline constexpr SpanCase kSpanCausalEval{"span, causal, eval",
-                                          AttentionMode::kCausal, false};
+    true, FinetuneHead::kSpan};
+inline constexpr FinetuneCase kSpanCausalEval{
+    "span, causal, eval", AttentionMode::kCausal, false, FinetuneHead::kSpan};
+inline constexpr FinetuneCase kClassifierBidirectionalTraining{
+    "classifier of 3 labels (one ignored), bidirectional, training dropout",
+    AttentionMode::kBidirectional, true, FinetuneHead::kClassifier, 3};
+inline constexpr FinetuneCase kRegressionCausalTraining{
+    "regression (STS-B), causal, training dropout", AttentionMode::kCausal,
+    true, FinetuneHead::kClassifier, 1};
+inline constexpr FinetuneCase kMultipleChoiceBidirectionalTraining{
+    "multiple choice of 3, bidirectional, training dropout",
+    AttentionMode::kBidirectional, true, FinetuneHead::kMultipleChoice};
+
+// The case's targets on the host: SpanPositions' answers, classifier labels
+// {2, ignored, 0}, regression scores {0.5, -1.25, 2}, or the one example's
+// choice 1.
+struct HostFinetuneTargets {
+  SpanPositions answers;
+  std::vector<int32_t> labels;
+  std::vector<float> scores;
+  FinetuneTargets View(FinetuneHead head) const;
+};
+HostFinetuneTargets MakeFinetuneTargets(const FinetuneCase& c);
 
 // One training step's forward + backward, CPU (float) and GPU (parameters of
 // type T: float, or the bf16 working copy), over the same parameters. Each
@@ -109,6 +136,9 @@ struct StepRunners {
   // Enqueues the step accumulating into device float grads; returns the
   // device loss.
   std::function<const float*(const T* params, float* grads)> gpu;
+  // The step's analytically zero gradients the layout cannot tell
+  // (ExpectGradientParity's also_zero).
+  std::map<std::string, std::string> analytically_zero;
 };
 
 // One pre-training case on both sides: BertForPretraining on
@@ -145,37 +175,44 @@ struct PretrainingStep {
   cuda::PretrainingStepBuffers<T> gpu_buffers;
 };
 
-// One SQuAD span case on both sides: BertForFinetuning (span head) on
-// TinyConfig(c.mode, scale), random parameters at `scale`, the padded batch
-// and SpanPositions' answers, dropout (seed 41, step 5), the CPU float
-// buffers, and on the GPU the uploaded batch (check `uploaded`) and the step
-// buffers of activation type T.
+// One fine-tuning case on both sides: BertForFinetuning (the case's head)
+// on TinyConfig(c.mode, scale), random parameters at `scale`, the padded
+// batch and MakeFinetuneTargets' targets, dropout (seed 41, step 5), the CPU
+// float buffers, and on the GPU the uploaded batch (check `uploaded`) and the
+// step buffers of activation type T.
 template <typename T>
-struct SpanStep {
-  SpanStep(const SpanCase& c, const encoder_parity::WeightScale& scale);
-  SpanStep(const SpanStep&) = delete;
-  SpanStep& operator=(const SpanStep&) = delete;
+struct FinetuneStep {
+  FinetuneStep(const FinetuneCase& c, const encoder_parity::WeightScale& scale);
+  FinetuneStep(const FinetuneStep&) = delete;
+  FinetuneStep& operator=(const FinetuneStep&) = delete;
 
   StepRunners<T> Runners();
-  // The start and end losses of the last pass, GPU against CPU through
-  // CompareParity(dtype, reduction_length).
+  // The head's outputs of the last pass, GPU against CPU through
+  // CompareParity(dtype, reduction_length): the start and end losses of the
+  // span head, the logits (scores) of the others.
   void ExpectHeadLosses(ParityDtype dtype, int64_t reduction_length);
+  // The head's float logits on both sides: the span head's start logits,
+  // the others' (rows / group, classes).
+  std::vector<float> GpuLogits() const;
+  std::vector<float> CpuLogits() const;
 
+  const FinetuneHead head;
   const BertConfig config;
   const BertForFinetuning model;
   const std::vector<float> params;
   const encoder_parity::HostBatch host;
-  const SpanPositions answers;
+  const EncoderBatch host_view;
+  const HostFinetuneTargets host_targets;
   const FinetuneTargets cpu_targets;
   const DropoutSettings dropout;
   FinetuneStepBuffers<float> cpu_buffers;
   CudaContext context;
-  cuda::DeviceSpanBatch device_batch;
+  cuda::DeviceFinetuneBatch device_batch;
   const absl::Status uploaded;
-  cuda::SpanFinetuneStepBuffers<T> gpu_buffers;
+  cuda::FinetuneStepBuffers<T> gpu_buffers;
 };
 
-// One case end to end: Step (PretrainingStep<T> or SpanStep<T>) set up from
+// One case end to end: Step (PretrainingStep<T> or FinetuneStep<T>) set up from
 // `c` at `scale` and its upload checked; then check(step), the precision's
 // own checks of the step, which returns the reduction length at which the
 // head losses of the last pass are compared last (at `dtype`).

@@ -6,6 +6,9 @@
 #   gpu_bundle.tar.xz (git-ignored), holding
 #     tests/       the GPU tests (tag requires-gpu)
 #     benchmarks/  the GPU benchmarks (cc_binary named *_benchmark_cuda)
+#     experiment/  the end-to-end check: run_experiment and check_regression
+#                  (cuda builds), experiments/gpu_check.textproto, its CPU
+#                  golden values and the embedded corpus
 #     lib/     the shared libraries they need that such an image lacks
 #     system/  this machine's loader, glibc and libstdc++, used only when the
 #              GPU machine's glibc is older than this one's (run_checks.sh)
@@ -28,21 +31,26 @@ tests=${GPU_TESTS:-$(bazel query 'attr(tags, "requires-gpu", //...)' 2>/dev/null
 benchmarks=${GPU_BENCHMARKS:-$(bazel query 'kind(cc_binary, attr(name, "_benchmark_cuda$", //...))' 2>/dev/null)}
 echo "GPU tests:" $tests
 echo "GPU benchmarks:" $benchmarks
+experiment_tools="//experiments:run_experiment //experiments:check_regression"
 # shellcheck disable=SC2086
-bazel build -c opt --config=cuda $tests $benchmarks
+bazel build -c opt --config=cuda $tests $benchmarks $experiment_tools \
+  //tasks/corpus:default_corpus
 
 staging=$(mktemp -d)
 trap 'rm -rf "$staging"' EXIT
-mkdir -p "$staging/tests" "$staging/benchmarks" "$staging/lib" "$staging/system"
+mkdir -p "$staging/tests" "$staging/benchmarks" "$staging/experiment" "$staging/lib" "$staging/system"
 bazel_bin() { echo "bazel-bin/$(echo "${1#//}" | tr ':' '/')"; }
 for label in $tests; do cp "$(bazel_bin "$label")" "$staging/tests/"; done
 for label in $benchmarks; do cp "$(bazel_bin "$label")" "$staging/benchmarks/"; done
+for label in $experiment_tools; do cp "$(bazel_bin "$label")" "$staging/experiment/"; done
+cp experiments/gpu_check.textproto experiments/gpu_check.golden.json \
+  bazel-bin/tasks/corpus/default_corpus.txt "$staging/experiment/"
 
 # The closure of shared libraries, minus CUDA's, NCCL's and the kernel's.
 # ldd reads the binaries where Bazel built them: their rpath ($ORIGIN/...)
 # finds Bazel's own shared libraries (_solib_k8/libmodel_S...so, one per
 # cc_library of a test linked dynamically) only from there.
-for label in $tests $benchmarks; do
+for label in $tests $benchmarks $experiment_tools; do
   ldd "$(bazel_bin "$label")" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}'
 done | sort -u | while read -r lib; do
   name=$(basename "$lib")
@@ -57,7 +65,8 @@ done
 
 # Every library a packed binary needs is packed, or is one of those the GPU
 # machine has (the binaries failed there on a missing _solib library once).
-missing=$(for binary in "$staging"/tests/* "$staging"/benchmarks/*; do
+missing=$(for binary in "$staging"/tests/* "$staging"/benchmarks/* \
+  "$staging"/experiment/run_experiment "$staging"/experiment/check_regression; do
   LD_LIBRARY_PATH="$staging/lib:/usr/local/cuda/lib64" ldd "$binary" |
     awk '/not found/ {print $1}' | grep -v -e '^libcuda\.' -e '^libnccl\.' -e '^libcublas' || true
 done | sort -u)
@@ -70,10 +79,10 @@ fi
   echo "commit $(git rev-parse HEAD)$(git diff --quiet || echo ' (with uncommitted changes)')"
   echo "built $(date -u +%FT%TZ) on $(uname -m), glibc $(ldd --version | head -1 | awk '{print $NF}')"
   echo "nvcc $(/usr/local/cuda/bin/nvcc --version | tail -1)"
-  (cd "$staging" && find tests benchmarks lib system -type f | sort)
+  (cd "$staging" && find tests benchmarks experiment lib system -type f | sort)
 } >"$staging/manifest.txt"
 
-tar -C "$staging" -cJf gpu_bundle.tar.xz tests benchmarks lib system manifest.txt
+tar -C "$staging" -cJf gpu_bundle.tar.xz tests benchmarks experiment lib system manifest.txt
 size=$(stat -c %s gpu_bundle.tar.xz)
 echo "gpu_bundle.tar.xz: $((size / 1024 / 1024)) MiB ($(ls "$staging/tests" | wc -l) tests, $(ls "$staging/benchmarks" | wc -l) benchmarks, $(ls "$staging/lib" | wc -l) libraries)"
 if ((size > 56 * 1024 * 1024)); then

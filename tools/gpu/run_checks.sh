@@ -1,11 +1,19 @@
 #!/bin/bash
 # Runs the packed GPU checks (tools/gpu/bundle_checks.sh) on a GPU machine:
-# every GPU test, then every GPU benchmark, writing into $OUT (the device
-# tool's output folder; ./gpu_checks_out elsewhere):
+# the end-to-end check (experiments/gpu_check.textproto, a miniature Table 5,
+# pre-training, fine-tuning and report with --device=cuda, its records
+# compared with the CPU's golden values), then every GPU test, then every GPU
+# benchmark, writing into $OUT (the device tool's output folder;
+# ./gpu_checks_out elsewhere):
 #   checks.log          everything the binaries printed
-#   summary.txt         one line per binary: PASS / FAIL (exit status), seconds
+#   summary.txt         one line per check: PASS / FAIL (exit status), seconds
+#   gpu_check/          the end-to-end check's runs and report
 #   <benchmark>.json    Google Benchmark's JSON per benchmark binary
-# Exits 1 when a test fails or a benchmark crashes.
+# Exits 1 when a check fails or a benchmark crashes.
+#
+# CHECKS=device (tools/gpu/run_device_check.sh) is the short device check a
+# person with a GPU runs first (about 6 minutes): the end-to-end check, the
+# training-step and backend tests (DEVICE_TESTS) and the step benchmark.
 #
 # Environment: BUNDLE (default gpu_bundle.tar.xz), BENCHMARK_MIN_TIME (seconds
 # per benchmark case where the case sets none, default 0.5; the step
@@ -78,12 +86,36 @@ run_one() {  # name, timeout, command...
   printf '%-40s %s  %ds\n' "$name" "$verdict" $((SECONDS - start)) | tee -a "$summary"
 }
 
+checks=${CHECKS:-all}
+device_tests=${DEVICE_TESTS:-pretraining_step_parity_test pretraining_step_bf16_parity_test pretraining_backend_cuda_test finetune_backend_cuda_test}
+
+# End to end: the miniature Table 5 on the device (the + BiLSTM row
+# fine-tunes on the CPU), then its records against the CPU's.
+if [[ -x "$work/experiment/run_experiment" ]]; then
+  e2e="$out/gpu_check"
+  rm -rf "$e2e"
+  run_one "gpu_check (run_experiment, cuda)" "${EXPERIMENT_TIMEOUT:-240}" \
+    "${launcher[@]}" "$work/experiment/run_experiment" \
+    --experiment="$work/experiment/gpu_check.textproto" \
+    --default_corpus="$work/experiment/default_corpus.txt" \
+    --output_dir="$e2e" --device=cuda --report_date=2026-01-01 --progress=false
+  run_one "gpu_check (records vs the CPU's)" 60 \
+    "${launcher[@]}" "$work/experiment/check_regression" --runs="$e2e" \
+    --golden="$work/experiment/gpu_check.golden.json" --ignore_run_ids
+else
+  echo "no experiment/ in the bundle: the end-to-end check is skipped" | tee -a "$log"
+fi
+
 for binary in "$work"/tests/*; do
   [[ -e "$binary" ]] || continue
   name=$(basename "$binary")
+  if [[ "$checks" == device && " $device_tests " != *" $name "* ]]; then
+    continue
+  fi
   run_one "$name" "${TEST_TIMEOUT:-300}" "${launcher[@]}" "$binary" --gtest_color=no
 done
 
+[[ "$checks" == device ]] && SANITIZE_TESTS=""
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 for name in ${SANITIZE_TESTS-flash_attention_parity_test}; do
   if [[ -z "$sanitizer" ]]; then
@@ -101,6 +133,7 @@ if [[ "${SKIP_BENCHMARKS:-0}" != 1 ]]; then
   for binary in "$work"/benchmarks/*; do
     [[ -e "$binary" ]] || continue
     name=$(basename "$binary")
+    [[ "$checks" == device && "$name" != train_step_benchmark_cuda ]] && continue
     run_one "$name" "${BENCHMARK_TIMEOUT:-300}" "${launcher[@]}" "$binary" \
       --benchmark_min_time="${BENCHMARK_MIN_TIME:-0.5}" \
       --benchmark_filter="${BENCHMARK_FILTER:-.}" \
@@ -108,7 +141,7 @@ if [[ "${SKIP_BENCHMARKS:-0}" != 1 ]]; then
   done
 fi
 
-echo "--- summary" | tee -a "$log"
+echo "--- summary ($((SECONDS)) s in all)" | tee -a "$log"
 cat "$summary"
 rm -rf "$work"
 exit $failed

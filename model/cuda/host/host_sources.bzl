@@ -27,7 +27,7 @@ def host_cuda_test(name, deps, src = None, size = "medium", shard_count = None, 
     (//model/ops:onednn_test_main), the engine the tests were written
     against, not the machine's default (OpenBLAS without AVX-512), whose
     sums in another order put one gradient element of 1,296 just outside
-    the derived bound in SpanFinetuneStepParityTest.CausalEval (ratio
+    the derived bound in FinetuneStepParityTest.SpanCausalEval (ratio
     1.009 under ONEDNN_MAX_CPU_ISA=AVX2).
 
     Args:
