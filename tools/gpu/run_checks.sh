@@ -12,7 +12,8 @@
 # Exits 1 when a check fails or a benchmark crashes.
 #
 # CHECKS=device (tools/gpu/run_device_check.sh) is the short device check a
-# person with a GPU runs first (about 6 minutes): the end-to-end check, the
+# person with a GPU runs first (meant for about 6 minutes; not yet timed on a
+# GPU): the end-to-end check, the
 # training-step and backend tests (DEVICE_TESTS) and the step benchmark.
 #
 # Environment: BUNDLE (default gpu_bundle.tar.xz), BENCHMARK_MIN_TIME (seconds
