@@ -385,6 +385,7 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
   CheckOnePrecision(experiment, runs, findings);
   CheckConcatenateWith(experiment, first_index, runs, findings);
   CheckRandomInit(experiment, findings);
+  std::set<std::string> variant_rate_paths;
   for (size_t r = 0; r < runs.size(); ++r) {
     for (const RunSpecProblem& problem : CheckRunSpec(runs[r].spec)) {
       if (experiment.variants_size() == 0) {
@@ -392,6 +393,19 @@ void CollectFindings(const Experiment& experiment, Findings* findings) {
         continue;
       }
       const Variant& variant = experiment.variants(static_cast<int>(r));
+      // A rate of Variant.learning_rates (every task has it): named once,
+      // as that field.
+      constexpr absl::string_view kRates = ".learning_rates";
+      const size_t rates = absl::string_view(problem.path).find(kRates);
+      if (variant.learning_rates_size() > 0 && rates != std::string::npos) {
+        const std::string path =
+            absl::StrCat("variants[", r, "]", kRates,
+                         problem.path.substr(rates + kRates.size()));
+        if (variant_rate_paths.insert(path).second) {
+          findings->Add(path, problem.text, "");
+        }
+        continue;
+      }
       const Source source = Attribute(experiment.base(), variant.overrides(),
                                       SplitPath(problem.path));
       // A problem of the override's own names its variant in the path; one
@@ -523,6 +537,12 @@ std::vector<ResolvedRun> ResolveRuns(const Experiment& experiment) {
       }
     }
     MergeOverrides(variant.overrides(), &run.spec);
+    if (variant.learning_rates_size() > 0) {
+      for (FinetuneTaskSpec& task :
+           *run.spec.mutable_finetuning()->mutable_tasks()) {
+        *task.mutable_learning_rates() = variant.learning_rates();
+      }
+    }
     runs.push_back(std::move(run));
   }
   for (ResolvedRun& run : runs) FillDefaults(&run.spec);

@@ -900,6 +900,44 @@ TEST(ResolveRunsTest, PretrainedFromStartsFromTheOtherVariant) {
   EXPECT_FALSE(runs[0].spec.finetuning().bilstm());
 }
 
+// Variant.learning_rates: every task of the variant at those rates, the
+// other variants keeping each task's grid; a bad rate is named once, as
+// the variant's field (not once per task, nor as the base's).
+TEST(ResolveRunsTest, VariantLearningRatesReplaceEveryTasksGrid) {
+  Experiment experiment = ValidExperiment();
+  FinetuningSpec* finetuning = experiment.mutable_base()->mutable_finetuning();
+  finetuning->mutable_optimizer()->set_weight_decay(0);
+  for (FinetuneTaskSpec::Task name :
+       {FinetuneTaskSpec::SST2, FinetuneTaskSpec::MRPC}) {
+    FinetuneTaskSpec* task = finetuning->add_tasks();
+    task->set_task(name);
+    task->add_learning_rates(1e-4);
+    task->add_learning_rates(3e-4);
+  }
+  experiment.add_variants()->set_name("grid");
+  Variant* one = experiment.add_variants();
+  one->set_name("one_rate");
+  one->add_learning_rates(3e-4);
+  const std::vector<ResolvedRun> runs = ResolveRuns(experiment);
+  ASSERT_EQ(runs.size(), 2u);
+  for (const FinetuneTaskSpec& task : runs[0].spec.finetuning().tasks()) {
+    EXPECT_THAT(task.learning_rates(), ElementsAre(1e-4, 3e-4));
+  }
+  ASSERT_EQ(runs[1].spec.finetuning().tasks_size(), 2);
+  for (const FinetuneTaskSpec& task : runs[1].spec.finetuning().tasks()) {
+    EXPECT_THAT(task.learning_rates(), ElementsAre(3e-4));
+  }
+  EXPECT_TRUE(Validate(experiment).ok()) << Validate(experiment);
+
+  one->add_learning_rates(-1);
+  const std::string message(Validate(experiment).message());
+  EXPECT_THAT(message, HasSubstr("variants[1].learning_rates[1] (-1) must be"));
+  EXPECT_EQ(message.find("learning_rates[1]"),
+            message.rfind("learning_rates[1]"))
+      << message;
+  EXPECT_THAT(message, Not(HasSubstr("base.finetuning")));
+}
+
 TEST(ValidationErrorTest, BaseIsRequired) {
   Experiment experiment;
   experiment.set_name("x");

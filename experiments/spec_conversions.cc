@@ -350,6 +350,7 @@ FinetuneDataOptions ToFinetuneDataOptions(const FinetuneTaskSpec& spec) {
   options.doc_stride = spec.doc_stride();
   options.max_query_length = spec.max_query_length();
   options.tune_fraction = spec.tune_fraction();
+  options.skip_test_sets = !spec.test_predictions();
   return options;
 }
 

@@ -1532,6 +1532,7 @@ class Runner {
     if (!cell_spec.choose_epoch_on_tune()) {
       cell_spec.clear_choose_epoch_on_tune();
     }
+    if (cell_spec.test_predictions()) cell_spec.clear_test_predictions();
     // Fine-tuning runs on the same device as pre-training where it can
     // (Execution::FinetuneDevice). The pre-training run's id carries its
     // device and precision; on the cpu device (FP32 whatever the precision)

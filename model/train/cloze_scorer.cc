@@ -28,12 +28,17 @@ struct Row {
 };
 
 // `ids` with the targets of a whole-sequence likelihood: every token
-// predicted from its left (causal) or right (reverse-causal) neighbours.
-Row LikelihoodRow(std::vector<int32_t> ids, bool left_to_right, int item,
-                  int candidate) {
+// predicted from its left (causal) or right (reverse-causal) neighbours,
+// but for the tokens whose context does not reach the blank at `blank`
+// (left of it for causal, right of it for reverse-causal): their terms are
+// the same for every candidate of the item, so they are not computed.
+Row LikelihoodRow(std::vector<int32_t> ids, int32_t blank, bool left_to_right,
+                  int item, int candidate) {
   Row row;
   const int32_t n = static_cast<int32_t>(ids.size());
   for (int32_t t = 0; t + 1 < n; ++t) {
+    // Position `at` predicts ids[t + 1] (causal) or ids[t] (reverse).
+    if (left_to_right ? t + 1 < blank : t > blank) continue;
     const int32_t at = left_to_right ? t : t + 1;
     const int32_t label = left_to_right ? ids[t + 1] : ids[t];
     row.targets.push_back({at, label, item, candidate});
@@ -85,8 +90,8 @@ absl::StatusOr<std::vector<Row>> MakeRows(const BertConfig& config,
         ids.insert(ids.end(), item.right.begin(), item.right.end());
         ids.push_back(options.sep_id);
         rows.push_back(LikelihoodRow(
-            std::move(ids), config.attention_mode == AttentionMode::kCausal, i,
-            c));
+            std::move(ids), blank,
+            config.attention_mode == AttentionMode::kCausal, i, c));
       }
     }
   }

@@ -8,13 +8,17 @@
 //     [CLS] left [MASK] [SEP].
 //   causal (left-to-right LM): for each candidate, the log-likelihood of the
 //     whole sequence [CLS] left c right [SEP], each token predicted from the
-//     ones before it (the terms of [CLS] left are the same for every
-//     candidate). The right context counts through the likelihood of the
-//     words after the blank given c, so a left-to-right model is not denied
-//     it. Left context only: log p(c | [CLS] left).
-//   reverse-causal (right-to-left LM): the same sequence's log-likelihood,
-//     each token predicted from the ones after it. Left context only: not
-//     defined (this model reads the blank from the right); refused.
+//     ones before it, less the terms of the left context's words, which
+//     are the same for every candidate (so the choice is the whole
+//     likelihood's, and they are not computed): log p(c | [CLS] left) +
+//     log p(right [SEP] | [CLS] left c). The right context counts through the
+//     likelihood of the words after the blank given c, so a left-to-right model
+//     is not denied it. Left context only: log p(c | [CLS] left).
+//   reverse-causal (right-to-left LM): the same from the right: each token
+//     predicted from the ones after it, less the terms of the right
+//     context's words.
+//     Left context only: not defined (this model reads the blank from the
+//     right); refused.
 //
 // An ELMo-style pair scores a candidate by the sum of its LTR and RTL
 // scores (AddScores).

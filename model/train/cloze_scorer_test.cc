@@ -112,6 +112,77 @@ TEST(ScoreClozeItems, EveryObjectiveChoosesTheTokenItsModelPrefers) {
   }
 }
 
+// The left-to-right and right-to-left scores against a reference: each
+// candidate's whole-sequence log-likelihood from one forward pass per
+// sequence with every position predicted, less the terms whose context does
+// not reach the blank. Those terms are the same for every candidate (the
+// differences between candidates are the whole likelihood's).
+TEST(ScoreClozeItems, LanguageModelScoresAreTheLikelihoodFromTheBlankOn) {
+  for (AttentionMode mode :
+       {AttentionMode::kCausal, AttentionMode::kReverseCausal}) {
+    const bool ltr = mode == AttentionMode::kCausal;
+    const BertConfig config = TinyConfig(mode);
+    const std::vector<float> params = RandomParams(config);
+    const BertForPretraining model(config, /*next_sentence=*/false);
+    const std::vector<ClozeItem> items = Items();
+    auto scores = ScoreClozeItems(config, params, items,
+                                  Options(ClozeContext::kBothSides, 4));
+    ASSERT_TRUE(scores.ok()) << scores.status();
+    for (size_t i = 0; i < items.size(); ++i) {
+      std::vector<double> whole, shared;
+      for (size_t c = 0; c < items[i].candidates.size(); ++c) {
+        std::vector<int32_t> ids = {kCls};
+        ids.insert(ids.end(), items[i].left.begin(), items[i].left.end());
+        const int32_t blank = static_cast<int32_t>(ids.size());
+        ids.push_back(items[i].candidates[c]);
+        ids.insert(ids.end(), items[i].right.begin(), items[i].right.end());
+        ids.push_back(kSep);
+        const int32_t n = static_cast<int32_t>(ids.size());
+        std::vector<int32_t> types(n, 0), mask(n, 1), positions, labels;
+        for (int32_t t = 0; t + 1 < n; ++t) {
+          positions.push_back(ltr ? t : t + 1);
+          labels.push_back(ltr ? ids[t + 1] : ids[t]);
+        }
+        EncoderBatch batch;
+        batch.input_ids = ids.data();
+        batch.token_type_ids = types.data();
+        batch.attention_mask = mask.data();
+        batch.batch = 1;
+        batch.seq_len = n;
+        PretrainingTargets targets;
+        targets.positions = positions.data();
+        targets.labels = labels.data();
+        targets.num_predictions = n - 1;
+        PretrainingStepBuffers<float> buffers(config, 1, n, n - 1);
+        PretrainingForward(model, params.data(), batch, targets,
+                           DropoutSettings(), &buffers);
+        double sum = 0, left_out = 0;
+        for (int32_t t = 0; t + 1 < n; ++t) {
+          const float* row =
+              buffers.heads.prediction_logits() + t * config.vocab_size;
+          double z = 0;
+          for (int64_t v = 0; v < config.vocab_size; ++v) z += std::exp(row[v]);
+          const double term = row[labels[t]] - std::log(z);
+          sum += term;
+          // The predicted token's context misses the blank.
+          if (ltr ? t + 1 < blank : t > blank) left_out += term;
+        }
+        whole.push_back(sum);
+        shared.push_back(left_out);
+        // 1e-5: the batching bound of PaddingAndBatchingDoNotChangeTheScores.
+        EXPECT_NEAR((*scores)[i][c], sum - left_out, 1e-5)
+            << AttentionModeName(mode) << " item " << i << " candidate " << c;
+      }
+      for (size_t c = 1; c < whole.size(); ++c) {
+        EXPECT_NEAR(shared[c], shared[0], 1e-5) << AttentionModeName(mode);
+        EXPECT_NEAR(whole[c] - whole[0], (*scores)[i][c] - (*scores)[i][0],
+                    1e-5)
+            << AttentionModeName(mode);
+      }
+    }
+  }
+}
+
 TEST(ScoreClozeItems, LeftOnlyIgnoresTheRightContext) {
   for (AttentionMode mode :
        {AttentionMode::kBidirectional, AttentionMode::kCausal}) {

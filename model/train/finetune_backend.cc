@@ -1,6 +1,6 @@
 #include "model/train/finetune_backend.h"
 
-#include <map>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,38 +10,28 @@
 #include "model/bert_for_finetuning.h"
 #include "model/optim/gradient_accumulation.h"
 #include "model/train/device_registry.h"
+#include "model/train/step_buffer_cache.h"
 #include "model/two_encoder_for_finetuning.h"
 
 namespace bertlab {
 namespace {
 
-// Step buffers per (rows, seq_len), the few most recent shapes kept.
+// The step buffers of `ModelType`'s shapes (StepBufferCache).
 template <typename ModelType, typename Buffers>
-class BufferCache {
- public:
-  explicit BufferCache(const ModelType& model) : model_(model) {}
-  Buffers* Get(int64_t rows, int64_t seq_len) {
-    auto key = std::make_pair(rows, seq_len);
-    auto it = buffers_.find(key);
-    if (it != buffers_.end()) return it->second.get();
-    if (buffers_.size() >= 4) buffers_.clear();
-    auto inserted =
-        buffers_.emplace(key, std::make_unique<Buffers>(model_, rows, seq_len));
-    return inserted.first->second.get();
-  }
-  void Clear() { buffers_.clear(); }
-
- private:
-  const ModelType& model_;
-  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Buffers>> buffers_;
-};
+StepBufferCache<Buffers> BuffersOf(const ModelType& model) {
+  return StepBufferCache<Buffers>([&model](int64_t rows, int64_t seq_len) {
+    return std::make_unique<Buffers>(model, rows, seq_len);
+  });
+}
 
 // The encoder (+ BiLSTM) and the head: BertForFinetuning.
 class SingleEncoderModel : public FinetuneModel {
  public:
   SingleEncoderModel(const BertConfig& config,
                      const FinetuneModelOptions& options)
-      : model_(config, options), cache_(model_) {}
+      : model_(config, options),
+        cache_(
+            BuffersOf<BertForFinetuning, FinetuneStepBuffers<float>>(model_)) {}
   const ParameterLayout& layout() const override { return model_.layout(); }
   const BertConfig& config() const override { return model_.config(); }
   absl::Status LoadCheckpoints(const std::string& init_checkpoint,
@@ -75,7 +65,7 @@ class SingleEncoderModel : public FinetuneModel {
 
  private:
   const BertForFinetuning model_;
-  BufferCache<BertForFinetuning, FinetuneStepBuffers<float>> cache_;
+  StepBufferCache<FinetuneStepBuffers<float>> cache_;
 };
 
 // The LTR and RTL encoders concatenated before the head:
@@ -84,7 +74,9 @@ class SingleEncoderModel : public FinetuneModel {
 class TwoEncoderModel : public FinetuneModel {
  public:
   TwoEncoderModel(const BertConfig& config, const FinetuneModelOptions& options)
-      : model_(config, options), cache_(model_) {}
+      : model_(config, options),
+        cache_(BuffersOf<TwoEncoderForFinetuning, TwoEncoderStepBuffers<float>>(
+            model_)) {}
   const ParameterLayout& layout() const override { return model_.layout(); }
   const BertConfig& config() const override { return model_.ltr_config(); }
   absl::Status LoadCheckpoints(const std::string& init_checkpoint,
@@ -113,7 +105,7 @@ class TwoEncoderModel : public FinetuneModel {
 
  private:
   const TwoEncoderForFinetuning model_;
-  BufferCache<TwoEncoderForFinetuning, TwoEncoderStepBuffers<float>> cache_;
+  StepBufferCache<TwoEncoderStepBuffers<float>> cache_;
 };
 
 // The CPU path on the host copy. Each micro-batch's gradient is computed

@@ -32,7 +32,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -54,6 +53,7 @@
 #include "model/train/device_batch.h"
 #include "model/train/device_gradient_sum.h"
 #include "model/train/finetune_backend.h"
+#include "model/train/step_buffer_cache.h"
 #include "model/train/train_step_cuda.h"
 
 namespace bertlab {
@@ -75,7 +75,13 @@ class CudaFinetuneBackend : public FinetuneBackend {
         size_(bert_.layout().total_size()),
         context_(OnDevice(device)),
         gradient_(size_, context_),
-        optimizer_(bert_.layout(), optimizer_options) {
+        optimizer_(bert_.layout(), optimizer_options),
+        shapes_(
+            [this](int64_t rows, int64_t seq_len) {
+              return std::make_unique<Shape>(bert_, rows, seq_len);
+            },
+            // Kernels on the stream may still use the buffers.
+            [this] { context_.Synchronize(); }) {
     CHECK_EQ(size_, this->model().layout().total_size())
         << "the GPU step's layout differs from the model's";
   }
@@ -154,10 +160,7 @@ class CudaFinetuneBackend : public FinetuneBackend {
     return outputs;
   }
 
-  void ReleaseBuffers() override {
-    context_.Synchronize();
-    shapes_.clear();
-  }
+  void ReleaseBuffers() override { shapes_.Clear(); }
 
   void SyncToHost() override {
     if (params_ == nullptr) return;
@@ -186,16 +189,7 @@ class CudaFinetuneBackend : public FinetuneBackend {
 
   Shape* Upload(const EncoderBatch& batch, const FinetuneTargets& targets) {
     CHECK(params_ != nullptr) << "SyncFromHost before the first step";
-    const auto key = std::make_pair(batch.batch, batch.seq_len);
-    auto found = shapes_.find(key);
-    if (found == shapes_.end()) {
-      if (shapes_.size() >= 4) ReleaseBuffers();
-      found = shapes_
-                  .emplace(key, std::make_unique<Shape>(bert_, batch.batch,
-                                                        batch.seq_len))
-                  .first;
-    }
-    Shape* shape = found->second.get();
+    Shape* shape = shapes_.Get(batch.batch, batch.seq_len);
     const absl::Status uploaded =
         shape->batch.Upload(bert_.config(), batch, targets, context_);
     // The loop's batches come from features the task checked: a bad one is
@@ -224,7 +218,7 @@ class CudaFinetuneBackend : public FinetuneBackend {
   std::unique_ptr<TrainingParams<T>> params_;
   DeviceGradientSum gradient_;
   LoopOptimizer optimizer_;
-  std::map<std::pair<int64_t, int64_t>, std::unique_ptr<Shape>> shapes_;
+  StepBufferCache<Shape> shapes_;
   std::vector<float> outputs_;
 };
 

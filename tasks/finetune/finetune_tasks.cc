@@ -191,7 +191,7 @@ absl::StatusOr<FinetuneTaskData> LoadGlue(const FinetuneTaskInfo& info,
   // submission layout (the derived task's test set too).
   for (const GlueFileSpec& file : glue.spec->Files(GlueSplit::kTest)) {
     const std::string path = Join(dir, file.file_name);
-    if (!IsFile(path)) continue;
+    if (options.skip_test_sets || !IsFile(path)) continue;
     ASSIGN_OR_RETURN(
         const GlueSet set,
         ReadGlueFile(*glue.spec, GlueFileKind::kTest, path, file.set_name));

@@ -67,6 +67,8 @@ struct FinetuneDataOptions {
   // one's position so that every run of the task holds out the same; 0:
   // none.
   double tune_fraction = 0;
+  // The unlabelled test sets are not read (no test predictions).
+  bool skip_test_sets = false;
 };
 
 // A GLUE-format task's sets (GLUE and the derived pair task).

@@ -232,5 +232,34 @@ TEST(FinetuneTasksTest, SquadTuneSplitHoldsOutWholeArticles) {
   EXPECT_EQ(first->train_size, 40);
 }
 
+TEST(FinetuneTasksTest, TestSetsAreReadUnlessSkipped) {
+  const std::string root = FreshTestDir("test_sets");
+  WriteTestFile(root + "/glue/SST-2/train.tsv",
+                "sentence\tlabel\ngood film\t1\nbad film\t0\n");
+  WriteTestFile(root + "/glue/SST-2/dev.tsv",
+                "sentence\tlabel\na good one\t1\n");
+  WriteTestFile(root + "/glue/SST-2/test.tsv",
+                "index\tsentence\n0\tnot bad\n1\tquite good\n");
+  const FullTokenizer tokenizer = WebVocabTokenizer();
+  FinetuneDataOptions options = SmallDataOptions();
+  auto read = LoadFinetuneTaskData(FinetuneTaskId::kSst2, options, tokenizer,
+                                   SourcesIn(root));
+  options.skip_test_sets = true;
+  auto skipped = LoadFinetuneTaskData(FinetuneTaskId::kSst2, options, tokenizer,
+                                      SourcesIn(root));
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_TRUE(skipped.ok()) << skipped.status();
+  const GlueTaskData& with = std::get<GlueTaskData>(read->sets);
+  ASSERT_EQ(with.test.size(), 1u);
+  EXPECT_EQ(with.test[0].examples.size(), 2u);
+  EXPECT_THAT(with.test_files, ElementsAre("SST-2.tsv"));
+  const GlueTaskData& without = std::get<GlueTaskData>(skipped->sets);
+  EXPECT_TRUE(without.test.empty());
+  EXPECT_TRUE(without.test_files.empty());
+  // Train and dev are what they were.
+  EXPECT_EQ(without.train.size(), with.train.size());
+  EXPECT_EQ(skipped->dev_size, read->dev_size);
+}
+
 }  // namespace
 }  // namespace bertlab
