@@ -53,6 +53,7 @@
 #include "model/train/device_batch.h"
 #include "model/train/device_gradient_sum.h"
 #include "model/train/finetune_backend.h"
+#include "model/train/local_device.h"
 #include "model/train/step_buffer_cache.h"
 #include "model/train/train_step_cuda.h"
 

@@ -48,6 +48,7 @@
 #include "model/optim/adamw.h"
 #include "model/train/device_batch.h"
 #include "model/train/device_gradient_sum.h"
+#include "model/train/local_device.h"
 #include "model/train/pretraining_backend.h"
 #include "model/train/train_step_cuda.h"
 

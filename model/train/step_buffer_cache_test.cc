@@ -72,9 +72,9 @@ TEST(StepBufferCacheTest, TheSetAskedForStaysAndTheLargestCanGo) {
   // 64 x (128+120+112+104+96) + 8 tokens, over 4 x 64 x 128: the least
   // recent go until the rest fit the budget of the largest left.
   for (int64_t length = 120; length >= 96; length -= 8) cache.Get(64, length);
-  EXPECT_THAT(log, ElementsAre("make 64x120", "make 64x112", "make 64x104",
-                               "make 64x96", "release", "free 1x8",
-                               "free 64x128"));
+  EXPECT_THAT(log,
+              ElementsAre("make 64x120", "make 64x112", "make 64x104",
+                          "make 64x96", "release", "free 1x8", "free 64x128"));
   EXPECT_EQ(cache.size(), 4);
   // Alone over any budget, the set asked for is still kept.
   StepBufferCache<Logged> one = LoggingCache(&log);
