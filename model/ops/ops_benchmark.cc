@@ -28,6 +28,9 @@
 //
 // BM_Intermediate{Forward,Backward}/fused:{0,1} time the FFN's intermediate
 // layer without and with bias_gelu.h's fusion (see there).
+//
+// BM_PhiloxFill/per_call:N times PhiloxFillUniformVectorized (philox_fill.h)
+// drawing 2^20 uniforms N at a time, one thread.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -47,6 +50,7 @@
 #include "model/ops/gemm_onednn.h"
 #include "model/ops/layer_norm.h"
 #include "model/ops/linear.h"
+#include "model/ops/philox_fill.h"
 #include "model/ops/softmax_row_kernels.h"
 #include "model/ops/softmax_row_simd.h"
 
@@ -310,6 +314,27 @@ void BM_SoftmaxRow(benchmark::State& state) {
   SetElementThroughput(state, kCols, /*in, out*/ 2);
 }
 BENCHMARK(BM_SoftmaxRow)->ArgName("build")->DenseRange(0, 2);
+
+// 2^20 dropout uniforms, drawn as dropout_cpu.cc does (/per_call:256, its
+// stack tile, from element 0 of the tensor) and in one call
+// (/per_call:1048576).
+void BM_PhiloxFill(benchmark::State& state) {
+  constexpr int64_t kCount = int64_t{1} << 20;
+  const int64_t per_call = state.range(0);
+  const PhiloxStream stream{/*seed=*/1, /*step=*/2, /*tensor_id=*/3};
+  std::vector<float> out(kCount);
+  for (auto _ : state) {
+    for (int64_t begin = 0; begin < kCount; begin += per_call) {
+      PhiloxFillUniformVectorized(stream, static_cast<uint64_t>(begin),
+                                  static_cast<uint64_t>(per_call),
+                                  out.data() + begin);
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  SetElementThroughput(state, kCount, /*out*/ 1);
+}
+BENCHMARK(BM_PhiloxFill)->ArgName("per_call")->Arg(256)->Arg(int64_t{1} << 20);
 
 // The FFN's intermediate layer, (1024, 768) -> (1024, 3072), as the encoder
 // ran it before bias_gelu.h (/fused:0: LinearForward with its bias, then

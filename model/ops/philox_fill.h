@@ -4,9 +4,12 @@
 // x86-64 CPU has. Philox's 32x32 -> 64-bit products map onto _mm_mul_epu32,
 // two lanes per instruction; the scalar fill spends a 64-bit multiply per
 // product, and the dropout masks of a BERT step draw ~10^8 uniforms. Without
-// SSE2 (another architecture) it is PhiloxFillUniform itself. Where the CPU
-// has AVX-512F, whole runs of sixteen blocks go to philox_fill_avx512.h's
-// kernel (the same numbers, four times the products per instruction).
+// SSE2 (another architecture) it is PhiloxFillUniform itself. Wider kernels
+// take whole block-aligned runs where the CPU has them, with the round keys
+// computed once per call instead of once per four blocks: sixteen blocks at
+// a time with AVX-512F (philox_fill_avx512.h), then eight at a time with AVX2
+// (philox_fill_avx2.h: the wide path of CPUs without AVX-512, such as Zen 3);
+// SSE2 does the rest.
 // philox_fill_test.cc checks the identity against the scalar fill.
 #ifndef BERTLAB_MODEL_OPS_PHILOX_FILL_H_
 #define BERTLAB_MODEL_OPS_PHILOX_FILL_H_
@@ -15,6 +18,7 @@
 #include <cstring>
 
 #include "common/philox.h"
+#include "model/ops/philox_fill_avx2.h"
 #include "model/ops/philox_fill_avx512.h"
 
 #if defined(__SSE2__)
@@ -85,8 +89,8 @@ inline void FourBlocks(const PhiloxStream& stream, uint64_t first_block,
   _mm_storeu_ps(out + 12, w3);
 }
 
-// The stream's round keys and constant counter words, for the AVX-512
-// kernel.
+// The stream's round keys and constant counter words, for the AVX-512 and
+// AVX2 kernels.
 inline ExpandedPhiloxStream Expand(const PhiloxStream& stream) {
   ExpandedPhiloxStream expanded;
   PhiloxKey key = PhiloxKeyForSeed(stream.seed);
@@ -110,12 +114,14 @@ inline void PhiloxFillUniformVectorized(const PhiloxStream& stream,
                                         uint64_t first, uint64_t count,
                                         float* out) {
   constexpr uint64_t kGroup = 16;      // elements of four blocks
+  constexpr uint64_t kAvx2Group = 32;  // elements of eight blocks
   constexpr uint64_t kWideGroup = 64;  // elements of sixteen blocks
   static const bool kAvx512 = philox_fill_internal::PhiloxAvx512Available();
+  static const bool kAvx2 = philox_fill_internal::PhiloxAvx2Available();
   uint64_t j = 0;
   // Whole groups of four blocks (block-aligned: first + j is a multiple of
-  // 4) straight into out, sixteen blocks at a time with AVX-512; a partial
-  // group at either end through a buffer.
+  // 4) straight into out, sixteen blocks at a time with AVX-512, then eight
+  // at a time with AVX2; a partial group at either end through a buffer.
   while (j < count) {
     const uint64_t index = first + j;
     const uint64_t block = index / 4;
@@ -125,6 +131,13 @@ inline void PhiloxFillUniformVectorized(const PhiloxStream& stream,
       philox_fill_internal::PhiloxGroupsAvx512(
           philox_fill_internal::Expand(stream), block, groups, out + j);
       j += groups * kWideGroup;
+      continue;
+    }
+    if (kAvx2 && skip == 0 && count - j >= kAvx2Group) {
+      const uint64_t groups = (count - j) / kAvx2Group;
+      philox_fill_internal::PhiloxGroupsAvx2(
+          philox_fill_internal::Expand(stream), block, groups, out + j);
+      j += groups * kAvx2Group;
       continue;
     }
     if (skip == 0 && count - j >= kGroup) {
