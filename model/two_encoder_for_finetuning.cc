@@ -69,12 +69,6 @@ void SplitRows(const T* in, int64_t n, int64_t h, T* left, T* right) {
   }
 }
 
-EncoderBatch RightToLeftBatch(const EncoderBatch& batch) {
-  EncoderBatch rtl = batch;
-  rtl.pooled_positions = nullptr;
-  return rtl;
-}
-
 absl::Status CheckMode(const std::string& dir, const BertConfig& config,
                        AttentionMode expected, const char* role) {
   if (config.attention_mode == expected) return absl::OkStatus();

@@ -28,7 +28,7 @@
 // No BiLSTM option: options.bilstm must be false.
 //
 // model/train/finetuner.h trains it when FinetuneOptions::rtl_checkpoint is
-// set.
+// set; model/two_encoder_for_finetuning_cuda.h is its GPU step.
 #ifndef BERTLAB_MODEL_TWO_ENCODER_FOR_FINETUNING_H_
 #define BERTLAB_MODEL_TWO_ENCODER_FOR_FINETUNING_H_
 
@@ -57,6 +57,14 @@ inline constexpr uint64_t kRightToLeftDropoutSeedMask = 0x9E3779B97F4A7C15ull;
 inline DropoutSettings RightToLeftDropout(const DropoutSettings& dropout) {
   return {dropout.training, dropout.seed ^ kRightToLeftDropoutSeedMask,
           dropout.step};
+}
+
+// The RTL encoder's view of a batch: the same tokens, pooling [CLS]
+// (pooled_positions null), the token that has read the whole input there.
+inline EncoderBatch RightToLeftBatch(const EncoderBatch& batch) {
+  EncoderBatch rtl = batch;
+  rtl.pooled_positions = nullptr;
+  return rtl;
 }
 
 // Where one encoder lives in the flat layout: offsets into the whole buffer

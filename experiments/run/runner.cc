@@ -133,16 +133,16 @@ struct Execution {
                         " --device=", pretraining_device,
                         " --precision=", pretraining_precision);
   }
-  // Where a fine-tuning run computes: the device, except for the models the
-  // GPU fine-tuning step does not have yet (the "+ BiLSTM" head and the
-  // ELMo-style two encoders), which fine-tune on the cpu device.
-  std::string FinetuneDevice(bool bilstm, bool two_encoders) const {
-    return bilstm || two_encoders ? "cpu" : pretraining_device;
+  // Where a fine-tuning run computes: the device, except for the model the
+  // GPU fine-tuning step does not have yet (the "+ BiLSTM" head), which
+  // fine-tunes on the cpu device.
+  std::string FinetuneDevice(bool bilstm) const {
+    return bilstm ? "cpu" : pretraining_device;
   }
   // What fine-tuning run ids add for the device: nothing on the cpu device
   // (fine-tuning there is FP32 whatever the precision).
-  std::string FinetuneDeviceIdText(bool bilstm, bool two_encoders) const {
-    const std::string device = FinetuneDevice(bilstm, two_encoders);
+  std::string FinetuneDeviceIdText(bool bilstm) const {
+    const std::string device = FinetuneDevice(bilstm);
     if (device == "cpu") return "";
     return absl::StrCat("finetune_device ", device, "\nfinetune_precision ",
                         pretraining_precision, "\n");
@@ -1471,13 +1471,12 @@ class Runner {
     options.progress = options_.progress;
     options.label = absl::StrCat("fine-tune ", cell.label);
     options.collective = collective_;
-    options.device = execution_.FinetuneDevice(bilstm, rtl != nullptr);
+    options.device = execution_.FinetuneDevice(bilstm);
     options.precision = options_.pretraining_precision;
     if (options.device != execution_.pretraining_device) {
-      Say(absl::StrCat("fine-tuning ", cell.label, " on the cpu: ",
-                       bilstm ? "the + BiLSTM head" : "the two-encoder model",
-                       " has no ", execution_.pretraining_device,
-                       " fine-tuning step yet"));
+      Say(absl::StrCat("fine-tuning ", cell.label,
+                       " on the cpu: the + BiLSTM head has no ",
+                       execution_.pretraining_device, " fine-tuning step yet"));
     }
     const std::string& primary_metric = FinetunePrimaryMetric(
         stands_in_for == nullptr ? task.info() : *stands_in_for,
@@ -1545,7 +1544,7 @@ class Runner {
         "\nbilstm ", bilstm, "\n",
         rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
         data_hash_text, execution_.CpuGemmIdText(),
-        execution_.FinetuneDeviceIdText(bilstm, rtl != nullptr))));
+        execution_.FinetuneDeviceIdText(bilstm))));
   }
 
   // Whether every one of a run's record directories holds its run.json.

@@ -1,16 +1,19 @@
 // The "cuda" fine-tuning backend (model/train/finetune_backend.h): the
 // fine-tuning loop's arithmetic on one GPU, FP32 or BF16 mixed precision,
-// composed from bert_for_finetuning_cuda (forward / backward of every head
-// it has), device_gradient_sum (micro-batches in tree order, the sum across
-// ranks, the average and the norm) and DeviceOptimizer (clip + AdamW on the
-// FP32 master, then the bf16 working copy refreshed). Linking this library
-// (alwayslink) registers it; the experiment binaries link it in --config=cuda
-// builds, so `--device=cuda [--precision=bf16]` fine-tunes on the GPU too.
+// composed from bert_for_finetuning_cuda and two_encoder_for_finetuning_cuda
+// (forward / backward of every head they have), device_gradient_sum
+// (micro-batches in tree order, the sum across ranks, the average and the
+// norm) and DeviceOptimizer (clip + AdamW on the FP32 master, then the bf16
+// working copy refreshed). Linking this library (alwayslink) registers it;
+// the experiment binaries link it in --config=cuda builds, so
+// `--device=cuda [--precision=bf16]` fine-tunes on the GPU too.
 //
-// What it runs: one encoder with the classifier (classification and STS-B
-// regression), multiple-choice or span head. The "+ BiLSTM" variant and the
-// ELMo-style two-encoder model have no GPU step yet: asking for them is an
-// error naming what is missing, before anything is allocated.
+// What it runs: the models of the CPU backend (MakeFinetuneModel) but the
+// BiLSTM: one encoder, or the ELMo-style two encoders (LTR & RTL, the CPU's
+// TwoEncoderModel), with the classifier (classification and STS-B
+// regression), multiple-choice or span head. The "+ BiLSTM" variant has no
+// GPU step yet: asking for it is an error naming what is missing, before
+// anything is allocated.
 //
 // Host round trips: each micro-batch's loss (4 bytes) and the step's norm
 // (8 bytes), which the loop needs for its statistics and its non-finite
@@ -24,10 +27,11 @@
 // meets the micro-batch's shape, its epoch's short last one and the
 // prediction batches'.
 //
-// UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only. The step is what
-// pretraining_step_parity_test and pretraining_step_bf16_parity_test check
-// for every head; host_finetune_backend_cuda_test runs this backend against
-// the CPU backend on the host CUDA build.
+// UNVERIFIED ON A GPU: compiled for sm_80 / sm_90 only. The one-encoder
+// step is what pretraining_step_parity_test and
+// pretraining_step_bf16_parity_test check for every head, the two-encoder
+// step two_encoder_step_parity_test; host_finetune_backend_cuda_test runs
+// this backend against the CPU backend on the host CUDA build.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -56,30 +60,94 @@
 #include "model/train/local_device.h"
 #include "model/train/step_buffer_cache.h"
 #include "model/train/train_step_cuda.h"
+#include "model/two_encoder_for_finetuning.h"
+#include "model/two_encoder_for_finetuning_cuda.h"
 
 namespace bertlab {
 namespace cuda {
 namespace {
 
+// The GPU step of each model the backend runs: its step buffers, its
+// forward and forward + backward, and the config its batches are checked
+// against (the first encoder's, whose attention mode decides the pooled
+// positions).
+template <typename Model, typename T>
+struct DeviceStep;
+
 template <typename T>
+struct DeviceStep<BertForFinetuning, T> {
+  using Buffers = FinetuneStepBuffers<T>;
+  static const BertConfig& BatchConfig(const BertForFinetuning& model) {
+    return model.config();
+  }
+  static const float* Forward(const BertForFinetuning& model, const T* params,
+                              const EncoderBatch& batch,
+                              const FinetuneTargets& targets,
+                              const DropoutSettings& dropout, Buffers* buffers,
+                              const CudaContext& context) {
+    return FinetuneForward(model, params, batch, targets, dropout, buffers,
+                           context);
+  }
+  static const float* ForwardBackward(const BertForFinetuning& model,
+                                      const T* params, float* grads,
+                                      const EncoderBatch& batch,
+                                      const FinetuneTargets& targets,
+                                      const DropoutSettings& dropout,
+                                      Buffers* buffers,
+                                      const CudaContext& context) {
+    return FinetuneForwardBackward(model, params, grads, batch, targets,
+                                   dropout, buffers, context);
+  }
+};
+
+template <typename T>
+struct DeviceStep<TwoEncoderForFinetuning, T> {
+  using Buffers = TwoEncoderStepBuffers<T>;
+  static const BertConfig& BatchConfig(const TwoEncoderForFinetuning& model) {
+    return model.ltr_config();
+  }
+  static const float* Forward(const TwoEncoderForFinetuning& model,
+                              const T* params, const EncoderBatch& batch,
+                              const FinetuneTargets& targets,
+                              const DropoutSettings& dropout, Buffers* buffers,
+                              const CudaContext& context) {
+    return TwoEncoderForward(model, params, batch, targets, dropout, buffers,
+                             context);
+  }
+  static const float* ForwardBackward(const TwoEncoderForFinetuning& model,
+                                      const T* params, float* grads,
+                                      const EncoderBatch& batch,
+                                      const FinetuneTargets& targets,
+                                      const DropoutSettings& dropout,
+                                      Buffers* buffers,
+                                      const CudaContext& context) {
+    return TwoEncoderForwardBackward(model, params, grads, batch, targets,
+                                     dropout, buffers, context);
+  }
+};
+
+// Model: BertForFinetuning or TwoEncoderForFinetuning (DeviceStep).
+template <typename Model, typename T>
 class CudaFinetuneBackend : public FinetuneBackend {
  public:
+  using Step = DeviceStep<Model, T>;
+
   // On GPU `device`, which becomes this thread's.
   CudaFinetuneBackend(std::unique_ptr<FinetuneModel> model,
                       const BertConfig& config,
                       const FinetuneModelOptions& options,
                       const AdamWOptions& optimizer_options, int device)
       : FinetuneBackend(std::move(model), optimizer_options),
-        bert_(config, options),
+        device_model_(config, options),
         description_(
             DescribeCudaBackend(device, !std::is_same<T, float>::value)),
-        size_(bert_.layout().total_size()),
+        size_(device_model_.layout().total_size()),
         context_(OnDevice(device)),
         gradient_(size_, context_),
-        optimizer_(bert_.layout(), optimizer_options),
+        optimizer_(device_model_.layout(), optimizer_options),
         shapes_(
             [this](int64_t rows, int64_t seq_len) {
-              return std::make_unique<Shape>(bert_, rows, seq_len);
+              return std::make_unique<Shape>(device_model_, rows, seq_len);
             },
             // Kernels on the stream may still use the buffers.
             [this] { context_.Synchronize(); }) {
@@ -99,8 +167,8 @@ class CudaFinetuneBackend : public FinetuneBackend {
                         const DropoutSettings& dropout) override {
     Shape* shape = Upload(batch, targets);
     float* const term = gradient_.NextTerm();
-    const float* loss = FinetuneForwardBackward(
-        bert_, params_->working(), term, shape->batch.encoder_batch(),
+    const float* loss = Step::ForwardBackward(
+        device_model_, params_->working(), term, shape->batch.encoder_batch(),
         shape->batch.targets(), dropout, &shape->buffers, context_);
     gradient_.Push();
     return ReadScalar(loss);
@@ -134,11 +202,11 @@ class CudaFinetuneBackend : public FinetuneBackend {
 
   FinetuneOutputs Forward(const EncoderBatch& batch) override {
     Shape* shape = Upload(batch, FinetuneTargets{});
-    FinetuneForward(bert_, params_->working(), shape->batch.encoder_batch(),
-                    FinetuneTargets{}, DropoutSettings{}, &shape->buffers,
-                    context_);
+    Step::Forward(device_model_, params_->working(),
+                  shape->batch.encoder_batch(), FinetuneTargets{},
+                  DropoutSettings{}, &shape->buffers, context_);
     FinetuneOutputs outputs;
-    const FinetuneStepBuffers<T>& buffers = shape->buffers;
+    const typename Step::Buffers& buffers = shape->buffers;
     if (buffers.span != nullptr) {
       const int64_t tokens = batch.batch * batch.seq_len;
       outputs_.resize(static_cast<size_t>(2 * tokens));
@@ -150,9 +218,9 @@ class CudaFinetuneBackend : public FinetuneBackend {
       // (rows, num_labels), or (rows / C, C) for multiple choice: rows
       // values either way.
       const int64_t values =
-          bert_.options().head == FinetuneHead::kMultipleChoice
+          device_model_.options().head == FinetuneHead::kMultipleChoice
               ? batch.batch
-              : batch.batch * bert_.options().num_labels;
+              : batch.batch * device_model_.options().num_labels;
       outputs_.resize(static_cast<size_t>(values));
       CopyToHost(outputs_.data(), buffers.pooled->logits(), values);
       outputs.logits = outputs_.data();
@@ -181,18 +249,18 @@ class CudaFinetuneBackend : public FinetuneBackend {
  private:
   // One step shape's device buffers and batch.
   struct Shape {
-    Shape(const BertForFinetuning& model, int64_t rows, int64_t seq_len)
+    Shape(const Model& model, int64_t rows, int64_t seq_len)
         : buffers(model, rows, seq_len),
           batch(model.options(), rows, seq_len) {}
-    FinetuneStepBuffers<T> buffers;
+    typename Step::Buffers buffers;
     DeviceFinetuneBatch batch;
   };
 
   Shape* Upload(const EncoderBatch& batch, const FinetuneTargets& targets) {
     CHECK(params_ != nullptr) << "SyncFromHost before the first step";
     Shape* shape = shapes_.Get(batch.batch, batch.seq_len);
-    const absl::Status uploaded =
-        shape->batch.Upload(bert_.config(), batch, targets, context_);
+    const absl::Status uploaded = shape->batch.Upload(
+        Step::BatchConfig(device_model_), batch, targets, context_);
     // The loop's batches come from features the task checked: a bad one is
     // a bug.
     CHECK(uploaded.ok()) << uploaded;
@@ -212,7 +280,7 @@ class CudaFinetuneBackend : public FinetuneBackend {
                                        context_.stream()));
   }
 
-  const BertForFinetuning bert_;
+  const Model device_model_;
   std::string description_;
   int64_t size_;
   CudaContext context_;
@@ -223,26 +291,43 @@ class CudaFinetuneBackend : public FinetuneBackend {
   std::vector<float> outputs_;
 };
 
+// The backend of `Model` (MakeFinetuneModel's for two_encoders) in
+// `precision` on GPU `device`.
+template <typename Model>
+std::unique_ptr<FinetuneBackend> MakeBackendOf(
+    const BertConfig& config, const FinetuneModelOptions& options,
+    bool two_encoders, const AdamWOptions& optimizer_options,
+    Precision precision, int device) {
+  std::unique_ptr<FinetuneModel> model =
+      MakeFinetuneModel(config, options, two_encoders);
+  if (precision == Precision::kBfloat16Mixed) {
+    return std::make_unique<CudaFinetuneBackend<Model, __nv_bfloat16>>(
+        std::move(model), config, options, optimizer_options, device);
+  }
+  return std::make_unique<CudaFinetuneBackend<Model, float>>(
+      std::move(model), config, options, optimizer_options, device);
+}
+
 absl::StatusOr<std::unique_ptr<FinetuneBackend>> MakeCudaFinetuneBackend(
     const BertConfig& config, const FinetuneModelOptions& options,
     bool two_encoders, const AdamWOptions& optimizer_options,
     Precision precision) {
   if (two_encoders) {
-    return absl::UnimplementedError(
-        "the GPU fine-tuning step has no two-encoder (ELMo-style LTR & RTL) "
-        "model yet: fine-tune it on the cpu device");
+    // Not a GPU limit: the model has no BiLSTM on the CPU either
+    // (TwoEncoderForFinetuning CHECKs it; the Finetuner refuses it first).
+    if (options.bilstm) {
+      return absl::InvalidArgumentError(
+          "the two-encoder (ELMo-style LTR & RTL) model has no BiLSTM, on "
+          "any device");
+    }
+    ASSIGN_OR_RETURN(const int device, ChooseLocalDevice());
+    return MakeBackendOf<TwoEncoderForFinetuning>(
+        config, options, two_encoders, optimizer_options, precision, device);
   }
   RETURN_IF_ERROR(SupportsGpuFinetuning(BertForFinetuning(config, options)));
   ASSIGN_OR_RETURN(const int device, ChooseLocalDevice());
-  std::unique_ptr<FinetuneModel> model =
-      MakeFinetuneModel(config, options, /*two_encoders=*/false);
-  if (precision == Precision::kBfloat16Mixed) {
-    return std::unique_ptr<FinetuneBackend>(
-        new CudaFinetuneBackend<__nv_bfloat16>(
-            std::move(model), config, options, optimizer_options, device));
-  }
-  return std::unique_ptr<FinetuneBackend>(new CudaFinetuneBackend<float>(
-      std::move(model), config, options, optimizer_options, device));
+  return MakeBackendOf<BertForFinetuning>(config, options, two_encoders,
+                                          optimizer_options, precision, device);
 }
 
 [[maybe_unused]] const bool registered =

@@ -24,6 +24,7 @@ enum cudaError_t {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidPitchValue = 12,
   cudaErrorInvalidDevice = 101,
 };
 using cudaError = cudaError_t;
@@ -36,6 +37,8 @@ inline const char* cudaGetErrorName(cudaError_t error) {
       return "cudaErrorInvalidValue";
     case cudaErrorMemoryAllocation:
       return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidPitchValue:
+      return "cudaErrorInvalidPitchValue";
     case cudaErrorInvalidDevice:
       return "cudaErrorInvalidDevice";
   }
@@ -147,6 +150,28 @@ inline cudaError_t cudaMemcpyAsync(void* target, const void* source,
                                    size_t bytes, cudaMemcpyKind kind,
                                    cudaStream_t = nullptr) {
   return cudaMemcpy(target, source, bytes, kind);
+}
+// height rows of width bytes, rows target_pitch and source_pitch bytes
+// apart (cudaErrorInvalidPitchValue when a row is wider than a pitch).
+inline cudaError_t cudaMemcpy2D(void* target, size_t target_pitch,
+                                const void* source, size_t source_pitch,
+                                size_t width, size_t height, cudaMemcpyKind) {
+  if (width > target_pitch || width > source_pitch) {
+    return cudaErrorInvalidPitchValue;
+  }
+  for (size_t row = 0; row < height; ++row) {
+    std::memmove(static_cast<char*>(target) + row * target_pitch,
+                 static_cast<const char*>(source) + row * source_pitch, width);
+  }
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy2DAsync(void* target, size_t target_pitch,
+                                     const void* source, size_t source_pitch,
+                                     size_t width, size_t height,
+                                     cudaMemcpyKind kind,
+                                     cudaStream_t = nullptr) {
+  return cudaMemcpy2D(target, target_pitch, source, source_pitch, width, height,
+                      kind);
 }
 inline cudaError_t cudaMemset(void* target, int value, size_t bytes) {
   if (bytes != 0) std::memset(target, value, bytes);
