@@ -1,29 +1,12 @@
 // The GPU fine-tuning step; see bert_for_finetuning_cuda.h. The paths of
-// model/bert_for_finetuning.cc without the BiLSTM.
+// model/bert_for_finetuning.cc.
 #include "model/bert_for_finetuning_cuda.h"
 
-#include "absl/strings/str_cat.h"
-#include "common/check.h"
+#include <memory>
 
 namespace bertlab {
 namespace cuda {
 namespace {
-
-// The encoder's config, once the model is known to be one this step runs
-// (so the buffers are not allocated for a model that cannot run).
-const BertConfig& SupportedConfig(const BertForFinetuning& model) {
-  const absl::Status supported = SupportsGpuFinetuning(model);
-  CHECK(supported.ok()) << supported;
-  return model.config();
-}
-
-PooledHead PooledHeadOf(const BertForFinetuning& model) {
-  const FinetuneModelOptions& options = model.options();
-  return options.head == FinetuneHead::kMultipleChoice
-             ? MultipleChoicePooledHead(model.multiple_choice_offsets(),
-                                        options.num_choices)
-             : ClassifierPooledHead(model.classifier_offsets());
-}
 
 bool IsSpan(const BertForFinetuning& model) {
   return model.options().head == FinetuneHead::kSpan;
@@ -31,37 +14,38 @@ bool IsSpan(const BertForFinetuning& model) {
 
 }  // namespace
 
-absl::Status SupportsGpuFinetuning(const BertForFinetuning& model) {
-  if (model.options().bilstm) {
-    return absl::UnimplementedError(
-        "the GPU fine-tuning step has no BiLSTM yet: the \"+ BiLSTM\" "
-        "variant fine-tunes on the CPU only (--device=cpu)");
-  }
-  return absl::OkStatus();
-}
-
 template <typename T>
 FinetuneStepBuffers<T>::FinetuneStepBuffers(const BertForFinetuning& model,
                                             int64_t rows, int64_t seq_len,
                                             GpuAttention attention)
-    : encoder(SupportedConfig(model), rows, seq_len, attention),
+    : FinetuneHeadActivations<T>(model.head(), rows, seq_len),
+      encoder(model.config(), rows, seq_len, attention),
       d_head_input("step.d_head_input",
                    (IsSpan(model) ? rows * seq_len : rows) *
-                       model.config().hidden_size) {
-  if (IsSpan(model)) {
-    span = std::make_unique<SpanHeadActivations<T>>(model.head_config(), rows,
-                                                    seq_len);
-  } else {
-    pooled = std::make_unique<PooledHeadActivations<T>>(
-        model.head_config(), PooledHeadOf(model), rows);
+                       model.head_config().hidden_size) {
+  if (!model.options().bilstm) return;
+  const int64_t width = model.head_config().hidden_size;
+  bilstm = std::make_unique<BiLstmActivations<T>>(model.bilstm_offsets(), rows,
+                                                  seq_len);
+  d_sequence_output = ActivationBuffer<T>(
+      "step.d_sequence_output", rows * seq_len * model.config().hidden_size);
+  if (!IsSpan(model)) {
+    bilstm_pooled = ActivationBuffer<T>("step.bilstm_pooled", rows * width);
+    d_bilstm_output =
+        ActivationBuffer<T>("step.d_bilstm_output", rows * seq_len * width);
   }
 }
 
 template <typename T>
 int64_t FinetuneStepBuffers<T>::SizeInBytes() const {
-  return encoder.SizeInBytes() +
-         (span != nullptr ? span->SizeInBytes() : pooled->SizeInBytes()) +
-         static_cast<int64_t>(d_head_input.bytes());
+  int64_t bytes = encoder.SizeInBytes() +
+                  FinetuneHeadActivations<T>::SizeInBytes() +
+                  (bilstm != nullptr ? bilstm->SizeInBytes() : 0);
+  for (const ActivationBuffer<T>* buffer :
+       {&d_head_input, &bilstm_pooled, &d_bilstm_output, &d_sequence_output}) {
+    bytes += static_cast<int64_t>(buffer->bytes());
+  }
+  return bytes;
 }
 
 template <typename T>
@@ -71,21 +55,27 @@ const float* FinetuneForward(const BertForFinetuning& model, const T* params,
                              const DropoutSettings& dropout,
                              FinetuneStepBuffers<T>* buffers,
                              const CudaContext& context) {
-  SupportedConfig(model);
+  const int64_t rows = batch.batch;
+  const int64_t seq_len = batch.seq_len;
   EncoderForward(model.config(), model.encoder_offsets(), params, batch,
                  dropout, &buffers->encoder, context);
-  if (IsSpan(model)) {
-    return SpanHeadForward(
-        model.head_config(), model.span_offsets(), params,
-        buffers->encoder.sequence_output(),
-        SpanTargets{targets.start_positions, targets.end_positions},
-        batch.batch, batch.seq_len, buffers->span.get(), context);
+  const T* sequence = buffers->encoder.sequence_output();
+  const T* pooled = buffers->encoder.pooled_output();
+  if (model.options().bilstm) {
+    BiLstmForward(model.bilstm_offsets(), params, sequence,
+                  batch.attention_mask, rows, seq_len, buffers->bilstm.get(),
+                  context);
+    sequence = buffers->bilstm->output();
+    pooled = nullptr;
+    if (!IsSpan(model)) {
+      BiLstmPoolForward(buffers->bilstm_pooled.data(), sequence,
+                        buffers->bilstm->lengths(), rows, seq_len,
+                        model.bilstm_offsets().hidden_size, context);
+      pooled = buffers->bilstm_pooled.data();
+    }
   }
-  return PooledHeadForward(model.head_config(), PooledHeadOf(model), params,
-                           buffers->encoder.pooled_output(),
-                           PooledTargets{targets.labels, targets.scores},
-                           batch.batch, dropout, buffers->pooled.get(),
-                           context);
+  return FinetuneHeadForward(model.head(), params, sequence, pooled, rows,
+                             seq_len, targets, dropout, buffers, context);
 }
 
 template <typename T>
@@ -98,26 +88,40 @@ const float* FinetuneForwardBackward(const BertForFinetuning& model,
                                      const CudaContext& context) {
   const float* loss =
       FinetuneForward(model, params, batch, targets, dropout, buffers, context);
+  const int64_t rows = batch.batch;
+  const int64_t seq_len = batch.seq_len;
+  const bool bilstm = model.options().bilstm;
+  const bool span = IsSpan(model);
+  // The gradient of the head's input: the pooled rows (sequence heads) or
+  // every position (span head), of the BiLSTM's output when there is one.
   T* d_input = buffers->d_head_input.data();
-  if (IsSpan(model)) {
-    SpanHeadBackward(
-        model.head_config(), model.span_offsets(), params, grads,
-        buffers->encoder.sequence_output(),
-        SpanTargets{targets.start_positions, targets.end_positions},
-        batch.batch, batch.seq_len, buffers->span.get(), d_input, context);
-    // The span head reads every position, not the pooler.
+  FinetuneHeadBackward(
+      model.head(), params, grads,
+      bilstm ? buffers->bilstm->output() : buffers->encoder.sequence_output(),
+      rows, seq_len, targets, dropout, buffers, d_input, context);
+  const T* none = nullptr;
+  const T* d_head = d_input;
+  if (!bilstm) {
+    // The span head reads every position, the pooled heads the pooler only.
     EncoderBackward(model.config(), model.encoder_offsets(), params, grads,
-                    batch, dropout, static_cast<const T*>(d_input),
-                    static_cast<const T*>(nullptr), &buffers->encoder, context);
+                    batch, dropout, span ? d_head : none, span ? none : d_head,
+                    &buffers->encoder, context);
     return loss;
   }
-  PooledHeadBackward(model.head_config(), PooledHeadOf(model), params, grads,
-                     PooledTargets{targets.labels, targets.scores}, batch.batch,
-                     dropout, buffers->pooled.get(), d_input, context);
-  // The pooled heads read the pooler only.
+  if (!span) {
+    BiLstmPoolBackward(buffers->d_bilstm_output.data(), d_head,
+                       buffers->bilstm->lengths(), rows, seq_len,
+                       model.bilstm_offsets().hidden_size, context);
+    d_head = buffers->d_bilstm_output.data();
+  }
+  BiLstmBackward(model.bilstm_offsets(), params, grads,
+                 buffers->encoder.sequence_output(), d_head, rows, seq_len,
+                 buffers->bilstm.get(), buffers->d_sequence_output.data(),
+                 context);
+  // The heads read the BiLSTM, which reads every position; not the pooler.
+  const T* d_sequence = buffers->d_sequence_output.data();
   EncoderBackward(model.config(), model.encoder_offsets(), params, grads, batch,
-                  dropout, static_cast<const T*>(nullptr),
-                  static_cast<const T*>(d_input), &buffers->encoder, context);
+                  dropout, d_sequence, none, &buffers->encoder, context);
   return loss;
 }
 

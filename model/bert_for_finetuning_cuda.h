@@ -1,15 +1,15 @@
 // The fine-tuning step on the GPU (FP32 or BF16 mixed precision): the GPU
-// encoder (encoder_cuda.h) plus the head's twin, the twin of
-// model/bert_for_finetuning.h's FinetuneForward / FinetuneForwardBackward
-// for a BertForFinetuning without the BiLSTM:
+// encoder (encoder_cuda.h), with the "+ BiLSTM" variant the GPU BiLSTM
+// (model/heads/bilstm_cuda.h), and the head's twin: the twin of
+// model/bert_for_finetuning.h's FinetuneForward / FinetuneForwardBackward:
 //
 //   kSpan            span_head_cuda.h on the sequence output (the pooler is
 //                    unused and gets no gradient, as on the CPU)
 //   kClassifier      pooled_heads_cuda.h on the pooled output (STS-B's
 //   kMultipleChoice  regression included), choices example-major
 //
-// The "+ BiLSTM" variant has no GPU twin yet (SupportsGpuFinetuning says so
-// before anything is allocated; the step CHECKs it, never a CPU fallback).
+// With the BiLSTM the heads read its output (span) or its pooled summary
+// (the others; the encoder's pooler then gets no gradient, as on the CPU).
 //
 // Every pointer is device memory (params, grads in model.layout(), the
 // EncoderBatch's arrays, FinetuneTargets' arrays; model/train/device_batch.h
@@ -31,28 +31,24 @@
 #include <cstdint>
 #include <memory>
 
-#include "absl/status/status.h"
 #include "model/bert/encoder.h"
 #include "model/bert/encoder_cuda.h"
 #include "model/bert_for_finetuning.h"
 #include "model/cuda/activation_buffer.h"
 #include "model/cuda/context.h"
 #include "model/finetune_heads.h"
-#include "model/heads/pooled_heads_cuda.h"
-#include "model/heads/span_head_cuda.h"
+#include "model/finetune_heads_cuda.h"
+#include "model/heads/bilstm_cuda.h"
 
 namespace bertlab {
 namespace cuda {
 
-// OK when the GPU step runs `model`; else why not (the BiLSTM).
-absl::Status SupportsGpuFinetuning(const BertForFinetuning& model);
-
 // The device buffers of one step shape: `rows` sequences of seq_len tokens
-// (kMultipleChoice: rows = examples x choices).
+// (kMultipleChoice: rows = examples x choices); the head's are the base's
+// (span or pooled).
 template <typename T>
-struct FinetuneStepBuffers {
-  // CHECKs SupportsGpuFinetuning. attention: the encoder's kernel
-  // (encoder_activation_plan.h).
+struct FinetuneStepBuffers : FinetuneHeadActivations<T> {
+  // attention: the encoder's kernel (encoder_activation_plan.h).
   FinetuneStepBuffers(const BertForFinetuning& model, int64_t rows,
                       int64_t seq_len,
                       GpuAttention attention = GpuAttention::kUnfused);
@@ -60,15 +56,22 @@ struct FinetuneStepBuffers {
   int64_t SizeInBytes() const;
 
   EncoderActivations<T> encoder;
-  std::unique_ptr<SpanHeadActivations<T>> span;      // kSpan
-  std::unique_ptr<PooledHeadActivations<T>> pooled;  // the other heads
-  // The gradient of the head's input: (rows*T, H) for kSpan, else (rows, H).
+  std::unique_ptr<BiLstmActivations<T>> bilstm;  // with the BiLSTM
+  // The gradient of the head's input, W = head_config().hidden_size (H, or
+  // the BiLSTM's 2Hd): (rows*T, W) for kSpan, else (rows, W).
   ActivationBuffer<T> d_head_input;
+  // With the BiLSTM: its pooled summary (rows, 2Hd) and that summary's
+  // gradient spread over its output (rows*T, 2Hd) for the pooled heads, and
+  // the gradient of the encoder's sequence output (rows*T, H).
+  ActivationBuffer<T> bilstm_pooled;
+  ActivationBuffer<T> d_bilstm_output;
+  ActivationBuffer<T> d_sequence_output;
 };
 
 // Forward only; returns the device address of the loss (0 without targets).
-// The outputs: buffers->span->start_logits() / end_logits() (B, T), or
-// buffers->pooled->logits() (B, num_labels; multiple choice (B / C, C)).
+// The outputs: finetune_heads_cuda.h's, buffers->span->start_logits() /
+// end_logits() (B, T) or buffers->pooled->logits() (B, num_labels; multiple
+// choice (B / C, C)).
 template <typename T>
 const float* FinetuneForward(const BertForFinetuning& model, const T* params,
                              const EncoderBatch& batch,

@@ -19,14 +19,6 @@ bool IsSpan(const TwoEncoderForFinetuning& model) {
   return model.options().head == FinetuneHead::kSpan;
 }
 
-PooledHead PooledHeadOf(const TwoEncoderForFinetuning& model) {
-  const FinetuneModelOptions& options = model.options();
-  return options.head == FinetuneHead::kMultipleChoice
-             ? MultipleChoicePooledHead(model.multiple_choice_offsets(),
-                                        options.num_choices)
-             : ClassifierPooledHead(model.classifier_offsets());
-}
-
 // Rows of the head's input: every position for kSpan, else one per sequence.
 int64_t HeadRows(const TwoEncoderForFinetuning& model, int64_t rows,
                  int64_t seq_len) {
@@ -72,7 +64,8 @@ void CopyHalf(const T* in, int64_t n, int64_t h, int which_half, T* out,
 template <typename T>
 TwoEncoderStepBuffers<T>::TwoEncoderStepBuffers(
     const TwoEncoderForFinetuning& model, int64_t rows, int64_t seq_len)
-    : ltr(model.ltr_config(), rows, seq_len, GpuAttention::kUnfused),
+    : FinetuneHeadActivations<T>(model.head(), rows, seq_len),
+      ltr(model.ltr_config(), rows, seq_len, GpuAttention::kUnfused),
       rtl(model.rtl_config(), rows, seq_len, GpuAttention::kUnfused),
       head_input("two_encoder.head_input", HeadRows(model, rows, seq_len) *
                                                model.head_config().hidden_size),
@@ -83,13 +76,6 @@ TwoEncoderStepBuffers<T>::TwoEncoderStepBuffers(
           "two_encoder.d_encoder_output",
           HeadRows(model, rows, seq_len) * model.ltr_config().hidden_size) {
   CHECK_EQ(model.head_config().hidden_size, 2 * model.ltr_config().hidden_size);
-  if (IsSpan(model)) {
-    span = std::make_unique<SpanHeadActivations<T>>(model.head_config(), rows,
-                                                    seq_len);
-  } else {
-    pooled = std::make_unique<PooledHeadActivations<T>>(
-        model.head_config(), PooledHeadOf(model), rows);
-  }
 }
 
 template <typename T>
@@ -108,22 +94,19 @@ const float* TwoEncoderForward(const TwoEncoderForFinetuning& model,
                  RightToLeftBatch(batch), RightToLeftDropout(dropout),
                  &buffers->rtl, context);
   T* head_input = buffers->head_input.data();
-  if (IsSpan(model)) {
+  const T* input = head_input;
+  const bool span = IsSpan(model);
+  if (span) {
     ConcatRows(buffers->ltr.sequence_output(), buffers->rtl.sequence_output(),
                batch.batch * batch.seq_len, hidden, head_input, context);
-    return SpanHeadForward(
-        model.head_config(), model.span_offsets(), params,
-        static_cast<const T*>(head_input),
-        SpanTargets{targets.start_positions, targets.end_positions},
-        batch.batch, batch.seq_len, buffers->span.get(), context);
+  } else {
+    ConcatRows(buffers->ltr.pooled_output(), buffers->rtl.pooled_output(),
+               batch.batch, hidden, head_input, context);
   }
-  ConcatRows(buffers->ltr.pooled_output(), buffers->rtl.pooled_output(),
-             batch.batch, hidden, head_input, context);
-  return PooledHeadForward(model.head_config(), PooledHeadOf(model), params,
-                           static_cast<const T*>(head_input),
-                           PooledTargets{targets.labels, targets.scores},
-                           batch.batch, dropout, buffers->pooled.get(),
-                           context);
+  const T* none = nullptr;
+  return FinetuneHeadForward(model.head(), params, span ? input : none,
+                             span ? none : input, batch.batch, batch.seq_len,
+                             targets, dropout, buffers, context);
 }
 
 template <typename T>
@@ -138,18 +121,10 @@ const float* TwoEncoderForwardBackward(const TwoEncoderForFinetuning& model,
                                         buffers, context);
   const bool span = IsSpan(model);
   T* d_input = buffers->d_head_input.data();
-  if (span) {
-    SpanHeadBackward(
-        model.head_config(), model.span_offsets(), params, grads,
-        static_cast<const T*>(buffers->head_input.data()),
-        SpanTargets{targets.start_positions, targets.end_positions},
-        batch.batch, batch.seq_len, buffers->span.get(), d_input, context);
-  } else {
-    PooledHeadBackward(model.head_config(), PooledHeadOf(model), params, grads,
-                       PooledTargets{targets.labels, targets.scores},
-                       batch.batch, dropout, buffers->pooled.get(), d_input,
-                       context);
-  }
+  FinetuneHeadBackward(model.head(), params, grads,
+                       static_cast<const T*>(buffers->head_input.data()),
+                       batch.batch, batch.seq_len, targets, dropout, buffers,
+                       d_input, context);
   // The span head reads every position of both encoders, the pooled heads
   // their poolers only. One buffer holds each half in turn: the stream runs
   // the LTR backward before the RTL half overwrites it.

@@ -47,8 +47,7 @@
 #include "model/cuda/activation_buffer.h"
 #include "model/cuda/context.h"
 #include "model/finetune_heads.h"
-#include "model/heads/pooled_heads_cuda.h"
-#include "model/heads/span_head_cuda.h"
+#include "model/finetune_heads_cuda.h"
 #include "model/two_encoder_for_finetuning.h"
 
 namespace bertlab {
@@ -56,15 +55,14 @@ namespace cuda {
 
 // The device buffers of one step shape: `rows` sequences of seq_len tokens
 // (kMultipleChoice: rows = examples x choices).
+// The head's buffers are the base's (span or pooled).
 template <typename T>
-struct TwoEncoderStepBuffers {
+struct TwoEncoderStepBuffers : FinetuneHeadActivations<T> {
   TwoEncoderStepBuffers(const TwoEncoderForFinetuning& model, int64_t rows,
                         int64_t seq_len);
 
   EncoderActivations<T> ltr;
   EncoderActivations<T> rtl;
-  std::unique_ptr<SpanHeadActivations<T>> span;      // kSpan
-  std::unique_ptr<PooledHeadActivations<T>> pooled;  // the other heads
   // What the head reads, [ltr ; rtl] per row: (rows*T, 2H) for kSpan, else
   // (rows, 2H).
   ActivationBuffer<T> head_input;

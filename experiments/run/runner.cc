@@ -133,19 +133,13 @@ struct Execution {
                         " --device=", pretraining_device,
                         " --precision=", pretraining_precision);
   }
-  // Where a fine-tuning run computes: the device, except for the model the
-  // GPU fine-tuning step does not have yet (the "+ BiLSTM" head), which
-  // fine-tunes on the cpu device.
-  std::string FinetuneDevice(bool bilstm) const {
-    return bilstm ? "cpu" : pretraining_device;
-  }
-  // What fine-tuning run ids add for the device: nothing on the cpu device
-  // (fine-tuning there is FP32 whatever the precision).
-  std::string FinetuneDeviceIdText(bool bilstm) const {
-    const std::string device = FinetuneDevice(bilstm);
-    if (device == "cpu") return "";
-    return absl::StrCat("finetune_device ", device, "\nfinetune_precision ",
-                        pretraining_precision, "\n");
+  // What fine-tuning run ids add for the device (fine-tuning runs on the
+  // pre-training device): nothing on the cpu device (fine-tuning there is
+  // FP32 whatever the precision).
+  std::string FinetuneDeviceIdText() const {
+    if (pretraining_device == "cpu") return "";
+    return absl::StrCat("finetune_device ", pretraining_device,
+                        "\nfinetune_precision ", pretraining_precision, "\n");
   }
   // What run ids add for the engine: nothing for OpenBLAS (see above).
   std::string CpuGemmIdText() const {
@@ -1471,13 +1465,8 @@ class Runner {
     options.progress = options_.progress;
     options.label = absl::StrCat("fine-tune ", cell.label);
     options.collective = collective_;
-    options.device = execution_.FinetuneDevice(bilstm);
+    options.device = execution_.pretraining_device;
     options.precision = options_.pretraining_precision;
-    if (options.device != execution_.pretraining_device) {
-      Say(absl::StrCat("fine-tuning ", cell.label,
-                       " on the cpu: the + BiLSTM head has no ",
-                       execution_.pretraining_device, " fine-tuning step yet"));
-    }
     const std::string& primary_metric = FinetunePrimaryMetric(
         stands_in_for == nullptr ? task.info() : *stands_in_for,
         experiment_.report().table());
@@ -1532,11 +1521,10 @@ class Runner {
       cell_spec.clear_choose_epoch_on_tune();
     }
     if (cell_spec.test_predictions()) cell_spec.clear_test_predictions();
-    // Fine-tuning runs on the same device as pre-training where it can
-    // (Execution::FinetuneDevice). The pre-training run's id carries its
-    // device and precision; on the cpu device (FP32 whatever the precision)
-    // nothing more is added, so the ids of every run before fine-tuning had
-    // devices stay.
+    // Fine-tuning runs on the same device as pre-training. The pre-training
+    // run's id carries its device and precision; on the cpu device (FP32
+    // whatever the precision) nothing more is added, so the ids of every run
+    // before fine-tuning had devices stay.
     return Fnv1a64Hex(Fnv1a64(absl::StrCat(
         "pretrain ", pretrained.run_id, "\ntask ", task.key(), "\n",
         ProtoText(cell_spec), "optimizer {\n", ProtoText(optimizer), "}\n",
@@ -1544,7 +1532,7 @@ class Runner {
         "\nbilstm ", bilstm, "\n",
         rtl == nullptr ? "" : absl::StrCat("rtl_pretrain ", rtl->run_id, "\n"),
         data_hash_text, execution_.CpuGemmIdText(),
-        execution_.FinetuneDeviceIdText(bilstm))));
+        execution_.FinetuneDeviceIdText())));
   }
 
   // Whether every one of a run's record directories holds its run.json.

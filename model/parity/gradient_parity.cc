@@ -42,6 +42,7 @@ std::map<std::string, std::string> AnalyticallyZeroGradients(
     const ParameterLayout& layout) {
   std::map<std::string, std::string> zero;
   bool span_head = false;
+  bool bilstm = false;
   std::string last_layer_prefix;
   int last_layer = -1;
   for (const ParameterInfo& info : layout.parameters()) {
@@ -51,6 +52,7 @@ std::map<std::string, std::string> AnalyticallyZeroGradients(
           kQueryBias;
     }
     if (info.name == "qa_outputs.bias") span_head = true;
+    if (info.name.rfind("bilstm.", 0) == 0) bilstm = true;
     int layer = -1;
     if (std::sscanf(info.name.c_str(), "bert.encoder.layer.%d.", &layer) == 1 &&
         layer > last_layer) {
@@ -61,7 +63,9 @@ std::map<std::string, std::string> AnalyticallyZeroGradients(
   }
   if (span_head) {
     zero["qa_outputs.bias"] = "qa_outputs.weight";
-    if (last_layer >= 0) {
+    // Only where the head reads the encoder itself: a BiLSTM between them
+    // is not linear.
+    if (last_layer >= 0 && !bilstm) {
       zero[last_layer_prefix + "bias"] = last_layer_prefix + "weight";
     }
   }

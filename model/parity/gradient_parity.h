@@ -29,9 +29,10 @@ namespace bertlab {
 //   - with a span head (qa_outputs): its bias (sum over positions of
 //     softmax - one-hot = 0 for the start and the end logits of every
 //     sequence); r: qa_outputs.weight;
-//   - with a span head, the last layer's output LayerNorm bias (the head is
-//     linear in the sequence output, so that bias's gradient is the head's
-//     bias gradient times its weight); r: that LayerNorm's weight;
+//   - with a span head on the encoder itself (no "bilstm." parameters), the
+//     last layer's output LayerNorm bias (the head is linear in the sequence
+//     output, so that bias's gradient is the head's bias gradient times its
+//     weight); r: that LayerNorm's weight;
 //   - the caller's `also_zero` (name -> r), for what the layout cannot tell:
 //     a multiple-choice head's classifier.bias (one bias added to every
 //     choice's score, which the softmax over the choices ignores; r:

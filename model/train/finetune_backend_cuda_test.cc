@@ -25,8 +25,10 @@
 //     measured 8e-6 apart at one score of 3e-4 (1.26x the bound), within
 //     the ~1e-5 parameter differences AdamW's amplification allows above;
 //     its losses and reruns are checked. BF16 on the classifier as above.
-//   - The BiLSTM is refused, naming the cpu device; the two-encoder model
-//     with a BiLSTM too (no device has it).
+//   - The "+ BiLSTM" variant, every head, FP32: the same bounds and
+//     bit-identical reruns (bilstm_parity_test checks the layer tightly);
+//     BF16 on the classifier as above.
+//   - The two-encoder model with a BiLSTM is refused (no device has it).
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -88,8 +90,9 @@ const Checkpoints& TinyCheckpoints() {
   return *checkpoints;
 }
 
-// One encoder of ToyBertConfig, or the two encoders of the checkpoints.
-enum class Encoders { kOne, kTwo };
+// One encoder of ToyBertConfig, the same with the "+ BiLSTM" layer, or the
+// two encoders of the checkpoints.
+enum class Encoders { kOne, kOneWithBiLstm, kTwo };
 
 struct HeadCase {
   const char* name;
@@ -120,6 +123,7 @@ TrainedRun TrainAndPredict(const HeadCase& c, const std::string& device,
     options.init_checkpoint = TinyCheckpoints().ltr_dir;
     options.rtl_checkpoint = TinyCheckpoints().rtl_dir;
   }
+  options.model.bilstm = encoders == Encoders::kOneWithBiLstm;
   options.model.head = c.head;
   options.model.num_labels = c.num_labels;
   options.model.num_choices = 4;
@@ -261,13 +265,32 @@ TEST(CudaFinetuneBackendTest, TwoEncodersBf16StayCloseAndAreDeterministic) {
   EXPECT_EQ(again.predictions, gpu.predictions);
 }
 
-TEST(CudaFinetuneBackendTest, RefusesWhatTheGpuStepLacks) {
-  FinetuneOptions options = TinyOptions("cuda", Precision::kFloat32);
-  options.model.bilstm = true;
-  auto made = Finetuner::Create(options);
-  ASSERT_FALSE(made.ok());
-  EXPECT_THAT(made.status().message(), HasSubstr("no BiLSTM"));
-  EXPECT_THAT(made.status().message(), HasSubstr("--device=cpu"));
+TEST(CudaFinetuneBackendTest, BiLstmFp32MatchesTheCpuForEveryHead) {
+  for (const HeadCase& c : kHeads) {
+    SCOPED_TRACE(c.name);
+    const TrainedRun cpu = TrainAndPredict(c, "cpu", Precision::kFloat32,
+                                           Encoders::kOneWithBiLstm);
+    const TrainedRun gpu = TrainAndPredict(c, "cuda", Precision::kFloat32,
+                                           Encoders::kOneWithBiLstm);
+    ExpectLossesClose(gpu, cpu, 1e-4);
+    ExpectClose("dev predictions", gpu.predictions, cpu.predictions, 1e-3);
+    const TrainedRun again = TrainAndPredict(c, "cuda", Precision::kFloat32,
+                                             Encoders::kOneWithBiLstm);
+    EXPECT_EQ(again.params, gpu.params) << "two cuda runs differ";
+  }
+}
+
+TEST(CudaFinetuneBackendTest, BiLstmBf16StaysCloseAndIsDeterministic) {
+  const HeadCase& c = kHeads[0];
+  const TrainedRun cpu =
+      TrainAndPredict(c, "cpu", Precision::kFloat32, Encoders::kOneWithBiLstm);
+  const TrainedRun gpu = TrainAndPredict(c, "cuda", Precision::kBfloat16Mixed,
+                                         Encoders::kOneWithBiLstm);
+  ExpectLossesClose(gpu, cpu, 0.05);
+  const TrainedRun again = TrainAndPredict(c, "cuda", Precision::kBfloat16Mixed,
+                                           Encoders::kOneWithBiLstm);
+  EXPECT_EQ(again.params, gpu.params) << "two bf16 runs differ";
+  EXPECT_EQ(again.predictions, gpu.predictions);
 }
 
 // The Finetuner refuses this pair in its options' validation; the backend

@@ -14,7 +14,11 @@
 //     left-to-right LM with every position predicted;
 //   fine-tuning: the span head bidirectional with training dropout and
 //     causal in eval; a classifier, STS-B regression on a causal encoder and
-//     multiple choice, each with training dropout.
+//     multiple choice, each with training dropout; the "+ BiLSTM" layer
+//     under a classifier on a causal encoder. (Not under the span head: at
+//     these weights that case's gradient norm is 0.74, under the clip norm
+//     every case here must exceed; the FP32 test runs it, and
+//     bilstm_parity_test checks the BiLSTM in BF16.)
 //
 // For each:
 //   - the working copy made on the device is the host's bf16 rounding of the
@@ -68,6 +72,7 @@ namespace bertlab {
 namespace {
 
 using encoder_parity::CountBitDifferences;
+using encoder_parity::kSeqLen;
 using step_parity::WaitForHostCopies;
 using PretrainingStep = step_parity::PretrainingStep<__nv_bfloat16>;
 using FinetuneStep = step_parity::FinetuneStep<__nv_bfloat16>;
@@ -107,13 +112,18 @@ Stores ChainStores(const PretrainingStep& step) {
 // Span head: the logits come straight from the sequence output; backward +
 // d_logits' rounding and the head's d_in. The pooled heads add the dropout's
 // store before the logits, and in the backward d_logits' rounding, d_pooled
-// and the dropout's backward.
+// and the dropout's backward. The BiLSTM (bilstm_parity_test.cc) adds its
+// output h at each of the T steps forward, and backward its gate gradients
+// at each step and its d_input (its pool and the pool's gradient are
+// copies).
 Stores ChainStores(const FinetuneStep& step) {
-  const int64_t loss = EncoderForwardStores(step.config);
-  if (step.head == FinetuneHead::kSpan) {
-    return {loss, loss + 2 + EncoderBackwardStores(step.config)};
-  }
-  return {loss + 1, loss + 1 + 3 + EncoderBackwardStores(step.config)};
+  const bool bilstm = step.model.options().bilstm;
+  const int64_t bilstm_forward = bilstm ? kSeqLen : 0;
+  const int64_t bilstm_backward = bilstm ? kSeqLen + 1 : 0;
+  const int64_t loss = EncoderForwardStores(step.config) + bilstm_forward;
+  const int64_t backward = bilstm_backward + EncoderBackwardStores(step.config);
+  if (step.head == FinetuneHead::kSpan) return {loss, loss + 2 + backward};
+  return {loss + 1, loss + 1 + 3 + backward};
 }
 
 std::vector<float> Working(const cuda::MixedPrecisionParams& params) {
@@ -204,6 +214,10 @@ TEST(FinetuneStepBf16ParityTest, RegressionCausalTraining) {
 
 TEST(FinetuneStepBf16ParityTest, MultipleChoiceBidirectionalTraining) {
   CheckStep<FinetuneStep>(step_parity::kMultipleChoiceBidirectionalTraining);
+}
+
+TEST(FinetuneStepBf16ParityTest, ClassifierBiLstmCausalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kClassifierBiLstmCausalTraining);
 }
 
 // The working copy follows the master wherever the master changes: a skipped

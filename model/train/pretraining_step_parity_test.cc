@@ -11,7 +11,9 @@
 //     the span head bidirectional with training dropout and causal in eval,
 //     with an out-of-window and an ignored position; a classifier of 3
 //     labels (one ignored) with training dropout; STS-B regression on a
-//     causal encoder pooling the last real token; multiple choice of 3.
+//     causal encoder pooling the last real token; multiple choice of 3;
+//     the "+ BiLSTM" layer under the span head and under a classifier on a
+//     causal encoder.
 //
 // For each: the losses and every named parameter gradient through the one
 // comparator (parity_comparator.h; gradients by encoder_parity_fixture.h's
@@ -83,17 +85,31 @@ int64_t Chain(const PretrainingStep& step) {
          step.num_predictions();
 }
 
+// The BiLSTM (Hd = H / 2), as bilstm_parity_test.cc: forward, the input
+// projection's H and every earlier step's recurrent Hd; backward, the carry
+// GEMM's 4Hd at each step and the input gradient's 4Hd.
+int64_t BiLstmForwardChain(const FinetuneStep& step) {
+  if (!step.model.options().bilstm) return 0;
+  const int64_t hidden = step.config.hidden_size;
+  return hidden + kSeqLen * (hidden / 2);
+}
+int64_t BiLstmChain(const FinetuneStep& step) {
+  if (!step.model.options().bilstm) return 0;
+  return BiLstmForwardChain(step) + (kSeqLen + 1) * 2 * step.config.hidden_size;
+}
+
 // Span head: the linear (H) and the softmax over T, forward and backward,
 // plus the column sums over the B*T tokens. The pooled heads: the linear (H)
 // and the softmax over the classes (or the regression's sum over the rows),
-// forward and backward, plus the column sums over the rows.
+// forward and backward, plus the column sums over the rows. The BiLSTM's
+// chain between the encoder and the head where there is one.
 int64_t Chain(const FinetuneStep& step) {
   const int64_t hidden = step.config.hidden_size;
+  const int64_t below_head = EncoderChain(step.config) + BiLstmChain(step);
   if (step.head == FinetuneHead::kSpan) {
-    return EncoderChain(step.config) + 2 * (hidden + kSeqLen) +
-           kBatch * kSeqLen;
+    return below_head + 2 * (hidden + kSeqLen) + kBatch * kSeqLen;
   }
-  return EncoderChain(step.config) + 2 * (hidden + kBatch) + kBatch;
+  return below_head + 2 * (hidden + kBatch) + kBatch;
 }
 
 // Every named parameter's slice of two flat buffers (gradients, parameters
@@ -186,7 +202,8 @@ void CheckTrainingStep(const ParameterLayout& layout,
 // chain and the head's linear.
 void ExpectHeadLogits(const FinetuneStep& step) {
   ExpectParity("head logits", step.GpuLogits(), step.CpuLogits(), kF32,
-               EncoderForwardChain(step.config) + step.config.hidden_size);
+               EncoderForwardChain(step.config) + BiLstmForwardChain(step) +
+                   step.config.hidden_size);
 }
 
 // One case of either step, K its Chain (a fine-tuning step also checks its
@@ -235,6 +252,14 @@ TEST(FinetuneStepParityTest, RegressionCausalTraining) {
 
 TEST(FinetuneStepParityTest, MultipleChoiceBidirectionalTraining) {
   CheckStep<FinetuneStep>(step_parity::kMultipleChoiceBidirectionalTraining);
+}
+
+TEST(FinetuneStepParityTest, SpanBiLstmBidirectionalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kSpanBiLstmBidirectionalTraining);
+}
+
+TEST(FinetuneStepParityTest, ClassifierBiLstmCausalTraining) {
+  CheckStep<FinetuneStep>(step_parity::kClassifierBiLstmCausalTraining);
 }
 
 // skip_non_finite: a non-finite gradient norm applies nothing (params, m, v and

@@ -116,6 +116,7 @@ FinetuneModelOptions HeadOptions(const FinetuneCase& c) {
   options.head = c.head;
   options.num_labels = c.num_labels;
   options.num_choices = c.num_choices;
+  options.bilstm = c.bilstm;
   return options;
 }
 

@@ -88,9 +88,10 @@ inline constexpr PretrainingCase kLeftToRightEveryPositionTraining{
     "LTR, every position, training dropout", AttentionMode::kCausal, false,
     true};
 
-// The fine-tuning cases of both tests: the head (and its size) and the
-// encoder's attention. A causal encoder pools the last real token
-// (EncoderBatch::pooled_positions), as FinetuneBatch does.
+// The fine-tuning cases of both tests: the head (and its size), the
+// encoder's attention and whether the "+ BiLSTM" layer sits between them. A
+// causal encoder pools the last real token (EncoderBatch::pooled_positions),
+// as FinetuneBatch does; with the BiLSTM the pooled heads read its summary.
 struct FinetuneCase {
   const char* name;
   AttentionMode mode;
@@ -98,6 +99,7 @@ struct FinetuneCase {
   FinetuneHead head;
   int64_t num_labels = 2;   // kClassifier (1: regression)
   int64_t num_choices = 3;  // kMultipleChoice: one example of kBatch rows
+  bool bilstm = false;
 };
 inline constexpr FinetuneCase kSpanBidirectionalTraining{
     "span, bidirectional, training dropout", AttentionMode::kBidirectional,
@@ -113,6 +115,23 @@ inline constexpr FinetuneCase kRegressionCausalTraining{
 inline constexpr FinetuneCase kMultipleChoiceBidirectionalTraining{
     "multiple choice of 3, bidirectional, training dropout",
     AttentionMode::kBidirectional, true, FinetuneHead::kMultipleChoice};
+// The BiLSTM (Hd = H / 2) over the batch's lengths 7, 5 and 3.
+inline constexpr FinetuneCase kSpanBiLstmBidirectionalTraining{
+    "span + BiLSTM, bidirectional, training dropout",
+    AttentionMode::kBidirectional,
+    true,
+    FinetuneHead::kSpan,
+    2,
+    3,
+    /*bilstm=*/true};
+inline constexpr FinetuneCase kClassifierBiLstmCausalTraining{
+    "classifier of 3 labels (one ignored) + BiLSTM, causal, training dropout",
+    AttentionMode::kCausal,
+    true,
+    FinetuneHead::kClassifier,
+    3,
+    3,
+    /*bilstm=*/true};
 
 // The case's targets on the host: SpanPositions' answers, classifier labels
 // {2, ignored, 0}, regression scores {0.5, -1.25, 2}, or the one example's

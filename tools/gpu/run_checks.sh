@@ -88,10 +88,10 @@ run_one() {  # name, timeout, command...
 }
 
 checks=${CHECKS:-all}
-device_tests=${DEVICE_TESTS:-pretraining_step_parity_test pretraining_step_bf16_parity_test two_encoder_step_parity_test pretraining_backend_cuda_test finetune_backend_cuda_test}
+device_tests=${DEVICE_TESTS:-pretraining_step_parity_test pretraining_step_bf16_parity_test two_encoder_step_parity_test bilstm_parity_test pretraining_backend_cuda_test finetune_backend_cuda_test}
 
-# End to end: the miniature Table 5 on the device (the + BiLSTM row
-# fine-tunes on the CPU), then its records against the CPU's.
+# End to end: the miniature Table 5 on the device (every row, the + BiLSTM
+# one included), then its records against the CPU's.
 if [[ -x "$work/experiment/run_experiment" ]]; then
   e2e="$out/gpu_check"
   rm -rf "$e2e"
